@@ -1,0 +1,78 @@
+"""Errors for people: every problem in user input names where it is and what was expected.
+
+STYLE.md habit 7: errors name the file, line and column, say what was expected and suggest
+the fix; user input never reaches an ``assert``. Every error a user can cause derives from
+:class:`InputError`, so the CLI needs one ``except`` to turn any of them into a one-line
+message and exit status 2 (DESIGN §2.3) — never a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class InputError(ValueError):
+    """A problem in something the user wrote (MQSC, a scenario file, a command argument).
+
+    ``file`` is a path or a label such as ``<command line>``; ``line``/``column`` are
+    1-based (0 = unknown); ``suggestion`` is a hint such as ``did you mean CLWLWGHT?``.
+
+    >>> str(InputError("expected ')'", file="qma.mqsc", line=3, column=17))
+    "qma.mqsc:3:17: expected ')'"
+    >>> str(InputError("unknown key 'qmgr'", file="s.toml", line=4, suggestion="did you mean 'qmgrs'?"))
+    "s.toml:4: unknown key 'qmgr' (did you mean 'qmgrs'?)"
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str = "",
+        line: int = 0,
+        column: int = 0,
+        suggestion: str = "",
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+        self.suggestion = suggestion
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        """``file:line:column: message (suggestion)`` with the unknown parts left out."""
+        where = ":".join(
+            part for part in (self.file, str(self.line) if self.line else "",
+                              str(self.column) if self.line and self.column else "") if part
+        )
+        text = f"{where}: {self.message}" if where else self.message
+        if self.suggestion:
+            text += f" ({self.suggestion})"
+        return text.replace("\n", " ")
+
+    def located(self, *, file: str = "", line_offset: int = 0) -> "InputError":
+        """The same error re-anchored inside an enclosing file.
+
+        Used when MQSC text embedded in a scenario file (a TOML multi-line string starting
+        on line ``line_offset + 1``) reports an error: the user wants the scenario file's
+        line, not the line inside the string.
+        """
+        err = type(self).__new__(type(self))
+        err.__dict__.update(self.__dict__)
+        err.file = file or self.file
+        err.line = self.line + line_offset if self.line else self.line
+        ValueError.__init__(err, err.one_line())
+        return err
+
+
+def near_miss(word: str, choices: Iterable[str]) -> str:
+    """A ``did you mean X?`` hint for a misspelt keyword, or ``""``.
+
+    >>> near_miss("CLWLWEIGHT", ["CLWLWGHT", "CLWLRANK", "CLWLPRTY"])
+    'did you mean CLWLWGHT?'
+    >>> near_miss("ZZZ", ["CLWLWGHT"])
+    ''
+    """
+    close = difflib.get_close_matches(word.upper(), sorted({c.upper() for c in choices}), n=1, cutoff=0.7)
+    return f"did you mean {close[0]}?" if close else ""
