@@ -1,0 +1,96 @@
+"""``mqcheck`` — the command line, and the composition root (DESIGN.md §1, §2.3).
+
+This is the only checker module that imports ``spec``, ``properties`` and ``reports``.
+Every problem in what the user wrote is an ``InputError`` and becomes one line on stderr
+with exit status 2 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from spec.errors import InputError
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # no match / an expectation failed / a property violated
+EXIT_BAD_INPUT = 2
+EXIT_INCOMPLETE = 3
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    from spec.topics import compile_subscription, validate_topic_string
+
+    validate_topic_string(args.topic)
+    matcher = compile_subscription(args.subscription, args.scheme)
+    matched = matcher.matches(args.topic)
+    result = {
+        "subscription": args.subscription,
+        "topic": args.topic,
+        "scheme": args.scheme,
+        "matches": matched,
+        "wildcard": matcher.has_wildcard,
+    }
+    if args.scheme == "char":
+        result["proxy_subscription"] = matcher.proxy
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        verdict = "yes" if matched else "no"
+        relation = "matches" if matched else "does not match"
+        print(f"{verdict}: {args.subscription!r} ({args.scheme} scheme) {relation} {args.topic!r}")
+        if args.scheme == "char":
+            print(
+                f"proxy subscription: {matcher.proxy!r} "
+                "(topic wildcard a remote queue manager receives; 002 §Wildcard rules)"
+            )
+    return EXIT_OK if matched else EXIT_FAILED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mqcheck",
+        description="A model checker for IBM MQ clusters and distributed publish/subscribe.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    match = sub.add_parser(
+        "match",
+        help="does a subscription topic string match a published topic?",
+        description=(
+            "Does SUBSCRIPTION (with the wildcards of --scheme) match a publication on TOPIC? "
+            "Exit status 0 if it matches, 1 if not, 2 for an invalid topic string. For the "
+            "character scheme it also prints the topic-wildcard proxy subscription it converts to."
+        ),
+    )
+    match.add_argument("subscription", metavar="SUBSCRIPTION")
+    match.add_argument("topic", metavar="TOPIC")
+    match.add_argument(
+        "--scheme",
+        choices=("topic", "char"),
+        default="topic",
+        help="wildcard scheme: topic (MQSO_WILDCARD_TOPIC, default) or char (MQSO_WILDCARD_CHAR)",
+    )
+    match.add_argument("--json", action="store_true", help="print the answer as JSON")
+    match.set_defaults(handler=_cmd_match)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``mqcheck``; return the exit status (DESIGN §2.3)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except InputError as err:
+        print(f"mqcheck: error: {err.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("mqcheck: interrupted", file=sys.stderr)
+        return EXIT_INCOMPLETE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

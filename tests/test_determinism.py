@@ -1,0 +1,40 @@
+"""Same input, same output, under any PYTHONHASHSEED (STYLE.md habit 5; DESIGN §2.1).
+
+Each case runs a command in fresh interpreters with two different hash seeds and
+compares everything it prints. Later commands (run, check) join the table.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ("0", "4242")
+
+COMMANDS = [
+    ["-m", "checker.cli", "match", "Sports/#/Leeds", "Sports/Leeds", "--json"],
+    ["-m", "checker.cli", "match", "IBM/*ware/Results", "IBM/Software/Results", "--scheme", "char"],
+]
+
+
+def run_with_seed(argv: list[str], seed: str) -> tuple[int, str, str]:
+    env = dict(os.environ, PYTHONHASHSEED=seed)
+    proc = subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a[2:5]))
+def test_cli_output_identical_under_two_hash_seeds(argv):
+    first, second = (run_with_seed(argv, seed) for seed in SEEDS)
+    assert first == second
+
+
+def test_topic_suite_passes_under_two_hash_seeds():
+    for seed in SEEDS:
+        code, out, err = run_with_seed(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_topics.py"], seed)
+        assert code == 0, out + err
