@@ -1,0 +1,1115 @@
+"""Scenario files (TOML) -> queue managers' initial MQSC, application steps, expectations.
+
+DESIGN §2.2. A scenario names a set of queue managers with their MQSC definitions, a
+sequence of application steps (publish, subscribe, open/put/close, faults, clock) and the
+expectations ``mqcheck run``/``check`` verify. Only :func:`load_scenario` touches the file
+system (the scenario file and any ``mqsc_file`` it names); :func:`parse_scenario` is a
+pure function of the text and an injected ``read_file``.
+
+Every problem is an :class:`~spec.errors.InputError` whose one-line form is
+``file:line:column: key.path: what was expected (suggestion)``.
+
+Format reference
+----------------
+Top level: ``name`` (string; default: the file name without extension), ``description``
+(string), ``[qmgrs.NAME]`` (at least one), ``[[steps]]``, ``[[expect]]``, ``[check]``.
+
+``[qmgrs.NAME]``: ``mqsc = '''...'''`` or ``mqsc_file = "x.mqsc"`` (relative to the
+scenario file) or neither (an empty queue manager), never both.
+
+``[[steps]]`` hold exactly one of (``?`` = optional, default after ``=``):
+
+- ``mqsc = {qmgr, commands}``
+- ``publish = {qmgr, topic, retain? = false, scope? = "ALL" | "QMGR", action? = "NEW" |
+  "FORWARD", topicobj?, count? = 1}`` — ``topic`` may be left out when ``topicobj`` is
+  given (002 §Constructing topic names); ``scope = "QMGR"`` is MQPMO_SCOPE_QMGR, ``"ALL"``
+  means no such option (the topic's PUBSCOPE decides).
+- ``subscribe = {qmgr, name, topic, scheme? = "topic" | "char", scope? = "ALL" | "QMGR",
+  group?, dest?, new_only? = false, durable? = false, topicobj?}`` — ``durable`` defaults to
+  the MQI's default, MQSO_NON_DURABLE; ``new_only`` is MQSO_NEW_PUBLICATIONS_ONLY.
+- ``unsubscribe = {qmgr, name}``
+- ``republish = {qmgr, subscription, action = "NEW" | "FORWARD", topic?}`` — an application
+  that gets the publications of ``subscription`` and publishes them again (under ``topic``
+  when given, else under the topic received).
+- ``open = {qmgr, handle, queue, target_qmgr? = "", bind? = "AS_Q_DEF" | "ON_OPEN" |
+  "NOT_FIXED" | "ON_GROUP"}``
+- ``put = {handle, count? = 1, group?}``; ``close = {handle}``
+- ``channel = {qmgr, to, status}`` with status one of :data:`CHANNEL_STATUSES`
+- ``qmgr = {name, action = "stop" | "start" | "delete" | "recreate"}``
+- ``advance = {days}``
+
+``[[expect]]`` (checked after the last step, once the network is quiescent) holds any of:
+
+- ``deliveries = {QM = {SUB = [topic, ...]}}`` — each listed subscription received exactly
+  these publications, compared as multisets (duplicates count, order does not); ``[]``
+  asserts it received none; subscriptions not listed are not checked.
+- ``messages = {handle = {QM = count}}`` — the messages put through ``handle`` arrived
+  exactly so: listed queue managers got ``count``, the others none.
+- ``errors = [{qmgr, code}, ...]`` — each of these error codes was logged at least once.
+- ``no_errors = true`` — no error at all was logged (not together with ``errors``).
+- ``repositories = {QM = {CLUSTER = {qmgrs = [...], queues = {Q = [QM, ...]}, topics =
+  [...]}}}`` — what QM's repository holds for CLUSTER; each part given is compared as a
+  set, parts left out are not checked (``qmgrs`` entries may be SYSTEM.TEMPQMGR names).
+
+``[check]`` — defaults for ``mqcheck check`` (command-line flags win): ``faults`` (bool,
+default false: also explore channel and queue-manager faults), ``max_states`` and
+``max_depth`` (positive integers; default: unbounded).
+
+Names: queue manager names and MQ object names (queues, topic objects, subscriptions) fold
+to upper case, as unquoted names in MQSC do (DESIGN §2.2), and must be 1-48 characters
+from ``A-Z a-z 0-9 . / _ %``; two names that fold to the same one are duplicates. Handles
+and group names are the scenario's own identifiers and are case-sensitive. Topic strings
+keep their case. Keyword values (``bind``, ``status``, ``scope``, ``action``, ``scheme``)
+are case-insensitive. ``steps[0]`` is the first ``[[steps]]`` block.
+
+Positions: tomllib reports positions only for syntax errors. For every other error the key
+path is mapped back to the text (best effort) by :class:`_Locator`: it blanks out comments
+and string contents, splits the text into sections at table headers (the Nth
+``[[steps]]`` header is ``steps[N-1]``), then looks for the path's keys in order inside the
+section. When it cannot find a key it reports the nearest enclosing one it found; the file
+and the key path are always given.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os.path
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Any, Union
+
+from spec.errors import InputError, near_miss
+from spec.topics import TopicStringError, compile_subscription, validate_topic_string
+
+try:  # spec/mqsc.py is being written alongside this module
+    from spec import mqsc as _mqsc
+except ImportError:  # pragma: no cover
+    _mqsc = None
+
+__all__ = [
+    "Scenario",
+    "QmgrSpec",
+    "CheckOptions",
+    "MqscStep",
+    "PublishStep",
+    "SubscribeStep",
+    "UnsubscribeStep",
+    "RepublishStep",
+    "OpenStep",
+    "PutStep",
+    "CloseStep",
+    "ChannelStep",
+    "QmgrStep",
+    "AdvanceStep",
+    "Step",
+    "Expect",
+    "ExpectedDeliveries",
+    "ExpectedMessages",
+    "ExpectedError",
+    "ExpectedRepository",
+    "STEP_KINDS",
+    "CHANNEL_STATUSES",
+    "MAX_COUNT",
+    "MAX_DAYS",
+    "load_scenario",
+    "parse_scenario",
+]
+
+MAX_COUNT = 1000  # publish/put count: keeps explored state spaces finite and small
+MAX_DAYS = 3650  # advance: ten years of the abstract clock is plenty (expiry is 90 days)
+BINDS = ("AS_Q_DEF", "ON_OPEN", "NOT_FIXED", "ON_GROUP")  # DESIGN §3.6
+SCOPES = ("ALL", "QMGR")
+ACTIONS = ("NEW", "FORWARD")  # MQACTP_NEW / MQACTP_FORWARD, 002 §How loop detection works
+SCHEMES = ("topic", "char")
+QMGR_ACTIONS = ("stop", "start", "delete", "recreate")
+# DESIGN §3.5's status classes (001 rules 8-11), best first
+CHANNEL_STATUSES = (
+    "INACTIVE", "RUNNING", "BINDING", "INITIALIZING", "STARTING", "STOPPING",
+    "RETRYING", "REQUESTING", "PAUSED", "STOPPED", "SWITCHING",
+)
+_MQ_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+_ERROR_CODE = re.compile(r"[A-Z][A-Z0-9_]*")
+
+ReadFile = Callable[[str], str]
+Path = tuple[Union[str, int], ...]
+
+
+# ---------------------------------------------------------------------------------------
+# Data model
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """``[check]``: defaults for ``mqcheck check``; ``None`` = not set (unbounded)."""
+
+    faults: bool = False
+    max_states: int | None = None
+    max_depth: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrSpec:
+    """A queue manager: its initial MQSC text, parsed, and where that text lives.
+
+    ``source`` is the file the MQSC came from (the scenario file or its ``mqsc_file``);
+    ``line`` is the line of the ``[qmgrs.NAME]`` header in the scenario file.
+    """
+
+    name: str
+    mqsc: str
+    commands: tuple
+    source: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class MqscStep:
+    index: int
+    line: int
+    qmgr: str
+    text: str
+    commands: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class PublishStep:
+    index: int
+    line: int
+    qmgr: str
+    topic: str  # "" when only topicobj is given
+    retain: bool = False
+    scope: str = "ALL"  # "QMGR" = MQPMO_SCOPE_QMGR
+    action: str = "NEW"
+    topicobj: str = ""
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SubscribeStep:
+    index: int
+    line: int
+    qmgr: str
+    name: str
+    topic: str  # "" when only topicobj is given
+    scheme: str = "topic"
+    scope: str = "ALL"  # "QMGR" = MQSO_SCOPE_QMGR
+    group: str = ""
+    dest: str = ""
+    new_only: bool = False
+    durable: bool = False
+    topicobj: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UnsubscribeStep:
+    index: int
+    line: int
+    qmgr: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RepublishStep:
+    index: int
+    line: int
+    qmgr: str
+    subscription: str
+    action: str
+    topic: str = ""  # "" = the topic each publication arrived with
+
+
+@dataclass(frozen=True, slots=True)
+class OpenStep:
+    index: int
+    line: int
+    qmgr: str
+    handle: str
+    queue: str
+    target_qmgr: str = ""
+    bind: str = "AS_Q_DEF"
+
+
+@dataclass(frozen=True, slots=True)
+class PutStep:
+    index: int
+    line: int
+    handle: str
+    count: int = 1
+    group: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CloseStep:
+    index: int
+    line: int
+    handle: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelStep:
+    index: int
+    line: int
+    qmgr: str
+    to: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrStep:
+    index: int
+    line: int
+    name: str
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceStep:
+    index: int
+    line: int
+    days: int
+
+
+Step = Union[
+    MqscStep, PublishStep, SubscribeStep, UnsubscribeStep, RepublishStep, OpenStep,
+    PutStep, CloseStep, ChannelStep, QmgrStep, AdvanceStep,
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedDeliveries:
+    """Subscription ``subscription`` at ``qmgr`` received exactly ``topics`` (a multiset,
+    kept sorted so equal multisets are equal tuples)."""
+
+    qmgr: str
+    subscription: str
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedMessages:
+    """The messages put through ``handle`` arrived ``counts`` (qmgr, count), sorted by
+    queue manager; queue managers not listed received none."""
+
+    handle: str
+    counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedError:
+    qmgr: str
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedRepository:
+    """What ``qmgr``'s repository holds for ``cluster``; ``None`` = not checked."""
+
+    qmgr: str
+    cluster: str
+    qmgrs: frozenset[str] | None = None
+    queues: tuple[tuple[str, frozenset[str]], ...] | None = None  # sorted by queue name
+    topics: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Expect:
+    index: int
+    line: int
+    deliveries: tuple[ExpectedDeliveries, ...] = ()
+    messages: tuple[ExpectedMessages, ...] = ()
+    errors: tuple[ExpectedError, ...] = ()
+    no_errors: bool = False
+    repositories: tuple[ExpectedRepository, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    description: str
+    file: str
+    qmgrs: tuple[QmgrSpec, ...]
+    steps: tuple[Step, ...]
+    expects: tuple[Expect, ...]
+    check: CheckOptions = CheckOptions()
+
+
+STEP_KINDS = (
+    "mqsc", "publish", "subscribe", "unsubscribe", "republish", "open", "put", "close",
+    "channel", "qmgr", "advance",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------------------
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    """Read a scenario file and the ``mqsc_file``s it names (the module's only I/O)."""
+    path = os.fspath(path)
+    base = os.path.dirname(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise InputError(f"cannot read the scenario file: {e.strerror or e}", file=path) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text (byte {e.start + 1}); TOML files are UTF-8",
+                         file=path) from None
+
+    def read_file(name: str) -> str:
+        with open(os.path.join(base, name), encoding="utf-8") as f:
+            return f.read()
+
+    return parse_scenario(text, file=path, read_file=read_file)
+
+
+def parse_scenario(text: str, file: str = "<scenario>", read_file: ReadFile | None = None) -> Scenario:
+    """Parse and validate scenario ``text``; ``file`` names it in errors.
+
+    ``read_file(name)`` returns the text of an ``mqsc_file`` (``name`` as written, relative
+    to ``file``) or raises ``OSError``/``UnicodeDecodeError``; without it, ``mqsc_file`` is
+    an error. Raises :class:`InputError` for every problem.
+
+    >>> s = parse_scenario('''
+    ... [qmgrs.qma]
+    ... [[steps]]
+    ... publish = { qmgr = "QMA", topic = "Sports/Rugby" }
+    ... ''', file="s.toml")
+    >>> s.name, [q.name for q in s.qmgrs], s.steps[0]
+    ('s', ['QMA'], PublishStep(index=0, line=4, qmgr='QMA', topic='Sports/Rugby', retain=False, scope='ALL', action='NEW', topicobj='', count=1))
+    >>> parse_scenario('[qmgrs.QMA]\\n[[steps]]\\nput = { handle = "h1" }', file="s.toml")
+    Traceback (most recent call last):
+    ...
+    spec.errors.InputError: s.toml:3:9: steps[0].put.handle: unknown handle 'h1' (open it first with an open step)
+    """
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _toml_error(str(e), text, file) from None
+    except RecursionError:
+        raise InputError("invalid TOML: nested too deeply", file=file) from None
+    return _Parser(text, file, read_file).scenario(doc)
+
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
+
+
+def _toml_error(message: str, text: str, file: str) -> InputError:
+    """tomllib's message with its '(at line L, column C)' turned into our position."""
+    line = column = 0
+    m = _TOML_AT.search(message)
+    if m:
+        line, column = int(m.group(1)), int(m.group(2))
+        message = message[: m.start()]
+    elif _TOML_AT_END.search(message):
+        message = message[: _TOML_AT_END.search(message).start()]
+        line = text.count("\n") + 1
+    return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
+                      suggestion="see https://toml.io for the syntax")
+
+
+# ---------------------------------------------------------------------------------------
+# Locating key paths in the text
+# ---------------------------------------------------------------------------------------
+
+def render_path(path: Path) -> str:
+    """``("steps", 3, "publish", "qmgr")`` -> ``steps[3].publish.qmgr``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            key = part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else '"' + part.replace('"', '\\"') + '"'
+            out += f".{key}" if out else key
+    return out
+
+
+def _mask(text: str) -> str:
+    """``text`` with comments and the contents of strings blanked (newlines and string
+    delimiters kept), so structural regexes cannot match inside them."""
+    out = list(text)
+    i, n = 0, len(text)
+
+    def blank(a: int, b: int) -> None:
+        for k in range(a, min(b, n)):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        c = text[i]
+        if c == "#":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            blank(i, j)
+            i = j
+        elif text.startswith("'''", i) or text.startswith('"""', i):
+            delim = text[i:i + 3]
+            j = i + 3
+            while True:
+                j = text.find(delim, j)
+                if j < 0:
+                    j = n
+                    break
+                if delim == '"""' and _escaped(text, j):
+                    j += 1
+                    continue
+                break
+            while text.startswith(delim[0], j + 3) and j + 3 < n:  # up to two extra quotes
+                j += 1
+            blank(i + 3, j)
+            i = j + 3
+        elif c in "'\"":
+            j = i + 1
+            while j < n and text[j] != "\n":
+                if text[j] == c and not (c == '"' and _escaped(text, j)):
+                    break
+                j += 1
+            blank(i + 1, j)
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+def _escaped(text: str, j: int) -> bool:
+    k = j - 1
+    while k >= 0 and text[k] == "\\":
+        k -= 1
+    return (j - 1 - k) % 2 == 1
+
+
+_HEADER = re.compile(r"^[ \t]*(\[\[?)([^\]\n]*)\]\]?", re.MULTILINE)
+_KEY_PART = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*(?:\.|$)""")
+
+
+def _split_key(raw: str) -> tuple[str, ...]:
+    parts = []
+    pos = 0
+    while pos < len(raw):
+        m = _KEY_PART.match(raw, pos)
+        if not m or m.end() == pos:
+            break
+        key = m.group(1)
+        parts.append(key[1:-1] if key[0] in "'\"" else key)
+        pos = m.end()
+    return tuple(parts)
+
+
+class _Locator:
+    """Best-effort mapping from a key path to (line, column) in the TOML text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.masked = _mask(text)
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.sections: list[tuple[Path, int, int]] = []  # (path, header offset, body start)
+        counts: dict[tuple[str, ...], int] = {}
+        self.sections.append(((), 0, 0))
+        for m in _HEADER.finditer(self.masked):
+            keys = _split_key(self.text[m.start(2):m.end(2)])
+            if m.group(1) == "[[":
+                index = counts.get(keys, 0)
+                counts[keys] = index + 1
+                self.sections.append((keys + (index,), m.start(1), m.end()))
+            else:
+                self.sections.append((keys, m.start(1), m.end()))
+        self.ends = [s[1] for s in self.sections[1:]] + [len(text)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.line_starts) - 1
+        while lo < hi:  # last line start <= offset
+            mid = (lo + hi + 1) // 2
+            if self.line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.line_starts[lo] + 1
+
+    def offset(self, path: Path) -> int | None:
+        """Offset of the last key of ``path`` found, or ``None`` for nothing found."""
+        best, best_len = 0, -1
+        for k, (spath, _, _) in enumerate(self.sections):
+            if len(spath) > best_len and path[: len(spath)] == spath:
+                best, best_len = k, len(spath)
+        spath, header, pos = self.sections[best]
+        end = self.ends[best]
+        found = header if spath else None
+        for part in path[len(spath):]:
+            if isinstance(part, int):
+                continue
+            hit = self._find_key(part, pos, end)
+            if hit is None:
+                break
+            found, pos = hit, hit + len(part)
+        return found
+
+    def _find_key(self, key: str, start: int, end: int) -> int | None:
+        bare = re.compile(r"(?<![A-Za-z0-9_\-])" + re.escape(key) + r"(?![A-Za-z0-9_\-])\s*[=.]")
+        m = bare.search(self.masked, start, end)
+        hits = [m.start()] if m else []
+        for q in "\"'":
+            quoted = re.compile(re.escape(q + key + q) + r"\s*[=.]")
+            for m in quoted.finditer(self.text, start, end):
+                if self.masked[m.start()] == q and self.masked[m.start() + 1: m.start() + 1 + len(key)].strip() == "":
+                    hits.append(m.start())
+                    break
+        return min(hits) if hits else None
+
+    def locate(self, path: Path) -> tuple[int, int]:
+        off = self.offset(path)
+        return (0, 0) if off is None else self.position(off)
+
+    def string_anchor(self, path: Path) -> tuple[int, int]:
+        """For the string value at ``path``: (line offset, first-line column shift) that map
+        a (line, column) inside the string to the TOML file."""
+        off = self.offset(path)
+        if off is None:
+            return 0, 0
+        eq = self.masked.find("=", off)
+        p = eq + 1
+        while p < len(self.text) and self.text[p] in " \t":
+            p += 1
+        line, col = self.position(p)
+        if self.text.startswith(("'''", '"""'), p):
+            rest = self.text[p + 3: p + 5]
+            if rest.startswith("\n") or rest.startswith("\r\n"):
+                return line, 0  # the first newline after the delimiter is trimmed
+            return line - 1, col + 2
+        return line - 1, col
+
+
+# ---------------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------------
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    for t, name in ((int, "an integer"), (float, "a float"), (str, "a string"), (list, "an array"),
+                    (dict, "a table"), (datetime, "a date-time"), (date, "a date"), (time, "a time")):
+        if isinstance(value, t):
+            return name
+    return type(value).__name__  # pragma: no cover - tomllib produces only the above
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _suggest_key(word: str, choices: Sequence[str]) -> str:
+    lower = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.lower(), sorted(lower), n=1, cutoff=0.6)
+    return f"did you mean '{lower[close[0]]}'?" if close else ""
+
+
+@dataclass
+class _Sub:
+    """A live subscription while steps are validated: where it was made."""
+
+    origin: str  # 'steps[2]' or 'the MQSC of QMA'
+
+
+class _Parser:
+    """Validates a parsed TOML document into a :class:`Scenario` (one use, not shared)."""
+
+    def __init__(self, text: str, file: str, read_file: ReadFile | None) -> None:
+        self.text = text
+        self.file = file
+        self.read_file = read_file
+        self._locator: _Locator | None = None
+        self.qmgr_names: tuple[str, ...] = ()
+        self.handles: dict[str, tuple[int, int | None]] = {}  # handle -> (opened at, closed at)
+        self.live_subs: dict[str, dict[str, str]] = {}  # qmgr -> sub name -> where made
+        self.known_subs: dict[str, set[str]] = {}  # qmgr -> every sub name ever seen
+
+    # -- errors ----------------------------------------------------------------------
+
+    @property
+    def locator(self) -> _Locator:
+        if self._locator is None:
+            self._locator = _Locator(self.text)
+        return self._locator
+
+    def error(self, path: Path, what: str, suggestion: str = "", at: Path | None = None) -> InputError:
+        line, column = self.locator.locate(path if at is None else at)
+        where = render_path(path)
+        return InputError(f"{where}: {what}" if where else what, file=self.file, line=line,
+                          column=column, suggestion=suggestion)
+
+    def line_of(self, path: Path) -> int:
+        return self.locator.locate(path)[0]
+
+    # -- typed getters ---------------------------------------------------------------
+
+    def table(self, value: object, path: Path, example: str = "") -> dict:
+        if not isinstance(value, dict):
+            hint = f"write it as {example}" if example else ""
+            raise self.error(path, f"expected a table, got {_type_name(value)} ({_show(value)})", hint)
+        return value
+
+    def keys(self, table: Mapping, path: Path, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
+        for key in table:
+            if key not in allowed:
+                raise self.error(path + (key,), f"unknown key; expected one of {', '.join(allowed)}",
+                                 _suggest_key(key, allowed))
+        for key in required:
+            if key not in table:
+                raise self.error(path + (key,), "required key is missing", at=path)
+
+    def string(self, table: Mapping, key: str, path: Path, default: str | None = None) -> str:
+        if key not in table:
+            if default is None:
+                raise self.error(path + (key,), "required key is missing", at=path)
+            return default
+        value = table[key]
+        if not isinstance(value, str):
+            raise self.error(path + (key,), f"expected a string, got {_type_name(value)} ({_show(value)})")
+        return value
+
+    def boolean(self, table: Mapping, key: str, path: Path, default: bool = False) -> bool:
+        value = table.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(path + (key,), f"expected true or false, got {_type_name(value)} ({_show(value)})")
+        return value
+
+    def integer(self, value: object, path: Path, lo: int, hi: int | None) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.error(path, f"expected an integer, got {_type_name(value)} ({_show(value)})")
+        if value < lo or (hi is not None and value > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
+            raise self.error(path, f"expected an integer {span}, got {value}")
+        return value
+
+    def keyword(self, table: Mapping, key: str, path: Path, choices: Sequence[str], default: str | None) -> str:
+        value = self.string(table, key, path, default)
+        for choice in choices:
+            if value.lower() == choice.lower():
+                return choice
+        hint = near_miss(value, choices)
+        if hint and choices[0].islower():
+            hint = hint.lower()
+        raise self.error(path + (key,), f"expected one of {', '.join(choices)}, got {_show(value)}", hint)
+
+    def mq_name(self, value: str, path: Path, what: str) -> str:
+        if not _MQ_NAME.fullmatch(value):
+            raise self.error(path, f"invalid {what} name {_show(value)}: expected 1 to 48 characters "
+                                   "from A-Z a-z 0-9 . / _ %")
+        return value.upper()
+
+    def qmgr_ref(self, table: Mapping, key: str, path: Path) -> str:
+        name = self.mq_name(self.string(table, key, path), path + (key,), "queue manager")
+        if name not in self.qmgr_names:
+            raise self.error(path + (key,), f"unknown queue manager {name}; expected one of "
+                             f"{', '.join(self.qmgr_names)} (declared as [qmgrs.NAME])",
+                             near_miss(name, self.qmgr_names))
+        return name
+
+    def topic(self, table: Mapping, key: str, path: Path, scheme: str | None = None, required: bool = True) -> str:
+        value = self.string(table, key, path, None if required else "")
+        if not required and key not in table:
+            return ""
+        try:
+            if scheme is None:
+                validate_topic_string(value)
+            else:
+                compile_subscription(value, scheme)
+        except TopicStringError as e:
+            raise self.error(path + (key,), f"invalid topic string: {e.message}", e.suggestion) from None
+        return value
+
+    def handle(self, table: Mapping, path: Path) -> str:
+        value = self.string(table, "handle", path)
+        if not value:
+            raise self.error(path + ("handle",), "expected a non-empty handle name")
+        return value
+
+    # -- the document ----------------------------------------------------------------
+
+    def scenario(self, doc: dict) -> Scenario:
+        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check"), ("qmgrs",))
+        default_name = os.path.splitext(os.path.basename(self.file))[0]
+        name = self.string(doc, "name", (), default_name)
+        description = self.string(doc, "description", (), "")
+        qmgrs = self.qmgrs(doc["qmgrs"])
+        steps = tuple(self.step(s, i) for i, s in enumerate(self.array(doc, "steps")))
+        expects = tuple(self.expect(e, i) for i, e in enumerate(self.array(doc, "expect")))
+        check = self.check(doc.get("check", {}))
+        return Scenario(name, description, self.file, qmgrs, steps, expects, check)
+
+    def array(self, doc: dict, key: str) -> list:
+        value = doc.get(key, [])
+        if not isinstance(value, list):
+            raise self.error((key,), f"expected an array of tables ([[{key}]] blocks), got {_type_name(value)}")
+        return value
+
+    def qmgrs(self, value: object) -> tuple[QmgrSpec, ...]:
+        table = self.table(value, ("qmgrs",), "[qmgrs.NAME] tables")
+        if not table:
+            raise self.error(("qmgrs",), "expected at least one queue manager, as a [qmgrs.NAME] table")
+        seen: dict[str, str] = {}
+        for raw in table:
+            name = self.mq_name(raw, ("qmgrs", raw), "queue manager")
+            if name in seen:
+                raise self.error(("qmgrs", raw), f"duplicate queue manager {name} (names fold to upper "
+                                 f"case; qmgrs.{seen[name]} declares it too)")
+            seen[name] = raw
+        self.qmgr_names = tuple(seen)
+        return tuple(self.qmgr(raw, name, table[raw]) for name, raw in seen.items())
+
+    def qmgr(self, raw: str, name: str, value: object) -> QmgrSpec:
+        path: Path = ("qmgrs", raw)
+        table = self.table(value, path, "[qmgrs.NAME] with mqsc = '''...''' or mqsc_file = \"x.mqsc\"")
+        self.keys(table, path, ("mqsc", "mqsc_file"))
+        if "mqsc" in table and "mqsc_file" in table:
+            raise self.error(path, "give mqsc or mqsc_file, not both")
+        line = self.line_of(path)
+        self.live_subs[name] = {}
+        self.known_subs[name] = set()
+        if "mqsc_file" in table:
+            text, source = self.mqsc_file(table, path)
+            commands = self.parse_mqsc(text, path + ("mqsc_file",), source, (0, 0))
+        else:
+            text, source = self.string(table, "mqsc", path, ""), self.file
+            anchor = self.locator.string_anchor(path + ("mqsc",)) if text else (0, 0)
+            commands = self.parse_mqsc(text, path + ("mqsc",), source, anchor)
+        self.note_mqsc_subs(name, commands, f"the MQSC of {name}")
+        return QmgrSpec(name, text, commands, source, line)
+
+    def mqsc_file(self, table: Mapping, path: Path) -> tuple[str, str]:
+        name = self.string(table, "mqsc_file", path)
+        base = os.path.dirname(self.file) if not self.file.startswith("<") else ""
+        shown = os.path.join(base, name) if base else name
+        if self.read_file is None:
+            raise self.error(path + ("mqsc_file",), f"cannot read {shown!r}: no file reader was given "
+                             "(use load_scenario to read scenario files)")
+        if not name:
+            raise self.error(path + ("mqsc_file",), "expected a file name, got an empty string")
+        try:
+            return self.read_file(name), shown
+        except FileNotFoundError:
+            raise self.error(path + ("mqsc_file",), f"file not found: {shown}",
+                             "mqsc_file is relative to the scenario file") from None
+        except UnicodeDecodeError:
+            raise self.error(path + ("mqsc_file",), f"{shown} is not UTF-8 text") from None
+        except OSError as e:
+            raise self.error(path + ("mqsc_file",), f"cannot read {shown}: {e.strerror or e}") from None
+
+    def parse_mqsc(self, text: str, path: Path, source: str, anchor: tuple[int, int]) -> tuple:
+        """Parse MQSC now so bad MQSC is reported at load time, in the user's file."""
+        if _mqsc is None or not text:
+            return ()
+        try:
+            return tuple(_mqsc.parse(text, file=source))
+        except InputError as e:
+            line_offset, column_shift = anchor
+            err = e.located(file=source, line_offset=line_offset)
+            if e.line == 1 and column_shift and err.column:
+                err.column += column_shift
+            err.message = f"{render_path(path)}: {e.message}"
+            ValueError.__init__(err, err.one_line())
+            raise err from None
+
+    def note_mqsc_subs(self, qmgr: str, commands: tuple, origin: str) -> None:
+        """DEFINE SUB / DELETE SUB in MQSC make and remove subscriptions too."""
+        for verb, name in _mqsc_sub_changes(commands):
+            if verb == "DEFINE":
+                self.live_subs[qmgr][name] = origin
+                self.known_subs[qmgr].add(name)
+            else:
+                self.live_subs[qmgr].pop(name, None)
+
+    # -- steps -----------------------------------------------------------------------
+
+    def step(self, value: object, index: int) -> Step:
+        path: Path = ("steps", index)
+        table = self.table(value, path, "a [[steps]] block")
+        self.keys(table, path, STEP_KINDS)
+        kinds = [k for k in STEP_KINDS if k in table]
+        if len(kinds) != 1:
+            found = "none" if not kinds else " and ".join(kinds)
+            raise self.error(path, f"expected exactly one of {', '.join(STEP_KINDS)}; found {found}",
+                             "split them into separate [[steps]] blocks" if kinds else "")
+        kind = kinds[0]
+        body = self.table(table[kind], path + (kind,), f"{kind} = {{ ... }}")
+        self.keys(body, path + (kind,), _STEP_KEYS[kind][0], _STEP_KEYS[kind][1])
+        line = self.line_of(path + (kind,))
+        return getattr(self, f"step_{kind}")(body, path + (kind,), index, line)
+
+    def step_mqsc(self, t: dict, path: Path, index: int, line: int) -> MqscStep:
+        qmgr = self.qmgr_ref(t, "qmgr", path)
+        text = self.string(t, "commands", path)
+        anchor = self.locator.string_anchor(path + ("commands",))
+        commands = self.parse_mqsc(text, path + ("commands",), self.file, anchor)
+        self.note_mqsc_subs(qmgr, commands, f"steps[{index}]")
+        return MqscStep(index, line, qmgr, text, commands)
+
+    def topicobj(self, t: dict, path: Path) -> str:
+        if "topicobj" not in t:
+            return ""
+        return self.mq_name(self.string(t, "topicobj", path), path + ("topicobj",), "topic object")
+
+    def topic_or_topicobj(self, t: dict, path: Path, scheme: str | None) -> tuple[str, str]:
+        topicobj = self.topicobj(t, path)
+        topic = self.topic(t, "topic", path, scheme, required=not topicobj)
+        return topic, topicobj
+
+    def step_publish(self, t: dict, path: Path, index: int, line: int) -> PublishStep:
+        qmgr = self.qmgr_ref(t, "qmgr", path)
+        topic, topicobj = self.topic_or_topicobj(t, path, None)
+        return PublishStep(
+            index, line, qmgr, topic,
+            retain=self.boolean(t, "retain", path),
+            scope=self.keyword(t, "scope", path, SCOPES, "ALL"),
+            action=self.keyword(t, "action", path, ACTIONS, "NEW"),
+            topicobj=topicobj,
+            count=self.integer(t.get("count", 1), path + ("count",), 1, MAX_COUNT),
+        )
+
+    def step_subscribe(self, t: dict, path: Path, index: int, line: int) -> SubscribeStep:
+        qmgr = self.qmgr_ref(t, "qmgr", path)
+        name = self.mq_name(self.string(t, "name", path), path + ("name",), "subscription")
+        scheme = self.keyword(t, "scheme", path, SCHEMES, "topic")
+        topic, topicobj = self.topic_or_topicobj(t, path, scheme)
+        if name in self.live_subs[qmgr]:
+            raise self.error(path + ("name",), f"subscription {name} already exists at {qmgr} "
+                             f"(made by {self.live_subs[qmgr][name]})",
+                             "unsubscribe it first or choose another name")
+        dest = self.string(t, "dest", path, "")
+        step = SubscribeStep(
+            index, line, qmgr, name, topic, scheme,
+            scope=self.keyword(t, "scope", path, SCOPES, "ALL"),
+            group=self.string(t, "group", path, ""),
+            dest=self.mq_name(dest, path + ("dest",), "queue") if dest else "",
+            new_only=self.boolean(t, "new_only", path),
+            durable=self.boolean(t, "durable", path),
+            topicobj=topicobj,
+        )
+        self.live_subs[qmgr][name] = f"steps[{index}]"
+        self.known_subs[qmgr].add(name)
+        return step
+
+    def live_sub(self, t: dict, key: str, path: Path) -> tuple[str, str]:
+        qmgr = self.qmgr_ref(t, "qmgr", path)
+        name = self.mq_name(self.string(t, key, path), path + (key,), "subscription")
+        live = self.live_subs[qmgr]
+        if name not in live:
+            known = f"expected one of {', '.join(sorted(live))}" if live else "none exists at this point"
+            raise self.error(path + (key,), f"unknown subscription {name} at {qmgr}; {known}",
+                             near_miss(name, live))
+        return qmgr, name
+
+    def step_unsubscribe(self, t: dict, path: Path, index: int, line: int) -> UnsubscribeStep:
+        qmgr, name = self.live_sub(t, "name", path)
+        del self.live_subs[qmgr][name]
+        return UnsubscribeStep(index, line, qmgr, name)
+
+    def step_republish(self, t: dict, path: Path, index: int, line: int) -> RepublishStep:
+        qmgr, name = self.live_sub(t, "subscription", path)
+        action = self.keyword(t, "action", path, ACTIONS, None)
+        topic = self.topic(t, "topic", path, required=False)
+        return RepublishStep(index, line, qmgr, name, action, topic)
+
+    def step_open(self, t: dict, path: Path, index: int, line: int) -> OpenStep:
+        qmgr = self.qmgr_ref(t, "qmgr", path)
+        handle = self.handle(t, path)
+        if handle in self.handles:
+            raise self.error(path + ("handle",), f"handle {handle!r} is already used by "
+                             f"steps[{self.handles[handle][0]}]", "choose another name")
+        queue = self.mq_name(self.string(t, "queue", path), path + ("queue",), "queue")
+        target = self.string(t, "target_qmgr", path, "")
+        step = OpenStep(
+            index, line, qmgr, handle, queue,
+            target_qmgr=self.mq_name(target, path + ("target_qmgr",), "queue manager") if target else "",
+            bind=self.keyword(t, "bind", path, BINDS, "AS_Q_DEF"),
+        )
+        self.handles[handle] = (index, None)
+        return step
+
+    def open_handle(self, t: dict, path: Path) -> str:
+        handle = self.handle(t, path)
+        if handle not in self.handles:
+            raise self.error(path + ("handle",), f"unknown handle {handle!r}",
+                             _suggest_key(handle, list(self.handles)) or "open it first with an open step")
+        opened, closed = self.handles[handle]
+        if closed is not None:
+            raise self.error(path + ("handle",), f"handle {handle!r} was closed by steps[{closed}]")
+        return handle
+
+    def step_put(self, t: dict, path: Path, index: int, line: int) -> PutStep:
+        handle = self.open_handle(t, path)
+        count = self.integer(t.get("count", 1), path + ("count",), 1, MAX_COUNT)
+        return PutStep(index, line, handle, count, self.string(t, "group", path, ""))
+
+    def step_close(self, t: dict, path: Path, index: int, line: int) -> CloseStep:
+        handle = self.open_handle(t, path)
+        self.handles[handle] = (self.handles[handle][0], index)
+        return CloseStep(index, line, handle)
+
+    def step_channel(self, t: dict, path: Path, index: int, line: int) -> ChannelStep:
+        qmgr = self.qmgr_ref(t, "qmgr", path)
+        to = self.qmgr_ref(t, "to", path)
+        if to == qmgr:
+            raise self.error(path + ("to",), f"a channel goes to another queue manager, not {qmgr} itself")
+        status = self.keyword(t, "status", path, CHANNEL_STATUSES, None)
+        return ChannelStep(index, line, qmgr, to, status)
+
+    def step_qmgr(self, t: dict, path: Path, index: int, line: int) -> QmgrStep:
+        name = self.qmgr_ref(t, "name", path)
+        return QmgrStep(index, line, name, self.keyword(t, "action", path, QMGR_ACTIONS, None))
+
+    def step_advance(self, t: dict, path: Path, index: int, line: int) -> AdvanceStep:
+        days = self.integer(t.get("days"), path + ("days",), 1, MAX_DAYS) if "days" in t else 0
+        return AdvanceStep(index, line, days)
+
+    # -- expectations ----------------------------------------------------------------
+
+    def expect(self, value: object, index: int) -> Expect:
+        path: Path = ("expect", index)
+        t = self.table(value, path, "an [[expect]] block")
+        self.keys(t, path, ("deliveries", "messages", "errors", "no_errors", "repositories"))
+        if not t:
+            raise self.error(path, "expected at least one of deliveries, messages, errors, no_errors, "
+                             "repositories; found none")
+        no_errors = self.boolean(t, "no_errors", path)
+        errors = self.expected_errors(t.get("errors", []), path + ("errors",))
+        if no_errors and errors:
+            raise self.error(path + ("no_errors",), "no_errors = true contradicts errors in the same block",
+                             "put them in separate [[expect]] blocks or drop one")
+        return Expect(
+            index, self.line_of(path),
+            deliveries=self.expected_deliveries(t.get("deliveries", {}), path + ("deliveries",)),
+            messages=self.expected_messages(t.get("messages", {}), path + ("messages",)),
+            errors=errors,
+            no_errors=no_errors,
+            repositories=self.expected_repositories(t.get("repositories", {}), path + ("repositories",)),
+        )
+
+    def qmgr_key(self, raw: str, path: Path) -> str:
+        name = self.mq_name(raw, path, "queue manager")
+        if name not in self.qmgr_names:
+            raise self.error(path, f"unknown queue manager {name}; expected one of "
+                             f"{', '.join(self.qmgr_names)}", near_miss(name, self.qmgr_names))
+        return name
+
+    def string_list(self, value: object, path: Path, what: str) -> list[str]:
+        if not isinstance(value, list):
+            raise self.error(path, f"expected an array of {what}, got {_type_name(value)} ({_show(value)})")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.error(path + (i,), f"expected {what[:-1]}, got {_type_name(item)} ({_show(item)})")
+        return value
+
+    def expected_deliveries(self, value: object, path: Path) -> tuple[ExpectedDeliveries, ...]:
+        out = []
+        for raw_qm, subs in self.table(value, path, "{ QM = { SUB = [topics] } }").items():
+            qm = self.qmgr_key(raw_qm, path + (raw_qm,))
+            for raw_sub, topics in self.table(subs, path + (raw_qm,), "{ SUB = [topics] }").items():
+                sub_path = path + (raw_qm, raw_sub)
+                sub = self.mq_name(raw_sub, sub_path, "subscription")
+                if sub not in self.known_subs[qm]:
+                    known = sorted(self.known_subs[qm])
+                    raise self.error(sub_path, f"unknown subscription {sub} at {qm}; expected one of "
+                                     f"{', '.join(known)}" if known else
+                                     f"unknown subscription {sub} at {qm}; no step or MQSC makes one there",
+                                     near_miss(sub, known))
+                for i, topic in enumerate(self.string_list(topics, sub_path, "topic strings")):
+                    try:
+                        validate_topic_string(topic)
+                    except TopicStringError as e:
+                        raise self.error(sub_path + (i,), f"invalid topic string: {e.message}") from None
+                out.append(ExpectedDeliveries(qm, sub, tuple(sorted(topics))))
+        return tuple(out)
+
+    def expected_messages(self, value: object, path: Path) -> tuple[ExpectedMessages, ...]:
+        out = []
+        for handle, counts in self.table(value, path, "{ handle = { QM = count } }").items():
+            if handle not in self.handles:
+                raise self.error(path + (handle,), f"unknown handle {handle!r}; no open step opens it",
+                                 _suggest_key(handle, list(self.handles)))
+            got: dict[str, int] = {}
+            for raw_qm, count in self.table(counts, path + (handle,), "{ QM = count }").items():
+                qm = self.qmgr_key(raw_qm, path + (handle, raw_qm))
+                got[qm] = self.integer(count, path + (handle, raw_qm), 0, None)
+            out.append(ExpectedMessages(handle, tuple(sorted(got.items()))))
+        return tuple(out)
+
+    def expected_errors(self, value: object, path: Path) -> tuple[ExpectedError, ...]:
+        if not isinstance(value, list):
+            raise self.error(path, f"expected an array of {{ qmgr, code }} tables, got {_type_name(value)}")
+        out = []
+        for i, item in enumerate(value):
+            t = self.table(item, path + (i,), "{ qmgr = \"QMA\", code = \"LOOP_DETECTED\" }")
+            self.keys(t, path + (i,), ("qmgr", "code"), ("qmgr", "code"))
+            qmgr = self.qmgr_ref(t, "qmgr", path + (i,))
+            code = self.string(t, "code", path + (i,)).upper()
+            if not _ERROR_CODE.fullmatch(code):
+                raise self.error(path + (i, "code"), f"expected an error code such as LOOP_DETECTED, got {code!r}")
+            out.append(ExpectedError(qmgr, code))
+        return tuple(out)
+
+    def expected_repositories(self, value: object, path: Path) -> tuple[ExpectedRepository, ...]:
+        out = []
+        for raw_qm, clusters in self.table(value, path, "{ QM = { CLUSTER = { ... } } }").items():
+            qm = self.qmgr_key(raw_qm, path + (raw_qm,))
+            for raw_cl, held in self.table(clusters, path + (raw_qm,), "{ CLUSTER = { ... } }").items():
+                cl_path = path + (raw_qm, raw_cl)
+                cluster = self.mq_name(raw_cl, cl_path, "cluster")
+                t = self.table(held, cl_path, "{ qmgrs = [...], queues = { Q = [QM...] }, topics = [...] }")
+                self.keys(t, cl_path, ("qmgrs", "queues", "topics"))
+                out.append(ExpectedRepository(
+                    qm, cluster,
+                    qmgrs=self.name_set(t["qmgrs"], cl_path + ("qmgrs",)) if "qmgrs" in t else None,
+                    queues=self.queue_map(t["queues"], cl_path + ("queues",)) if "queues" in t else None,
+                    topics=frozenset(self.string_list(t["topics"], cl_path + ("topics",), "topic strings"))
+                    if "topics" in t else None,
+                ))
+        return tuple(out)
+
+    def name_set(self, value: object, path: Path) -> frozenset[str]:
+        names = self.string_list(value, path, "queue manager names")
+        return frozenset(self.mq_name(n, path + (i,), "queue manager") for i, n in enumerate(names))
+
+    def queue_map(self, value: object, path: Path) -> tuple[tuple[str, frozenset[str]], ...]:
+        out = {}
+        for raw_q, hosts in self.table(value, path, "{ Q = [QM, ...] }").items():
+            out[self.mq_name(raw_q, path + (raw_q,), "queue")] = self.name_set(hosts, path + (raw_q,))
+        return tuple(sorted(out.items()))
+
+    # -- [check] ---------------------------------------------------------------------
+
+    def check(self, value: object) -> CheckOptions:
+        path: Path = ("check",)
+        t = self.table(value, path, "[check] with faults, max_states, max_depth")
+        self.keys(t, path, ("faults", "max_states", "max_depth"))
+        bound = {k: self.integer(t[k], path + (k,), 1, None) if k in t else None
+                 for k in ("max_states", "max_depth")}
+        return CheckOptions(self.boolean(t, "faults", path), bound["max_states"], bound["max_depth"])
+
+
+# kind -> (allowed keys, required keys)
+_STEP_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "mqsc": (("qmgr", "commands"), ("qmgr", "commands")),
+    "publish": (("qmgr", "topic", "retain", "scope", "action", "topicobj", "count"), ("qmgr",)),
+    "subscribe": (("qmgr", "name", "topic", "scheme", "scope", "group", "dest", "new_only", "durable",
+                   "topicobj"), ("qmgr", "name")),
+    "unsubscribe": (("qmgr", "name"), ("qmgr", "name")),
+    "republish": (("qmgr", "subscription", "action", "topic"), ("qmgr", "subscription", "action")),
+    "open": (("qmgr", "handle", "queue", "target_qmgr", "bind"), ("qmgr", "handle", "queue")),
+    "put": (("handle", "count", "group"), ("handle",)),
+    "close": (("handle",), ("handle",)),
+    "channel": (("qmgr", "to", "status"), ("qmgr", "to", "status")),
+    "qmgr": (("name", "action"), ("name", "action")),
+    "advance": (("days",), ("days",)),
+}
+
+
+def _mqsc_sub_changes(commands: tuple) -> list[tuple[str, str]]:
+    """(verb, SUB name) for each DEFINE SUB / DELETE SUB among parsed MQSC commands."""
+    return []
