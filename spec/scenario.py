@@ -81,13 +81,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Union
 
+from spec.mqsc import Command
+from spec.mqsc import parse as read_mqsc
 from spec.errors import InputError, near_miss
 from spec.topics import TopicStringError, compile_subscription, validate_topic_string
-
-try:  # spec/mqsc.py is being written alongside this module
-    from spec import mqsc as _mqsc
-except ImportError:  # pragma: no cover
-    _mqsc = None
 
 __all__ = [
     "Scenario",
@@ -160,7 +157,7 @@ class QmgrSpec:
 
     name: str
     mqsc: str
-    commands: tuple
+    commands: tuple[Command, ...]
     source: str
     line: int
 
@@ -171,7 +168,7 @@ class MqscStep:
     line: int
     qmgr: str
     text: str
-    commands: tuple
+    commands: tuple[Command, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,21 +596,17 @@ def _type_name(value: object) -> str:
 
 
 def _show(value: object) -> str:
+    """A short repr for messages: long strings are cut and say how long they were."""
+    if isinstance(value, str) and len(value) > 40:
+        return f"{value[:30]!r}... ({len(value)} characters)"
     text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _suggest_key(word: str, choices: Sequence[str]) -> str:
     lower = {c.lower(): c for c in choices}
     close = difflib.get_close_matches(word.lower(), sorted(lower), n=1, cutoff=0.6)
     return f"did you mean '{lower[close[0]]}'?" if close else ""
-
-
-@dataclass
-class _Sub:
-    """A live subscription while steps are validated: where it was made."""
-
-    origin: str  # 'steps[2]' or 'the MQSC of QMA'
 
 
 class _Parser:
@@ -707,9 +700,11 @@ class _Parser:
         name = self.mq_name(self.string(table, key, path), path + (key,), "queue manager")
         if name not in self.qmgr_names:
             raise self.error(path + (key,), f"unknown queue manager {name}; expected one of "
-                             f"{', '.join(self.qmgr_names)} (declared as [qmgrs.NAME])",
-                             near_miss(name, self.qmgr_names))
+                             f"{', '.join(self.qmgr_names)}", self.declare_hint(name))
         return name
+
+    def declare_hint(self, name: str) -> str:
+        return near_miss(name, self.qmgr_names) or f"declare it with a [qmgrs.{name}] table"
 
     def topic(self, table: Mapping, key: str, path: Path, scheme: str | None = None, required: bool = True) -> str:
         value = self.string(table, key, path, None if required else "")
@@ -801,12 +796,12 @@ class _Parser:
         except OSError as e:
             raise self.error(path + ("mqsc_file",), f"cannot read {shown}: {e.strerror or e}") from None
 
-    def parse_mqsc(self, text: str, path: Path, source: str, anchor: tuple[int, int]) -> tuple:
+    def parse_mqsc(self, text: str, path: Path, source: str, anchor: tuple[int, int]) -> tuple[Command, ...]:
         """Parse MQSC now so bad MQSC is reported at load time, in the user's file."""
-        if _mqsc is None or not text:
+        if not text:
             return ()
         try:
-            return tuple(_mqsc.parse(text, file=source))
+            return read_mqsc(text, file=source)
         except InputError as e:
             line_offset, column_shift = anchor
             err = e.located(file=source, line_offset=line_offset)
@@ -816,7 +811,7 @@ class _Parser:
             ValueError.__init__(err, err.one_line())
             raise err from None
 
-    def note_mqsc_subs(self, qmgr: str, commands: tuple, origin: str) -> None:
+    def note_mqsc_subs(self, qmgr: str, commands: tuple[Command, ...], origin: str) -> None:
         """DEFINE SUB / DELETE SUB in MQSC make and remove subscriptions too."""
         for verb, name in _mqsc_sub_changes(commands):
             if verb == "DEFINE":
@@ -995,7 +990,7 @@ class _Parser:
         name = self.mq_name(raw, path, "queue manager")
         if name not in self.qmgr_names:
             raise self.error(path, f"unknown queue manager {name}; expected one of "
-                             f"{', '.join(self.qmgr_names)}", near_miss(name, self.qmgr_names))
+                             f"{', '.join(self.qmgr_names)}", self.declare_hint(name))
         return name
 
     def string_list(self, value: object, path: Path, what: str) -> list[str]:
@@ -1110,6 +1105,6 @@ _STEP_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def _mqsc_sub_changes(commands: tuple) -> list[tuple[str, str]]:
+def _mqsc_sub_changes(commands: tuple[Command, ...]) -> list[tuple[str, str]]:
     """(verb, SUB name) for each DEFINE SUB / DELETE SUB among parsed MQSC commands."""
-    return []
+    return [(c.verb, c.name) for c in commands if c.objtype == "SUB" and c.verb in ("DEFINE", "DELETE")]
