@@ -1,0 +1,349 @@
+"""The Model protocol, properties as data, and the result/verdict types of every backend.
+
+Shaped like Stateright's ``Model`` trait (DESIGN §2.1). ``spec.system`` satisfies
+:class:`Model` structurally — it never imports this module. Every backend (``explore``,
+``spark``, ``prove``) returns a :class:`Result`; reports and the CLI read only these types,
+which serialise to JSON and back exactly (``Result.from_json(r.to_json()) == r``).
+
+Required model methods (the :class:`Model` protocol):
+
+- ``init_states() -> Sequence[S]``
+- ``actions(state) -> Sequence[A]`` — deterministic order (sorted, or a fixed order);
+- ``next_state(state, action) -> S | None`` — ``None`` means the action is disabled;
+- ``properties() -> Sequence[Property]``
+- ``encode(state) -> bytes`` — canonical bytes: equal states give equal bytes in every
+  process; fingerprints are ``blake2b`` digests of it, never Python ``hash()``.
+
+Optional methods, used when present (:func:`is_internal`, :func:`describe_action`,
+:func:`describe_state` below apply the defaults):
+
+- ``is_internal(action) -> bool`` — default: every action is internal. Internal actions
+  are the ones the system takes by itself (channel deliveries); external ones are
+  environment steps (scenario steps). ``at_quiescence`` properties are checked on states
+  with no enabled internal action, and termination (``eventually``) means no reachable
+  cycle of internal actions.
+- ``describe_action(action) -> str`` — default ``str(action)``; used in traces.
+- ``describe_state(state) -> dict`` — JSON-able, default ``{"state": repr(state)}``;
+  traces show the full description of the first state and, for later steps, only the
+  top-level keys whose value changed.
+- ``name`` attribute or ``describe() -> str`` — a label for results (default: class name).
+
+States and actions are immutable, hashable and picklable (DESIGN §2.1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+# --------------------------------------------------------------------------- the protocol
+@runtime_checkable
+class Model(Protocol[S, A]):
+    """What a checker needs from a transition system (DESIGN §2.1)."""
+
+    def init_states(self) -> Sequence[S]: ...
+
+    def actions(self, state: S) -> Sequence[A]: ...
+
+    def next_state(self, state: S, action: A) -> S | None: ...
+
+    def properties(self) -> Sequence["Property"]: ...
+
+    def encode(self, state: S) -> bytes: ...
+
+
+def is_internal(model: Any, action: Any) -> bool:
+    """``model.is_internal(action)`` if the model defines it, else ``True``."""
+    fn = getattr(model, "is_internal", None)
+    return True if fn is None else bool(fn(action))
+
+
+def describe_action(model: Any, action: Any) -> str:
+    """``model.describe_action(action)`` if defined, else ``str(action)``."""
+    fn = getattr(model, "describe_action", None)
+    return str(action) if fn is None else str(fn(action))
+
+
+def describe_state(model: Any, state: Any) -> dict:
+    """``model.describe_state(state)`` if defined, else ``{"state": repr(state)}``."""
+    fn = getattr(model, "describe_state", None)
+    return {"state": repr(state)} if fn is None else dict(fn(state))
+
+
+def model_name(model: Any) -> str:
+    """A label for results: ``model.describe()``, ``model.name``, or the class name."""
+    fn = getattr(model, "describe", None)
+    if callable(fn):
+        return str(fn())
+    name = getattr(model, "name", None)
+    return str(name) if isinstance(name, str) else type(model).__name__
+
+
+# --------------------------------------------------------------------------- properties
+class Kind(str, Enum):
+    """Property kinds (DESIGN §2.1)."""
+
+    ALWAYS = "always"                # every reachable state satisfies the predicate
+    SOMETIMES = "sometimes"          # some reachable state satisfies it (a witness)
+    AT_QUIESCENCE = "at_quiescence"  # every state with no enabled internal action does
+    EVENTUALLY = "eventually"        # termination: no reachable cycle of internal actions
+    CONFIG = "config"                # a statement over configurations, proved with Z3
+
+
+@dataclass(frozen=True)
+class Property:
+    """A property as data: id, title, kind, seed citation, predicate.
+
+    ``predicate(model, state) -> bool``. For ``eventually`` (termination) the predicate is
+    unused (pass ``None``). For ``config`` it is whatever ``checker.prove`` expects.
+
+    ``witness`` names (by id) a ``sometimes`` property of the same model that shows an
+    ``always``/``at_quiescence`` property is not vacuous (STYLE habit 4). When a complete
+    run never reaches the witness, the verdict of the property carries ``vacuous=True``
+    and is printed flagged. A witness id that the model does not define is a programming
+    error (``ValueError`` from the checker).
+    """
+
+    id: str
+    title: str
+    kind: Kind
+    predicate: Callable[[Any, Any], bool] | None
+    citation: str = ""
+    witness: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind(self.kind))
+
+    @classmethod
+    def always(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
+               citation: str = "", witness: str | None = None) -> "Property":
+        return cls(id, title, Kind.ALWAYS, predicate, citation, witness)
+
+    @classmethod
+    def sometimes(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
+                  citation: str = "") -> "Property":
+        return cls(id, title, Kind.SOMETIMES, predicate, citation)
+
+    @classmethod
+    def at_quiescence(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
+                      citation: str = "", witness: str | None = None) -> "Property":
+        return cls(id, title, Kind.AT_QUIESCENCE, predicate, citation, witness)
+
+    @classmethod
+    def eventually(cls, id: str, title: str, *, citation: str = "") -> "Property":
+        """Termination: every execution of internal actions settles (no reachable cycle)."""
+        return cls(id, title, Kind.EVENTUALLY, None, citation)
+
+    @classmethod
+    def config(cls, id: str, title: str, predicate: Any, *, citation: str = "") -> "Property":
+        return cls(id, title, Kind.CONFIG, predicate, citation)
+
+
+# --------------------------------------------------------------------------- results
+class Status(str, Enum):
+    """Verdict statuses. Only HOLDS and NEVER_REACHED claim completeness."""
+
+    HOLDS = "holds"                              # complete exploration, never violated
+    HOLDS_UP_TO_BOUND = "holds up to bound"      # incomplete exploration, not violated so far
+    VIOLATED = "violated"                        # with a (shortest, for BFS) trace
+    WITNESSED = "witnessed"                      # sometimes: with a trace to the witness
+    NEVER_REACHED = "never reached"              # sometimes: complete exploration, no witness
+    NOT_REACHED_UP_TO_BOUND = "not reached up to bound"  # sometimes, incomplete exploration
+    NOT_CHECKED = "not checked on this backend"  # e.g. config properties in explore
+    PROVED = "proved"                            # Z3 (checker.prove)
+    UNKNOWN = "unknown"                          # Z3 timeout / unknown: never "proved"
+
+
+@dataclass
+class TraceStep:
+    """One step of a trace.
+
+    ``action`` is ``None`` for the initial state. ``state`` is the full
+    ``describe_state`` of the initial state, and for later steps only the top-level keys
+    whose value changed. ``fingerprint`` is the hex fingerprint of the state reached.
+    """
+
+    action: str | None
+    state: dict
+    fingerprint: str = ""
+    internal: bool | None = None
+
+
+@dataclass
+class Trace:
+    """A path from an initial state. ``steps[0]`` is the initial state (no action).
+
+    For a lasso (termination counterexample), ``loop_start`` is the index of the step
+    whose state starts the cycle; the last step's state equals that state again.
+    """
+
+    steps: list[TraceStep]
+    loop_start: int | None = None
+
+    @property
+    def length(self) -> int:
+        """Number of actions."""
+        return len(self.steps) - 1
+
+    def describe(self) -> str:
+        if self.loop_start is None:
+            return f"trace of {self.length} step{'s' if self.length != 1 else ''}"
+        prefix = self.loop_start
+        cycle = self.length - prefix
+        return f"lasso: {prefix}-step prefix, {cycle}-step cycle"
+
+    def actions(self) -> list[str]:
+        return [s.action for s in self.steps[1:] if s.action is not None]
+
+
+@dataclass
+class Verdict:
+    """The verdict on one property. ``distinct_states``/``depth``/``reason`` describe the
+    exploration it rests on (``reason`` empty when complete)."""
+
+    property_id: str
+    kind: str
+    status: Status
+    title: str = ""
+    citation: str = ""
+    trace: Trace | None = None
+    vacuous: bool = False
+    witness: str | None = None
+    distinct_states: int = 0
+    depth: int = 0
+    reason: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+
+    @property
+    def ok(self) -> bool:
+        """True when the verdict is not a failure (violations and missing witnesses are)."""
+        return self.status not in (Status.VIOLATED,)
+
+
+@dataclass
+class Statistics:
+    """What an exploration did. ``generated_states`` counts successors produced,
+    duplicates included (initial states included once). ``max_depth`` is the largest
+    number of actions from an initial state to a discovered state (initial states: 0)."""
+
+    distinct_states: int = 0
+    generated_states: int = 0
+    max_depth: int = 0
+    seconds: float = 0.0
+    states_per_second: float = 0.0
+    fingerprint_bits: int = 64
+    collision_probability: float = 0.0
+    visited_bytes_per_state: float = 0.0
+    complete: bool = True
+    stop_reason: str = ""
+
+
+@dataclass
+class Result:
+    """The outcome of one run of one backend on one model."""
+
+    model: str
+    backend: str
+    statistics: Statistics
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+
+    # ----- summary
+    @property
+    def complete(self) -> bool:
+        return self.statistics.complete
+
+    def violations(self) -> list[Verdict]:
+        return [v for v in self.verdicts.values() if v.status is Status.VIOLATED]
+
+    def exit_status(self) -> int:
+        """DESIGN §2.3: 1 a violation, 3 incomplete (or unknown), 0 all hold."""
+        if self.violations():
+            return 1
+        if not self.complete or any(v.status is Status.UNKNOWN for v in self.verdicts.values()):
+            return 3
+        return 0
+
+    # ----- JSON
+    def to_dict(self) -> dict:
+        return _plain(asdict(self))
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Result":
+        verdicts = {}
+        for pid, v in d.get("verdicts", {}).items():
+            v = dict(v)
+            t = v.get("trace")
+            if t is not None:
+                v["trace"] = Trace([TraceStep(**s) for s in t["steps"]], t.get("loop_start"))
+            verdicts[pid] = Verdict(**v)
+        return cls(d["model"], d["backend"], Statistics(**d["statistics"]), verdicts)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Result":
+        return cls.from_dict(json.loads(text))
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, Enum):
+        return x.value
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+# --------------------------------------------------------------------------- formatting
+def format_verdict(v: Verdict) -> str:
+    """One line for humans. An incomplete run never prints "holds (complete" or "passed".
+
+    >>> format_verdict(Verdict("P", "always", Status.HOLDS, distinct_states=1234))
+    'holds (complete: 1234 states)'
+    >>> format_verdict(Verdict("P", "always", Status.HOLDS_UP_TO_BOUND, distinct_states=5000,
+    ...                        depth=7, reason="max_states reached"))
+    'holds up to bound (incomplete: 5000 states, depth 7, max_states reached)'
+    >>> format_verdict(Verdict("P", "always", Status.VIOLATED, trace=Trace([TraceStep(None, {})] * 5)))
+    'violated (trace of 4 steps)'
+    """
+    s = v.status
+    complete = f"complete: {v.distinct_states} states"
+    incomplete = f"incomplete: {v.distinct_states} states, depth {v.depth}, {v.reason}"
+    if s in (Status.VIOLATED, Status.WITNESSED):
+        text = f"{s.value} ({v.trace.describe()})" if v.trace else s.value
+    elif s in (Status.HOLDS, Status.NEVER_REACHED):
+        text = f"{s.value} ({complete})"
+    elif s in (Status.HOLDS_UP_TO_BOUND, Status.NOT_REACHED_UP_TO_BOUND):
+        text = f"{s.value} ({incomplete})"
+    else:
+        text = s.value + (f" ({v.note})" if v.note else "")
+    if v.vacuous:
+        text += f" — VACUOUS: witness {v.witness} never reached"
+    return text
+
+
+def collision_probability(distinct: int, generated: int, bits: int) -> float:
+    """TLC's optimistic estimate of the chance that a fingerprint collision made the
+    explorer miss a state: ``n * (g - n) / 2**bits`` for ``n`` distinct states and ``g``
+    generated ones (TLC's "calculated" estimate), capped at 1.
+
+    >>> collision_probability(1000, 5000, 64) < 1e-12
+    True
+    """
+    if distinct <= 0:
+        return 0.0
+    p = distinct * max(generated - distinct, 0) / math.ldexp(1.0, bits)
+    return min(p, 1.0)
