@@ -869,13 +869,21 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_BARE_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/%")
+
+
+def _render_name(name: str) -> str:
+    """A name bare when reading it back unquoted gives the same name, else quoted."""
+    return name if name and set(name) <= _BARE_NAME else _quote(name)
+
+
 def _render_value(value: Value) -> str:
     if isinstance(value, bool):  # pragma: no cover - flags are rendered by keyword
         return ""
     if isinstance(value, int):
         return str(value)
     if isinstance(value, tuple):
-        return ",".join(_quote(v) for v in value)
+        return ",".join(_render_name(v) for v in value)
     return _quote(value)
 
 
@@ -886,13 +894,14 @@ def render_command(cmd: Command) -> str:
     """One command as one line of MQSC that :func:`parse` reads back to an equal command.
 
     >>> render_command(parse("def topic(sports) topicstr('Sports') cluster(cl1) replace")[0])
-    "DEFINE TOPIC('SPORTS') CLUSTER('CL1') REPLACE TOPICSTR('Sports')"
+    "DEFINE TOPIC(SPORTS) CLUSTER(CL1) REPLACE TOPICSTR('Sports')"
     """
     chltype = str(cmd.get("CHLTYPE", "")) if cmd.objtype == "CHANNEL" else ""
     spec = attribute_keywords(cmd.verb, cmd.objtype, chltype) if cmd.modelled else {}
     parts = [cmd.verb, cmd.objtype]
     if cmd.name:
-        parts[-1] += f"({_quote(cmd.name)})"
+        shown = _quote(cmd.name) if cmd.objtype == "TOPICSTR" else _render_name(cmd.name)
+        parts[-1] += f"({shown})"
     for kw, value in cmd.attrs:
         kind = spec[kw].kind if kw in spec else "raw"
         if kw in _FLAG_NAMES and isinstance(value, bool):
@@ -901,6 +910,8 @@ def render_command(cmd: Command) -> str:
             parts.append(kw)
         elif kind == "enum" or isinstance(value, int):
             parts.append(f"{kw}({value})")
+        elif kind == "name" and isinstance(value, str):
+            parts.append(f"{kw}({_render_name(value)})")
         else:
             parts.append(f"{kw}({_render_value(value)})")
     return " ".join(parts)
