@@ -299,6 +299,50 @@ def test_error_ids_are_unique():
     assert len({row[0] for row in ERRORS}) == len(ERRORS)
 
 
+# -- MQSC is parsed at load time; its errors point into the file the user edits
+BAD_MQSC = "DEFINE QLOCAL(Q2) CLUSTR(DEMO)"
+MQSC_SAYS = "DEFINE QLOCAL(Q2): CLUSTR is not an attribute of QLOCAL (did you mean CLUSTER?)"
+
+MQSC_ERRORS = [
+    ("multiline_inline", f"[qmgrs.QMA]\nmqsc = '''\nDEFINE QLOCAL(Q1)\n{BAD_MQSC}\n'''\n", f"s.toml:4:19: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
+    ("multiline_same_line", f"[qmgrs.QMA]\nmqsc = '''{BAD_MQSC}'''\n", f"s.toml:2:29: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
+    ("single_line", f"[qmgrs.QMA]\nmqsc = '{BAD_MQSC}'\n", f"s.toml:2:27: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
+    ("step_inline", f"[qmgrs.QMA]\n[[steps]]\nmqsc = {{ qmgr = 'QMA', commands = '{BAD_MQSC}' }}\n", f"s.toml:3:54: steps[0].mqsc.commands: {MQSC_SAYS}"),
+    ("step_multiline", f"[qmgrs.QMA]\n[[steps]]\nmqsc = {{ qmgr = 'QMA', commands = '''\nDEFINE QLOCAL(Q1)\n{BAD_MQSC}''' }}\n", f"s.toml:5:19: steps[0].mqsc.commands: {MQSC_SAYS}"),
+]
+
+
+@pytest.mark.parametrize("text, message", [row[1:] for row in MQSC_ERRORS], ids=[row[0] for row in MQSC_ERRORS])
+def test_mqsc_errors_point_into_the_scenario_file(text, message):
+    assert error_of(text) == message
+
+
+def test_mqsc_file_errors_point_into_the_mqsc_file():
+    text = f"DEFINE QLOCAL(Q1)\n\n{BAD_MQSC}\n"
+    with pytest.raises(InputError) as info:
+        parse_scenario("[qmgrs.QMA]\nmqsc_file = 'qma.mqsc'\n", file="dir/s.toml", read_file=lambda name: text)
+    assert str(info.value) == f"dir/qma.mqsc:3:19: qmgrs.QMA.mqsc_file: {MQSC_SAYS}"
+
+
+def test_parsed_mqsc_is_kept_with_the_queue_manager_and_the_step():
+    s = parse("[qmgrs.QMA]\nmqsc = '''\nDEF QL(q1)\n'''\n[[steps]]\nmqsc = { qmgr = 'QMA', commands = 'DELETE QLOCAL(Q1)' }\n")
+    assert [c.title() for c in s.qmgrs[0].commands] == ["DEFINE QLOCAL(Q1)"]
+    assert [c.title() for c in s.steps[0].commands] == ["DELETE QLOCAL(Q1)"]
+
+
+def test_subscriptions_defined_and_deleted_in_mqsc_are_known_to_later_steps():
+    text = ("[qmgrs.QMA]\nmqsc = '''\nDEFINE SUB(FLEEDS) TOPICSTR('Sports/Rugby/Leeds') DEST(Q1)\n"
+            "DEFINE SUB(S2) TOPICSTR('a') DEST(Q1)\n'''\n"
+            "[[steps]]\nrepublish = { qmgr = 'QMA', subscription = 'fleeds', action = 'NEW' }\n"
+            "[[steps]]\nmqsc = { qmgr = 'QMA', commands = 'DELETE SUB(S2)' }\n"
+            "[[expect]]\ndeliveries = { QMA = { S2 = [], FLEEDS = ['Sports/Rugby/Leeds'] } }\n")
+    s = parse(text)
+    assert s.steps[0] == RepublishStep(0, 7, "QMA", "FLEEDS", "NEW")
+    assert [d.subscription for d in s.expects[0].deliveries] == ["S2", "FLEEDS"]  # S2 existed once
+    assert error_of(text + "[[steps]]\nunsubscribe = { qmgr = 'QMA', name = 'S2' }\n") == (
+        "s.toml:13:31: steps[2].unsubscribe.name: unknown subscription S2 at QMA; expected one of FLEEDS")
+
+
 def test_missing_mqsc_file_names_the_file():
     with pytest.raises(InputError) as info:
         load_scenario(DATA / "missing_mqsc_file.toml")
