@@ -127,6 +127,7 @@ CHANNEL_STATUSES = (
     "INACTIVE", "RUNNING", "BINDING", "INITIALIZING", "STARTING", "STOPPING",
     "RETRYING", "REQUESTING", "PAUSED", "STOPPED", "SWITCHING",
 )
+TEMPQMGR = "SYSTEM.TEMPQMGR"  # a repository's placeholder for an FR not heard from yet (000 §Initial definitions)
 _MQ_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 _ERROR_CODE = re.compile(r"[A-Z][A-Z0-9_]*")
 
@@ -406,7 +407,7 @@ def _toml_error(message: str, text: str, file: str) -> InputError:
         message = message[: m.start()]
     elif _TOML_AT_END.search(message):
         message = message[: _TOML_AT_END.search(message).start()]
-        line = text.count("\n") + 1
+        line = text.rstrip().count("\n") + 1  # the last line with something on it
     return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
                       suggestion="see https://toml.io for the syntax")
 
@@ -415,8 +416,12 @@ def _toml_error(message: str, text: str, file: str) -> InputError:
 # Locating key paths in the text
 # ---------------------------------------------------------------------------------------
 
-def render_path(path: Path) -> str:
-    """``("steps", 3, "publish", "qmgr")`` -> ``steps[3].publish.qmgr``."""
+def _render_path(path: Path) -> str:
+    """A key path as the user reads it; indexes count from 0, odd keys are quoted.
+
+    >>> _render_path(("steps", 3, "publish", "qmgr")), _render_path(("qmgrs", "QM A"))
+    ('steps[3].publish.qmgr', 'qmgrs."QM A"')
+    """
     out = ""
     for part in path:
         if isinstance(part, int):
@@ -632,7 +637,7 @@ class _Parser:
 
     def error(self, path: Path, what: str, suggestion: str = "", at: Path | None = None) -> InputError:
         line, column = self.locator.locate(path if at is None else at)
-        where = render_path(path)
+        where = _render_path(path)
         return InputError(f"{where}: {what}" if where else what, file=self.file, line=line,
                           column=column, suggestion=suggestion)
 
@@ -707,9 +712,11 @@ class _Parser:
         return near_miss(name, self.qmgr_names) or f"declare it with a [qmgrs.{name}] table"
 
     def topic(self, table: Mapping, key: str, path: Path, scheme: str | None = None, required: bool = True) -> str:
-        value = self.string(table, key, path, None if required else "")
-        if not required and key not in table:
+        if key not in table:
+            if required:
+                raise self.error(path + (key,), "required key is missing", "or give topicobj", at=path)
             return ""
+        value = self.string(table, key, path)
         try:
             if scheme is None:
                 validate_topic_string(value)
@@ -728,7 +735,10 @@ class _Parser:
     # -- the document ----------------------------------------------------------------
 
     def scenario(self, doc: dict) -> Scenario:
-        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check"), ("qmgrs",))
+        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check"))
+        if "qmgrs" not in doc:
+            raise self.error(("qmgrs",), "required key is missing",
+                             "add a [qmgrs.NAME] table for each queue manager")
         default_name = os.path.splitext(os.path.basename(self.file))[0]
         name = self.string(doc, "name", (), default_name)
         description = self.string(doc, "description", (), "")
@@ -807,7 +817,7 @@ class _Parser:
             err = e.located(file=source, line_offset=line_offset)
             if e.line == 1 and column_shift and err.column:
                 err.column += column_shift
-            err.message = f"{render_path(path)}: {e.message}"
+            err.message = f"{_render_path(path)}: {e.message}"
             ValueError.__init__(err, err.one_line())
             raise err from None
 
@@ -960,8 +970,7 @@ class _Parser:
         return QmgrStep(index, line, name, self.keyword(t, "action", path, QMGR_ACTIONS, None))
 
     def step_advance(self, t: dict, path: Path, index: int, line: int) -> AdvanceStep:
-        days = self.integer(t.get("days"), path + ("days",), 1, MAX_DAYS) if "days" in t else 0
-        return AdvanceStep(index, line, days)
+        return AdvanceStep(index, line, self.integer(t["days"], path + ("days",), 1, MAX_DAYS))
 
     # -- expectations ----------------------------------------------------------------
 
@@ -1069,7 +1078,8 @@ class _Parser:
 
     def name_set(self, value: object, path: Path) -> frozenset[str]:
         names = self.string_list(value, path, "queue manager names")
-        return frozenset(self.mq_name(n, path + (i,), "queue manager") for i, n in enumerate(names))
+        return frozenset(n if n.upper().startswith(TEMPQMGR) else self.mq_name(n, path + (i,), "queue manager")
+                         for i, n in enumerate(names))
 
     def queue_map(self, value: object, path: Path) -> tuple[tuple[str, frozenset[str]], ...]:
         out = {}

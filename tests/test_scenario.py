@@ -82,7 +82,7 @@ errors = [{ qmgr = "QMA", code = "loop_detected" }]
 
 [[expect]]
 no_errors = true
-repositories = { QMA = { cl1 = { qmgrs = ["QMA", "qmb"], queues = { cq1 = ["QMB"] }, topics = ["Sports"] } }, QMB = { CL1 = { topics = [] } } }
+repositories = { QMA = { cl1 = { qmgrs = ["QMA", "qmb", "SYSTEM.TEMPQMGR.localhost(1420)"], queues = { cq1 = ["QMB"] }, topics = ["Sports"] } }, QMB = { CL1 = { topics = [] } } }
 
 [check]
 faults = true
@@ -118,7 +118,7 @@ def test_every_step_kind_parses_to_its_dataclass():
                messages=(ExpectedMessages("h1", (("QMA", 5), ("QMB", 5))),),
                errors=(ExpectedError("QMA", "LOOP_DETECTED"),)),
         Expect(1, 41, no_errors=True, repositories=(
-            ExpectedRepository("QMA", "CL1", frozenset({"QMA", "QMB"}), (("CQ1", frozenset({"QMB"})),),
+            ExpectedRepository("QMA", "CL1", frozenset({"QMA", "QMB", "SYSTEM.TEMPQMGR.localhost(1420)"}), (("CQ1", frozenset({"QMB"})),),
                                frozenset({"Sports"})),
             ExpectedRepository("QMB", "CL1", topics=frozenset()),
         )),
@@ -212,10 +212,11 @@ ERRORS = [
     # -- TOML syntax: tomllib's own position
     ("toml_unterminated", 'name = "x', 's.toml:1: invalid TOML: Unterminated string (see https://toml.io for the syntax)'),
     ("toml_statement", '[qmgrs.QMA]\nfoo bar', "s.toml:2:5: invalid TOML: Expected '=' after a key in a key/value pair (see https://toml.io for the syntax)"),
+    ("toml_end_of_document", '[qmgrs.QMA]\nx = [1,\n\n', 's.toml:2: invalid TOML: Invalid value (see https://toml.io for the syntax)'),
     ("toml_duplicate_key", 'name = "a"\nname = "b"\n', 's.toml:2:11: invalid TOML: Cannot overwrite a value (see https://toml.io for the syntax)'),
     # -- top level and [qmgrs]
     ("unknown_top_key", 'qmgr = {}\n', "s.toml:1:1: qmgr: unknown key; expected one of name, description, qmgrs, steps, expect, check (did you mean 'qmgrs'?)"),
-    ("missing_qmgrs", 'name = "x"\n', 's.toml: qmgrs: required key is missing'),
+    ("missing_qmgrs", 'name = "x"\n', 's.toml: qmgrs: required key is missing (add a [qmgrs.NAME] table for each queue manager)'),
     ("empty_qmgrs", 'qmgrs = {}\n', 's.toml:1:1: qmgrs: expected at least one queue manager, as a [qmgrs.NAME] table'),
     ("name_type", 'name = 3\n' + QMS, 's.toml:1:1: name: expected a string, got an integer (3)'),
     ("steps_not_array", 'steps = 3\n' + QMS, 's.toml:1:1: steps: expected an array of tables ([[steps]] blocks), got an integer'),
@@ -234,7 +235,7 @@ ERRORS = [
     # -- [[steps]]: keys, types, ranges
     ("publish_unknown_key", QMS + '[[steps]]\npublish = { qmgr = "QMA", topc = "a" }\n', "s.toml:4:27: steps[0].publish.topc: unknown key; expected one of qmgr, topic, retain, scope, action, topicobj, count (did you mean 'topic'?)"),
     ("publish_missing_qmgr", QMS + '[[steps]]\npublish = { topic = "a" }\n', 's.toml:4:1: steps[0].publish.qmgr: required key is missing'),
-    ("publish_missing_topic", QMS + '[[steps]]\npublish = { qmgr = "QMA" }\n', 's.toml:4:1: steps[0].publish.topic: required key is missing'),
+    ("publish_missing_topic", QMS + '[[steps]]\npublish = { qmgr = "QMA" }\n', 's.toml:4:1: steps[0].publish.topic: required key is missing (or give topicobj)'),
     ("publish_unknown_qmgr", QMS + '[[steps]]\npublish = { qmgr = "QMAA", topic = "a" }\n', 's.toml:4:13: steps[0].publish.qmgr: unknown queue manager QMAA; expected one of QMA, QMB (did you mean QMA?)'),
     ("publish_undeclared_qmgr", QMS + '[[steps]]\npublish = { qmgr = "ZZZ", topic = "a" }\n', 's.toml:4:13: steps[0].publish.qmgr: unknown queue manager ZZZ; expected one of QMA, QMB (declare it with a [qmgrs.ZZZ] table)'),
     ("publish_empty_topic", QMS + '[[steps]]\npublish = { qmgr = "QMA", topic = "" }\n', 's.toml:4:27: steps[0].publish.topic: invalid topic string: a topic string must not be empty (002 §Topic strings)'),
