@@ -62,6 +62,21 @@ and group names are the scenario's own identifiers and are case-sensitive. Topic
 keep their case. Keyword values (``bind``, ``status``, ``scope``, ``action``, ``scheme``)
 are case-insensitive. ``steps[0]`` is the first ``[[steps]]`` block.
 
+Checked at load time, in step order: every ``qmgr``/``to``/``name`` of a step names a
+declared queue manager (``target_qmgr`` may name any queue manager, an alias included, so it
+is not checked); a channel goes to another queue manager; handles are opened once per
+scenario (a handle names one set of messages in ``messages``), and ``put``/``close`` need
+an open handle; ``unsubscribe``/``republish`` need a live subscription at that queue
+manager, made by an earlier ``subscribe`` or by ``DEFINE SUB`` in its MQSC or an ``mqsc``
+step (``DELETE SUB`` removes it); ``subscribe`` may not reuse a live name; ``count`` is 1 to
+:data:`MAX_COUNT`, ``days`` 1 to :data:`MAX_DAYS`; topic strings are valid
+(``spec.topics``; ``scheme = "char"`` checks ``%`` escapes too); all MQSC is parsed with
+``spec.mqsc`` and its errors point into the scenario file (inline ``mqsc``) or the
+``.mqsc`` file; ``[[expect]]`` names declared queue managers, subscriptions that existed at
+some point and opened handles; error codes look like ``LOOP_DETECTED``. An MQSC name
+quoted in lower case (``DEFINE SUB('s1')``) keeps its case and so cannot be referred to
+from the scenario, whose names fold to upper case.
+
 Positions: tomllib reports positions only for syntax errors. For every other error the key
 path is mapped back to the text (best effort) by :class:`_Locator`: it blanks out comments
 and string contents, splits the text into sections at table headers (the Nth
@@ -79,7 +94,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import Any, Union
+from typing import Union
 
 from spec.mqsc import Command
 from spec.mqsc import parse as read_mqsc
@@ -389,6 +404,8 @@ def parse_scenario(text: str, file: str = "<scenario>", read_file: ReadFile | No
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _toml_error(str(e), text, file) from None
+    except ValueError as e:  # tomllib lets int()'s digit limit through
+        raise InputError(f"invalid TOML: {e}", file=file) from None
     except RecursionError:
         raise InputError("invalid TOML: nested too deeply", file=file) from None
     return _Parser(text, file, read_file).scenario(doc)
@@ -682,7 +699,7 @@ class _Parser:
             raise self.error(path, f"expected an integer, got {_type_name(value)} ({_show(value)})")
         if value < lo or (hi is not None and value > hi):
             span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-            raise self.error(path, f"expected an integer {span}, got {value}")
+            raise self.error(path, f"expected an integer {span}, got {_show(value)}")
         return value
 
     def keyword(self, table: Mapping, key: str, path: Path, choices: Sequence[str], default: str | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import string
 from pathlib import Path
 
@@ -342,6 +343,16 @@ def test_subscriptions_defined_and_deleted_in_mqsc_are_known_to_later_steps():
     assert [d.subscription for d in s.expects[0].deliveries] == ["S2", "FLEEDS"]  # S2 existed once
     assert error_of(text + "[[steps]]\nunsubscribe = { qmgr = 'QMA', name = 'S2' }\n") == (
         "s.toml:13:31: steps[2].unsubscribe.name: unknown subscription S2 at QMA; expected one of FLEEDS")
+
+
+@pytest.mark.parametrize("text, message", [
+    (QMS + "x = " + "9" * 5000, r"^s\.toml: invalid TOML: Exceeds the limit \(4300 digits\)"),
+    (QMS + "x = " + "[" * 5000 + "]" * 5000, r"^s\.toml: invalid TOML: nested too deeply$"),
+    (QMS + "[[steps]]\nadvance = { days = " + "9" * 100 + " }", r"^s\.toml:4:13: steps\[0\]\.advance\.days: expected an integer from 1 to 3650, got 9{57}\.\.\.$"),
+    (QMS + "[[steps]]\nadvance = { days = inf }", r"^s\.toml:4:13: steps\[0\]\.advance\.days: expected an integer, got a float \(inf\)$"),
+], ids=["digits", "nesting", "huge", "inf"])
+def test_pathological_values_are_input_errors(text, message):
+    assert re.search(message, error_of(text))
 
 
 def test_missing_mqsc_file_names_the_file():
