@@ -651,9 +651,12 @@ def _object_name(verb: str, objtype: str, item: _Item, modelled: bool, file: str
         raise InputError(f"{verb} {objtype}: expected ({_what_name(objtype)}) after {tok.text}",
                          file=file, line=tok.line, column=tok.column,
                          suggestion=f"e.g. {verb} {objtype}(NAME)")
+    if not item.values and objtype != "TOPICSTR":
+        raise InputError(f"{verb} {objtype}: the name must not be blank", file=file,
+                         line=tok.line, column=tok.column, suggestion=f"e.g. {verb} {objtype}(NAME)")
     if len(item.values) != 1:
-        raise InputError(f"{verb} {objtype}: expected one {_what_name(objtype)}, found "
-                         f"{len(item.values)}", file=file, line=tok.line, column=tok.column)
+        raise InputError(f"{verb} {objtype}: expected one {_what_name(objtype).split()[-1]}, "
+                         f"found {len(item.values)}", file=file, line=tok.line, column=tok.column)
     value = item.values[0]
     if objtype == "TOPICSTR":
         return value.text if value.kind == "quoted" else value.text.upper()
