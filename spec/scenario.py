@@ -561,12 +561,39 @@ class _Locator:
         found = header if spath else None
         for part in path[len(spath):]:
             if isinstance(part, int):
-                continue
-            hit = self._find_key(part, pos, end)
+                hit = self._nth_element(part, pos, end) if found is not None else None
+            else:
+                hit = self._find_key(part, pos, end)
             if hit is None:
                 break
-            found, pos = hit, hit + len(part)
+            found, pos = hit, hit + (0 if isinstance(part, int) else len(part))
         return found
+
+    def _nth_element(self, n: int, start: int, end: int) -> int | None:
+        """Offset of element ``n`` of the inline array that is the value of the key at
+        ``start`` (``key = [a, b, ...]``)."""
+        i = self.masked.find("=", start, end)
+        while 0 <= i < end and self.masked[i] in "= \t\r\n":
+            i += 1
+        if i < 0 or i >= end or self.masked[i] != "[":
+            return None
+        depth, index, expecting = 0, -1, False
+        for j in range(i, end):
+            c = self.masked[j]
+            if depth == 1 and expecting and c not in " \t\r\n,]":
+                index, expecting = index + 1, False
+                if index == n:
+                    return j
+            if c in "[{":
+                depth += 1
+                expecting = expecting or (depth == 1)
+            elif c in "]}":
+                depth -= 1
+                if depth == 0:
+                    return None
+            elif c == "," and depth == 1:
+                expecting = True
+        return None
 
     def _find_key(self, key: str, start: int, end: int) -> int | None:
         bare = re.compile(r"(?<![A-Za-z0-9_\-])" + re.escape(key) + r"(?![A-Za-z0-9_\-])\s*[=.]")

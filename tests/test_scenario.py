@@ -201,9 +201,14 @@ def test_crlf_line_endings():
     assert error_of(text) == "s.toml:4:13: steps[0].advance.days: expected an integer from 1 to 3650, got 0"
 
 
-def test_steps_as_an_inline_array_still_name_the_key_path():
-    message = error_of('steps = [{ advance = { days = 0 } }]\n' + QMS)
-    assert message == "s.toml:1:24: steps[0].advance.days: expected an integer from 1 to 3650, got 0"
+def test_elements_of_inline_arrays_are_located():
+    assert error_of('steps = [{ advance = { days = 1 } }, { advance = { days = 0 } }]\n' + QMS) == (
+        "s.toml:1:52: steps[1].advance.days: expected an integer from 1 to 3650, got 0")
+    assert error_of('steps = [\n  { advance = { days = 1 } },\n  { publish = 3 },\n]\n' + QMS) == (
+        "s.toml:3:5: steps[1].publish: expected a table, got an integer (3) (write it as publish = { ... })")
+    assert error_of(QMS + '[[expect]]\nrepositories = { QMA = { CL = { qmgrs = ["QMA", "a b"] } } }\n') == (
+        "s.toml:4:49: expect[0].repositories.QMA.CL.qmgrs[1]: invalid queue manager name 'a b': "
+        "expected 1 to 48 characters from A-Z a-z 0-9 . / _ %")
 
 
 # ============================================================================ errors
@@ -277,10 +282,11 @@ ERRORS = [
     ("expect_unknown_sub", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S2 = [] } }\n', 's.toml:6:24: expect[0].deliveries.QMA.S2: unknown subscription S2 at QMA; expected one of S1'),
     ("expect_no_sub_at_qmgr", QMS + '[[expect]]\ndeliveries = { QMA = { S2 = [] } }\n', 's.toml:4:24: expect[0].deliveries.QMA.S2: unknown subscription S2 at QMA; no step or MQSC makes one there'),
     ("expect_topics_not_list", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S1 = "a" } }\n', "s.toml:6:24: expect[0].deliveries.QMA.S1: expected an array of topic strings, got a string ('a')"),
-    ("expect_bad_topic", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S1 = ["a", ""] } }\n', 's.toml:6:24: expect[0].deliveries.QMA.S1[1]: invalid topic string: a topic string must not be empty (002 §Topic strings)'),
+    ("expect_bad_topic", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S1 = ["a", ""] } }\n', 's.toml:6:35: expect[0].deliveries.QMA.S1[1]: invalid topic string: a topic string must not be empty (002 §Topic strings)'),
     ("expect_unknown_handle", QMS + '[[expect]]\nmessages = { h1 = { QMA = 1 } }\n', "s.toml:4:14: expect[0].messages.h1: unknown handle 'h1'; no open step opens it"),
     ("expect_negative_count", QMS + '[[steps]]\nopen = { qmgr = "QMA", handle = "h1", queue = "Q1" }\n[[expect]]\nmessages = { h1 = { QMA = -1 } }\n', 's.toml:6:21: expect[0].messages.h1.QMA: expected an integer of at least 0, got -1'),
     ("expect_bad_code", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "loop detected" }]\n', "s.toml:4:27: expect[0].errors[0].code: expected an error code such as LOOP_DETECTED, got 'LOOP DETECTED'"),
+    ("expect_second_error_bad", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "X" },\n  { qmgr = "QMA", code = "bad code" }]\n', "s.toml:5:19: expect[0].errors[1].code: expected an error code such as LOOP_DETECTED, got 'BAD CODE'"),
     ("expect_error_missing_code", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA" }]\n', 's.toml:4:1: expect[0].errors[0].code: required key is missing'),
     ("expect_errors_not_array", QMS + '[[expect]]\nerrors = "LOOP_DETECTED"\n', 's.toml:4:1: expect[0].errors: expected an array of { qmgr, code } tables, got a string'),
     ("expect_contradiction", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "LOOP_DETECTED" }]\nno_errors = true\n', 's.toml:5:1: expect[0].no_errors: no_errors = true contradicts errors in the same block (put them in separate [[expect]] blocks or drop one)'),
