@@ -15,6 +15,7 @@ application's queue manager apart from the SERVERn that host the queue.
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
 
 import pytest
@@ -190,6 +191,21 @@ def test_stopping_clusrcvr_sends_everything_remote():
              local_receivers=(rcvr("QMA"),), local_instance=queue("QMA", clwluseq="ANY"),
              statuses=(status("QMA", "STOPPING"), status("QMB", "RUNNING")))
     assert by_qmgr(v, DEMOQ, 10) == {"QMB": 5, "QMC": 5}
+
+
+def test_rank_and_put_disabled_come_before_the_local_instance():
+    # 001 orders rules 3-5 (rank, PUT) before rule 6 (local instance): a remote queue ranked
+    # higher wins even over CLWLUSEQ(LOCAL), and a message arriving over a cluster channel
+    # goes on when the local instance is PUT(DISABLED). (000 §Cluster Workload Algorithm has
+    # the older order — PUT first, then local, then rank; 001 wins, seeds README.)
+    ranked = view((rcvr("QMB"),), (queue("QMB", clwlrank=1),), qmgr="QMA",
+                  local_receivers=(rcvr("QMA"),), local_instance=queue("QMA", clwluseq="LOCAL"))
+    assert choose(ranked, DEMOQ).destination.qmgr == "QMB"
+    disabled = view((rcvr("QMB"),), (queue("QMB"),), qmgr="QMA", local_receivers=(rcvr("QMA"),),
+                    local_instance=queue("QMA", put_enabled=False))
+    c = choose(disabled, Put("DEMOQ", via_cluster_channel=True))
+    assert c.destination.qmgr == "QMB"
+    assert any(s.rule == "6" and "eliminated by an earlier rule" in str(s) for s in c.explanation)
 
 
 def test_target_queue_manager_is_the_local_one():
@@ -392,11 +408,56 @@ def test_no_reset_without_a_change():
     assert not any(s.rule == "reset" for s in c.explanation)
 
 
+def test_queue_attribute_change_does_not_reset_the_factors():
+    # 001 names the workload attributes of *cluster receiver channels*; 000 §Cluster Workload
+    # Algorithm rule 12 says "of available destinations". 001 wins: amqsclm's CLWLPRTY flips
+    # (004 §AMQSCLM Logic) leave the channel history alone.
+    h = distribute(amqsclm_view(1, 1), DEMOQ, 3).history
+    c = choose(amqsclm_view(1, 0), DEMOQ, h)
+    assert not any(s.rule == "reset" for s in c.explanation)
+    assert c.history.factor("QMB", "TO.QMB") == 60
+
+
+def test_an_unavailable_channel_going_away_does_not_reset():
+    receivers, queues = servers(2)
+    h = distribute(view(receivers, queues), DEMOQ, 3).history
+    c = choose(view(receivers, queues, statuses=(status("SERVER1", "RETRYING"),)), DEMOQ, h)
+    assert not any(s.rule == "reset" for s in c.explanation) and c.destination.qmgr == "SERVER2"
+
+
 def test_clwlmruc_keeps_the_most_recently_used_channels():
     # 001 rule 15: eliminate the channels with the lowest DestSeqNumber down to CLWLMRUC
     receivers, queues = servers(3)
     result = distribute(view(receivers, queues, clwlmruc=2), DEMOQ, 12)
     assert result.by_qmgr() == {"SERVER1": 6, "SERVER2": 6}
+
+
+# ---------------------------------------------------------------------------------------
+# Values: hashable, picklable, validated (DESIGN §2.1)
+# ---------------------------------------------------------------------------------------
+def test_choices_and_histories_are_hashable_picklable_values():
+    import pickle
+    receivers, queues = servers(3, clwlwght=(30, 50, 70))
+    c = choose(view(receivers, queues), DEMOQ, distribute(view(receivers, queues), DEMOQ, 5).history)
+    assert pickle.loads(pickle.dumps(c)) == c and hash(c) == hash(pickle.loads(pickle.dumps(c)))
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: rcvr("QMB", clwlwght=0), "CLWLWGHT(0) is out of range; use 1 to 99"),
+    (lambda: rcvr("QMB", clwlrank=10), "CLWLRANK(10) is out of range; use 0 to 9"),
+    (lambda: queue("QMB", clwluseq="REMOTE"), "CLWLUSEQ(REMOTE) is not one of LOCAL, ANY, QMGR"),
+    (lambda: view(qmgr="QMA", local_receivers=(rcvr("QMB"),)), "belongs to QMB, not QMA"),
+    (lambda: view((rcvr("QMA"),), qmgr="QMA"), "put it in local_receivers"),
+])
+def test_invalid_inputs_say_what_to_fix(make, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make()
+
+
+def test_failures_are_counted_by_reason():
+    receivers, queues = servers(1)
+    result = distribute(view(receivers, (queues[0].with_put(False),)), DEMOQ, 3)
+    assert result.counts == () and result.failures == ((Reason.MQRC_CLUSTER_PUT_INHIBITED, 3),)
 
 
 # ---------------------------------------------------------------------------------------
@@ -632,3 +693,16 @@ def test_choice_is_deterministic_and_ignores_input_order(v, via, rnd):
                  local_receivers=tuple(shuffled[3]), local_instance=v.local_instance, clwluseq=v.clwluseq,
                  clwlmruc=v.clwlmruc)
     assert distribute(w, put, 5).counts_by_destination() == first.counts_by_destination()
+
+
+@given(views(), st.data())
+@settings(max_examples=100)
+def test_a_named_queue_manager_fixes_the_destination(v, data):
+    # DESIGN §3.6 / 004 §Pros and cons of binding: "specifying a target queue manager"
+    target = data.draw(st.sampled_from(sorted({r.qmgr for r in v.receivers})))
+    c = choose(v, Put("DEMOQ", target_qmgr=target))
+    shares = any(set(r.clusters) & v.clusters for r in v.receivers if r.qmgr == target)
+    if shares:
+        assert c.destination.qmgr == target and not c.destination.local and c.destination.object == ""
+    else:
+        assert c.reason is Reason.MQRC_UNKNOWN_REMOTE_Q_MGR
