@@ -235,7 +235,7 @@ class QmgrView:
     """What the putting queue manager ``qmgr`` knows when it chooses (DESIGN §3.5).
 
     ``receivers``, ``queues`` and ``aliases`` are its cluster cache (remote records only; a
-    record owned by ``qmgr`` itself belongs in ``local_receivers``/``local_instance``);
+    record owned by ``qmgr`` itself belongs in ``local_receivers``/``local_queues``);
     ``clwluseq`` and ``clwlmruc`` are its ALTER QMGR attributes. The clusters it is a member
     of are those of its own CLUSRCVRs (DESIGN §3.4: membership needs a CLUSRCVR).
     """
@@ -245,7 +245,7 @@ class QmgrView:
     receivers: tuple[ClusterReceiver, ...] = ()
     queues: tuple[QueueInstance, ...] = ()
     aliases: tuple[QmgrAlias, ...] = ()
-    local_instance: QueueInstance | None = None  # the clustered local queue of the name put to
+    local_queues: tuple[QueueInstance, ...] = ()  # its own clustered queues (QLOCAL, QALIAS, QREMOTE)
     statuses: tuple[ChannelState, ...] = ()
     clwluseq: str = "LOCAL"  # ALTER QMGR CLWLUSEQ: LOCAL | ANY
     clwlmruc: int = CLWLMRUC_DEFAULT
@@ -260,9 +260,16 @@ class QmgrView:
         for r in self.receivers:
             if r.qmgr == self.qmgr:
                 raise ValueError(f"CLUSRCVR {r.channel} is {self.qmgr}'s own: put it in local_receivers")
-        if self.local_instance is not None and self.local_instance.qmgr != self.qmgr:
-            raise ValueError(f"local instance {self.local_instance.name} is hosted by "
-                             f"{self.local_instance.qmgr}, not {self.qmgr}")
+        for q in self.local_queues:
+            if q.qmgr != self.qmgr:
+                raise ValueError(f"local queue {q.name} is hosted by {q.qmgr}, not {self.qmgr}")
+        names = [q.name for q in self.local_queues]
+        if len(names) != len(set(names)):
+            raise ValueError(f"QMGR {self.qmgr}: a local queue name appears twice in local_queues")
+
+    def local_queue(self, name: str) -> QueueInstance | None:
+        """The local instance of the cluster queue ``name``, if this queue manager hosts one."""
+        return next((q for q in self.local_queues if q.name == name), None)
 
     @property
     def clusters(self) -> frozenset[str]:
@@ -484,8 +491,8 @@ def _candidates(ctx: _Context) -> tuple[Routes, RuleStep] | Choice:
     routes = [_Route(r, view.status(*r.key), queue=q)
               for q in view.queues if q.name == put.object_name and q.qmgr != view.qmgr
               for r in view.receivers if r.qmgr == q.qmgr]
-    local = view.local_instance
-    if local is not None and local.name == put.object_name:
+    local = view.local_queue(put.object_name)
+    if local is not None:
         routes += [_Route(r, view.status(*r.key), local=True, queue=local) for r in view.local_receivers]
     hosts = sorted({q.qmgr for q in view.queues if q.name == put.object_name and q.qmgr != view.qmgr})
     unreachable = [h for h in hosts if not any(r.qmgr == h for r in view.receivers)]
@@ -553,7 +560,7 @@ def _rule_6(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep] | Choice:
     title = "local instance (CLWLUSEQ)"
     if not ctx.choosing_queue:
         return routes, RuleStep("6", title, "not applicable: a queue manager is being chosen")
-    local = ctx.view.local_instance
+    local = ctx.view.local_queue(ctx.put.object_name)
     if local is None:
         return routes, RuleStep("6", title, f"no local instance on {ctx.view.qmgr}")
     if not any(r.local for r in routes):
@@ -690,7 +697,7 @@ def choose(view: QmgrView, put: Put, history: History = History()) -> Choice:
 
     if put.target_qmgr == view.qmgr:
         # naming this queue manager is name resolution, not a cluster choice
-        if view.local_instance is not None and view.local_instance.name == put.object_name:
+        if view.local_queue(put.object_name) is not None:
             steps.append(RuleStep("resolve", "target is this queue manager", "the local queue is used"))
             return Choice(Reason.MQRC_NONE, Destination(view.qmgr, "", True, put.object_name), history, tuple(steps))
         return fail(Reason.MQRC_UNKNOWN_OBJECT_NAME, f"no queue {put.object_name} on {view.qmgr}")
@@ -724,7 +731,7 @@ def choose(view: QmgrView, put: Put, history: History = History()) -> Choice:
 
 
 def _forced_local(ctx: _Context) -> bool:
-    local = ctx.view.local_instance
+    local = ctx.view.local_queue(ctx.put.object_name)
     useq = ctx.view.clwluseq if local.clwluseq == "QMGR" else local.clwluseq
     return ctx.put.via_cluster_channel or useq == "LOCAL"
 

@@ -52,7 +52,10 @@ def status(qmgr: str, st_: str, channel: str = "") -> ChannelState:
     return ChannelState(qmgr=qmgr, channel=channel or f"TO.{qmgr}", status=ChannelStatus(st_))
 
 
-def view(receivers=(), queues=(), *, qmgr: str = APP, local_receivers=None, **kw) -> QmgrView:
+def view(receivers=(), queues=(), *, qmgr: str = APP, local_receivers=None, local_instance=None, **kw) -> QmgrView:
+    """A view of ``qmgr``; ``local_instance`` is its clustered local DEMOQ (or other) queue."""
+    if local_instance is not None:
+        kw["local_queues"] = (local_instance,)
     if local_receivers is None:
         local_receivers = (rcvr(qmgr),)
     return QmgrView(qmgr=qmgr, local_receivers=tuple(local_receivers), receivers=tuple(receivers),
@@ -602,10 +605,11 @@ def reference_routes(v: QmgrView, put: Put):
         for r in v.receivers:
             if r.qmgr == q.qmgr and set(r.clusters) & mine and set(r.clusters) & set(q.clusters):
                 out.append((q, r, False))
-    if v.local_instance is not None:
+    local = v.local_queue(put.object_name)
+    if local is not None:
         for r in v.local_receivers:
-            if set(r.clusters) & set(v.local_instance.clusters):
-                out.append((v.local_instance, r, True))
+            if set(r.clusters) & set(local.clusters):
+                out.append((local, r, True))
     return out
 
 
@@ -619,7 +623,8 @@ def reference_finalists(v: QmgrView, put: Put, history: History):
     if not any(x[0].put_enabled for x in c):                                             # rule 5
         return "inhibited"
     c = [x for x in c if x[0].put_enabled]
-    useq = v.local_instance.clwluseq if v.local_instance else None
+    local = v.local_queue(put.object_name)
+    useq = local.clwluseq if local else None
     useq = v.clwluseq if useq == "QMGR" else useq
     if any(x[2] for x in c) and (useq == "LOCAL" or put.via_cluster_channel):           # rule 6
         return "local"
@@ -664,7 +669,7 @@ def test_the_choice_is_eligible(v, via):
     routes = reference_routes(v, put)
     top_rank = max(x[1].clwlrank for x in routes)
     if not d.channel:                       # rule 6 put it locally: a local route had top rank
-        assert v.local_instance.put_enabled
+        assert v.local_queue("DEMOQ").put_enabled
         assert any(x[2] and x[1].clwlrank == top_rank for x in routes)          # WL-RANK
         return
     chosen = next(x for x in routes if (x[1].qmgr, x[1].channel) == (d.qmgr, d.channel))
@@ -690,7 +695,7 @@ def test_choice_is_deterministic_and_ignores_input_order(v, via, rnd):
     for seq in shuffled:
         rnd.shuffle(seq)
     w = QmgrView(qmgr=v.qmgr, receivers=tuple(shuffled[0]), queues=tuple(shuffled[1]), statuses=tuple(shuffled[2]),
-                 local_receivers=tuple(shuffled[3]), local_instance=v.local_instance, clwluseq=v.clwluseq,
+                 local_receivers=tuple(shuffled[3]), local_queues=v.local_queues, clwluseq=v.clwluseq,
                  clwlmruc=v.clwlmruc)
     assert distribute(w, put, 5).counts_by_destination() == first.counts_by_destination()
 
