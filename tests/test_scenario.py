@@ -420,6 +420,7 @@ FRAGMENTS = [
     "messages = { h = { QMA = 1 } }", 'errors = [{ qmgr = "QMA", code = "X" }]', "no_errors = true",
     'repositories = { QMA = { CL = { qmgrs = ["QMA"], queues = { Q = ["QMA"] }, topics = ["a"] } } }',
     "faults = 1", "max_states = 10", 'name = "n"', "# comment", "", "x = [", "publish = {}",
+    'errors = [{ qmgr = "QMA" }, 3]', "steps = [{ advance = { days = 0 } }, [1]]", 'deliveries = { QMB = { S1 = ["", 3] } }',
 ]
 
 
