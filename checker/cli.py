@@ -49,6 +49,56 @@ def _cmd_match(args: argparse.Namespace) -> int:
     return EXIT_OK if matched else EXIT_FAILED
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from spec.scenario import load_scenario
+    from spec.system import run_scenario
+
+    report = run_scenario(load_scenario(args.scenario))
+    data = report.to_json()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(_render_run(report, data))
+    for note in report.unmodelled:
+        print(f"mqcheck: note: {note}", file=sys.stderr)
+    return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
+
+
+def _render_run(report, data: dict) -> str:
+    from tabulate import tabulate
+
+    lines = [f"Scenario: {report.scenario}", ""]
+    rows = []
+    for q in report.final.qmgrs:
+        subs = {s.name: s for s in q.pubsub.subscriptions}
+        for name, topics in data["deliveries"].get(q.name, {}).items():
+            sub = subs.get(name)
+            described = f"{sub.topic} ({sub.scheme})" if sub else "(deleted)"
+            rows.append([q.name, name, described, "\n".join(topics) if topics else "-"])
+    if rows:
+        lines.append("Deliveries")
+        lines.append(tabulate(rows, headers=["queue manager", "subscription", "topic string", "publications received"],
+                              tablefmt="simple"))
+    else:
+        lines.append("Deliveries: no subscriptions")
+    lines.append("")
+    if data["errors"]:
+        lines.append("Errors logged")
+        lines.append(tabulate([[e["qmgr"], e["code"], "initial MQSC" if e["step"] < 0 else f"steps[{e['step']}]",
+                                e["detail"]] for e in data["errors"]],
+                              headers=["queue manager", "code", "when", "detail"], tablefmt="simple"))
+    else:
+        lines.append("Errors logged: none")
+    if report.expectations:
+        held = sum(r.ok for r in report.expectations)
+        lines.append("")
+        lines.append(f"Expectations: {held} of {len(report.expectations)} hold")
+        for r in report.expectations:
+            lines.append(f"  [[expect]] #{r.index}: {'ok' if r.ok else 'FAILED'}")
+            lines.extend(f"    - {f}" for f in r.failures)
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
@@ -75,6 +125,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     match.add_argument("--json", action="store_true", help="print the answer as JSON")
     match.set_defaults(handler=_cmd_match)
+
+    run = sub.add_parser(
+        "run",
+        help="run a scenario with the deterministic scheduler and show what happened",
+        description=(
+            "Apply every queue manager's initial MQSC, then execute the scenario's steps in order "
+            "and print the publications each subscription received, the errors logged and the "
+            "[[expect]] results. Exit status 0 if every expectation holds, 1 if one fails, 2 for "
+            "bad input (the message names the file, line and column)."
+        ),
+    )
+    run.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML, DESIGN.md §2.2)")
+    run.add_argument("--json", action="store_true", help="print the result as JSON (stable keys)")
+    run.set_defaults(handler=_cmd_run)
     return parser
 
 

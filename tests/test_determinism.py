@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ("0", "4242")
 
 COMMANDS = [
+    ["-m", "checker.cli", "run", "examples/sports-qma.toml", "--json"],
+    ["-m", "checker.cli", "run", "examples/grouped-subscriptions.toml"],
     ["-m", "checker.cli", "match", "Sports/#/Leeds", "Sports/Leeds", "--json"],
     ["-m", "checker.cli", "match", "IBM/*ware/Results", "IBM/Software/Results", "--scheme", "char"],
 ]
