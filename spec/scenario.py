@@ -902,7 +902,11 @@ class _Parser:
     def topicobj(self, t: dict, path: Path) -> str:
         if "topicobj" not in t:
             return ""
-        return self.mq_name(self.string(t, "topicobj", path), path + ("topicobj",), "topic object")
+        value = self.string(t, "topicobj", path)
+        self.mq_name(value, path + ("topicobj",), "topic object")
+        # An application names the object in MQOD.ObjectName exactly: the MQI does not fold
+        # names (only MQSC folds unquoted ones), so DEFINE TOPIC('Football') is "Football".
+        return value
 
     def topic_or_topicobj(self, t: dict, path: Path, scheme: str | None) -> tuple[str, str]:
         topicobj = self.topicobj(t, path)

@@ -271,3 +271,27 @@ def test_model_protocol_on_a_scenario():
     assert model.encode(s2) == model.encode(model.next_state(model.next_state(s0, a0), model.actions(s1)[0]))
     assert not model.is_internal(a0)
     assert "subscribe S" in model.describe_action(a0)
+
+
+def test_topicobj_in_a_step_is_the_exact_mqi_name():
+    # 002 Figure 7 defines TOPIC('Football') quoted: its name keeps its case, and an
+    # application opens it as "Football" (MQOD.ObjectName is not folded).
+    report = run_scenario(scenario("""
+        name = "exact names"
+        [qmgrs.QMA]
+        mqsc = '''
+        DEFINE TOPIC ('Football') TOPICSTR('Sports/Football')
+        DEFINE TOPIC (RUGBY) TOPICSTR('Sports/Rugby')
+        '''
+        [[steps]]
+        subscribe = { qmgr = "QMA", name = "ARSENAL", topicobj = "Football", topic = "Arsenal" }
+        [[steps]]
+        publish = { qmgr = "QMA", topicobj = "Football", topic = "Arsenal" }
+        [[steps]]
+        publish = { qmgr = "QMA", topicobj = "FOOTBALL", topic = "Arsenal" }
+        [[steps]]
+        publish = { qmgr = "QMA", topicobj = "rugby" }
+    """))
+    data = report.to_json()
+    assert data["deliveries"]["QMA"]["ARSENAL"] == ["Sports/Football/Arsenal"]
+    assert [e["code"] for e in data["errors"]] == ["MQRC_UNKNOWN_OBJECT_NAME", "MQRC_UNKNOWN_OBJECT_NAME"]

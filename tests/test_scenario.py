@@ -52,7 +52,7 @@ mqsc = { qmgr = "QMB", commands = "DEFINE QLOCAL(Q1)" }
 [[steps]]
 subscribe = { qmgr = "qmb", name = "s1", topic = "Sports/#", scheme = "TOPIC", scope = "all", group = "G1", dest = "q1", new_only = true, durable = true }
 [[steps]]
-subscribe = { qmgr = "QMA", name = "C1", topic = "IBM/*/Results", scheme = "char", topicobj = "sports" }
+subscribe = { qmgr = "QMA", name = "C1", topic = "IBM/*/Results", scheme = "char", topicobj = "SPORTS" }
 [[steps]]
 publish = { qmgr = "QMA", topic = "Sports/Rugby/Leeds", retain = true, scope = "QMGR", action = "forward", count = 3 }
 [[steps]]
@@ -484,7 +484,7 @@ def valid_scenarios(draw):
                 "retain": st.booleans(), "scope": st.sampled_from(["ALL", "QMGR"]),
                 "action": st.sampled_from(["NEW", "FORWARD"]), "topicobj": NAMES, "count": st.integers(1, 1000)}))
             body.update(options)
-            step = PublishStep(index, line, qmgr, body["topic"], **{k: (v.upper() if k == "topicobj" else v) for k, v in options.items()})
+            step = PublishStep(index, line, qmgr, body["topic"], **{k: v for k, v in options.items()})
         elif kind == "subscribe":
             name = draw(NAMES.filter(lambda n: n.upper() not in subs[qmgr]))
             scheme = draw(st.sampled_from(["topic", "char"]))
@@ -493,7 +493,7 @@ def valid_scenarios(draw):
                 "scope": st.sampled_from(["ALL", "QMGR"]), "group": IDENTS, "dest": NAMES,
                 "new_only": st.booleans(), "durable": st.booleans(), "topicobj": NAMES}))
             body.update(options)
-            folded = {k: (v.upper() if k in ("dest", "topicobj") else v) for k, v in options.items()}
+            folded = {k: (v.upper() if k == "dest" else v) for k, v in options.items()}
             step = SubscribeStep(index, line, qmgr, name.upper(), body["topic"], scheme, **folded)
             subs[qmgr].append(name.upper())
         elif kind in ("unsubscribe", "republish"):
