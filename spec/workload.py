@@ -76,7 +76,7 @@ __all__ = [
 ]
 
 CLWLWGHT_DEFAULT = 50  # 000 §Utilising processing power: "Range 1 – 99, Default 50"
-CLWLMRUC_DEFAULT = 999  # the queue manager's default most-recently-used channel count
+CLWLMRUC_DEFAULT = 999_999_999  # ALTER QMGR CLWLMRUC default (as spec/objects.py)
 USEQ_VALUES = ("LOCAL", "ANY", "QMGR")  # 000 §Utilising remote destinations
 DEFBIND_VALUES = ("OPEN", "NOTFIXED", "GROUP")  # 000 §Workload balancing - Bind Options
 
@@ -443,11 +443,22 @@ class _Route:
         return Destination(self.qmgr, self.receiver.channel, self.local, self.object)
 
     def label(self) -> str:
-        what = f"alias {self.alias.name} on {self.qmgr}" if self.alias else str(self.destination())
-        return f"{what} via {self.receiver.channel}" if self.alias else what
+        if self.alias:
+            return f"alias {self.alias.name} on {self.qmgr} via {self.receiver.channel}"
+        return str(self.destination())
 
 
 Routes = tuple[_Route, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What one rule did: the routes it kept, its explanation line, and — for rules 5 and 6
+    only — a verdict that ends the algorithm (a reason, or the local destination)."""
+
+    routes: Routes
+    step: RuleStep
+    stop: Reason | Destination | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,18 +473,18 @@ def _sorted(routes: Iterable[_Route]) -> Routes:
     return tuple(sorted(routes, key=lambda r: (r.key, r.object, r.local)))
 
 
-def _eliminate(rule: str, title: str, before: Routes, kept: Iterable[_Route], detail: str = "") -> tuple[Routes, RuleStep]:
+def _eliminate(rule: str, title: str, before: Routes, kept: Iterable[_Route], detail: str = "") -> _Outcome:
     kept = _sorted(kept)
     gone = tuple(r.label() for r in before if r not in kept)
-    return kept, RuleStep(rule, title, detail, gone)
+    return _Outcome(kept, RuleStep(rule, title, detail, gone))
 
 
-def _keep_max(rule: str, title: str, routes: Routes, value: Callable[[_Route], int], what: str) -> tuple[Routes, RuleStep]:
+def _keep_max(rule: str, title: str, routes: Routes, value: Callable[[_Route], int], what: str) -> _Outcome:
     top = max(value(r) for r in routes)
     return _eliminate(rule, title, routes, (r for r in routes if value(r) == top), f"highest {what} is {top}")
 
 
-def _candidates(ctx: _Context) -> tuple[Routes, RuleStep] | Choice:
+def _candidates(ctx: _Context) -> tuple[Routes, RuleStep]:
     """001's two procedures building the list of possible destinations."""
     view, put = ctx.view, ctx.put
     if put.target_qmgr:
@@ -502,7 +513,7 @@ def _candidates(ctx: _Context) -> tuple[Routes, RuleStep] | Choice:
     return _sorted(routes), RuleStep("resolve", "possible destinations", detail)
 
 
-def _rule_1(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_1(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 1: remote instances or remote CLUSRCVR channels that share no cluster with
     # the local queue manager are eliminated.
     mine = ctx.view.clusters
@@ -515,17 +526,17 @@ def _rule_1(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
                       f"{ctx.view.qmgr} is in {', '.join(sorted(mine)) or 'no cluster'}")
 
 
-def _rule_2(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_2(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 2: if a queue name is specified, CLUSRCVR channels not in the same cluster as
     # the queue are eliminated. Applied to the local CLUSRCVRs too (001 rule 6: "locally-
     # defined CLUSRCVR channels in the same cluster as the queue").
     if not ctx.choosing_queue:
-        return routes, RuleStep("2", "channel in the queue's cluster", "not applicable: a queue manager is being chosen")
+        return _Outcome(routes, RuleStep("2", "channel in the queue's cluster", "not applicable: a queue manager is being chosen"))
     kept = (r for r in routes if set(r.receiver.clusters) & set(r.queue.clusters))
     return _eliminate("2", "channel in the queue's cluster", routes, kept)
 
 
-def _rule_3(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_3(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 3: channels (and queue manager aliases) below the maximum CLWLRANK go. For an
     # alias route the alias's own CLWLRANK stands for it, as in rule 13 ("If any queue
     # manager aliases remain, channels to the queue manager are kept").
@@ -533,15 +544,15 @@ def _rule_3(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
                      lambda r: r.alias.clwlrank if r.alias else r.receiver.clwlrank, "CLWLRANK")
 
 
-def _rule_4(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_4(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 4: queues (not queue manager aliases) below the maximum queue CLWLRANK go;
     # 000 §Rank - basics: "Channel rank checked before queue rank".
     if not ctx.choosing_queue:
-        return routes, RuleStep("4", "queue CLWLRANK", "not applicable: a queue manager is being chosen")
+        return _Outcome(routes, RuleStep("4", "queue CLWLRANK", "not applicable: a queue manager is being chosen"))
     return _keep_max("4", "queue CLWLRANK", routes, lambda r: r.queue.clwlrank, "queue CLWLRANK")
 
 
-def _rule_5(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep] | RuleStep:
+def _rule_5(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 5: if any instance is put enabled, the put-disabled ones go; if only
     # put-disabled instances remain: MQRC_CLUSTER_PUT_INHIBITED (the rule 5 note).
     title = "PUT(ENABLED) instances"
@@ -550,43 +561,45 @@ def _rule_5(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep] | RuleStep
         return thing is None or thing.put_enabled  # a queue manager named directly has no PUT
     kept = tuple(filter(enabled, routes))
     if not kept:
-        return RuleStep("5", title, f"only PUT(DISABLED) instances remain: {Reason.MQRC_CLUSTER_PUT_INHIBITED}",
+        step = RuleStep("5", title, f"only PUT(DISABLED) instances remain: {Reason.MQRC_CLUSTER_PUT_INHIBITED}",
                         tuple(r.label() for r in routes))
+        return _Outcome((), step, Reason.MQRC_CLUSTER_PUT_INHIBITED)
     return _eliminate("5", title, routes, kept)
 
 
-def _rule_6(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep] | Choice:
+def _rule_6(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 6: the local instance, when it is still in the set.
     title = "local instance (CLWLUSEQ)"
     if not ctx.choosing_queue:
-        return routes, RuleStep("6", title, "not applicable: a queue manager is being chosen")
+        return _Outcome(routes, RuleStep("6", title, "not applicable: a queue manager is being chosen"))
     local = ctx.view.local_queue(ctx.put.object_name)
     if local is None:
-        return routes, RuleStep("6", title, f"no local instance on {ctx.view.qmgr}")
+        return _Outcome(routes, RuleStep("6", title, f"no local instance on {ctx.view.qmgr}"))
     if not any(r.local for r in routes):
-        return routes, RuleStep("6", title, "the local instance was eliminated by an earlier rule")
+        return _Outcome(routes, RuleStep("6", title, "the local instance was eliminated by an earlier rule"))
     useq = ctx.view.clwluseq if local.clwluseq == "QMGR" else local.clwluseq
     source = f"queue CLWLUSEQ({local.clwluseq})" + (f", queue manager CLWLUSEQ({useq})" if local.clwluseq == "QMGR" else "")
     if ctx.put.via_cluster_channel or useq == "LOCAL":
         why = "the message arrived over a cluster channel" if ctx.put.via_cluster_channel else f"{source}: LOCAL"
-        kept, step = _eliminate("6", title, routes, (r for r in routes if r.local), f"{why}: the local instance is used")
-        return kept, step
+        outcome = _eliminate("6", title, routes, (r for r in routes if r.local), f"{why}: the local instance is used")
+        # no channel is involved or charged (the local instance is not competing)
+        return replace(outcome, stop=Destination(ctx.view.qmgr, "", True, local.name))
     n = sum(1 for r in routes if r.local)
-    return routes, RuleStep("6", title, f"{source}: ANY: the local instance competes through {n} local CLUSRCVR channel(s)")
+    return _Outcome(routes, RuleStep("6", title, f"{source}: ANY: the local instance competes through {n} local CLUSRCVR channel(s)"))
 
 
-def _rule_7(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_7(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 7: if more than one queue manager remains and any is not suspended, the
     # suspended ones go (000: if all are suspended "they are all equally 'good'").
     title = "SUSPEND"
     if len({r.qmgr for r in routes}) < 2:
-        return routes, RuleStep("7", title, "one queue manager remains")
+        return _Outcome(routes, RuleStep("7", title, "one queue manager remains"))
     if all(r.receiver.suspended for r in routes):
-        return routes, RuleStep("7", title, "every remaining queue manager is suspended: all are equally good")
+        return _Outcome(routes, RuleStep("7", title, "every remaining queue manager is suspended: all are equally good"))
     return _eliminate("7", title, routes, (r for r in routes if not r.receiver.suspended))
 
 
-def _rules_8_to_11(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rules_8_to_11(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rules 8-11 as a cascade to the best non-empty status class (DESIGN §3.7; 000:
     # "'Bad' channel status ... makes that queue manager a worse choice"; 004 §Channel
     # availability routing: "messages will be routed to those targets with a working channel").
@@ -595,17 +608,17 @@ def _rules_8_to_11(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
     better = "" if best == 0 else " (no channel in a better status)"
     kept = _sorted(kept)
     gone = tuple(f"{r.label()} ({r.status})" for r in routes if r not in kept)
-    return kept, RuleStep(str(8 + best), "channel status", f"kept channels in {_CLASS_NAMES[best]}{better}", gone)
+    return _Outcome(kept, RuleStep(str(8 + best), "channel status", f"kept channels in {_CLASS_NAMES[best]}{better}", gone))
 
 
-def _rule_12(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_12(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 12: the channels with the highest NETPRTY for each queue manager (000: "The
     # higher network priority route is always used when it's channel is in a good state").
     top = {q: max(r.receiver.netprty for r in routes if r.qmgr == q) for q in {r.qmgr for r in routes}}
     return _eliminate("12", "NETPRTY per queue manager", routes, (r for r in routes if r.receiver.netprty == top[r.qmgr]))
 
 
-def _rule_13(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_13(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 13: channels and queue manager aliases below the highest CLWLPRTY go; "If any
     # queue manager aliases remain, channels to the queue manager are kept" (the alias's
     # priority stands for its routes).
@@ -613,15 +626,15 @@ def _rule_13(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
                      lambda r: r.alias.clwlprty if r.alias else r.receiver.clwlprty, "CLWLPRTY")
 
 
-def _rule_14(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_14(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 14: if a queue is being chosen, queues below the highest CLWLPRTY go;
     # 004 §AMQSCLM Logic switches instances between CLWLPRTY 0 and 1 this way.
     if not ctx.choosing_queue:
-        return routes, RuleStep("14", "queue CLWLPRTY", "not applicable: a queue manager is being chosen")
+        return _Outcome(routes, RuleStep("14", "queue CLWLPRTY", "not applicable: a queue manager is being chosen"))
     return _keep_max("14", "queue CLWLPRTY", routes, lambda r: r.queue.clwlprty, "queue CLWLPRTY")
 
 
-def _rule_15(routes: Routes, ctx: _Context) -> tuple[Routes, RuleStep]:
+def _rule_15(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 15: at most CLWLMRUC channels, eliminating those with the lowest DestSeqNumber
     # (equally old channels: the later names go first, so the result is order-independent).
     limit = ctx.view.clwlmruc
@@ -708,32 +721,29 @@ def choose(view: QmgrView, put: Put, history: History = History()) -> Choice:
         if put.target_qmgr:
             return fail(Reason.MQRC_UNKNOWN_REMOTE_Q_MGR, f"no route to queue manager {put.target_qmgr}")
         return fail(Reason.MQRC_UNKNOWN_OBJECT_NAME, f"no instance of {put.object_name} reachable")
-    for rule in (_rule_1, _rule_2, _rule_3, _rule_4, _rule_5, _rule_6, _rule_7, _rules_8_to_11,
-                 _rule_12, _rule_13, _rule_14, _rule_15):
-        result = rule(routes, ctx)
-        if isinstance(result, RuleStep):  # rule 5: only put-disabled instances remain
-            steps.append(result)
-            return fail(Reason.MQRC_CLUSTER_PUT_INHIBITED, "only inquire operations succeed")
-        routes, step = result
-        steps.append(step)
-        if not routes:  # rules 1-2 can empty the list; later rules always keep the best
+    for rule in _RULES:
+        outcome = rule(routes, ctx)
+        steps.append(outcome.step)
+        if isinstance(outcome.stop, Reason):  # rule 5: only put-disabled instances remain
+            return fail(outcome.stop, "only inquire operations succeed")
+        if isinstance(outcome.stop, Destination):  # rule 6: the local instance is used
+            steps.append(RuleStep("choice", "local instance",
+                                  f"put to {put.object_name} on {view.qmgr}; no channel is charged"))
+            return Choice(Reason.MQRC_NONE, outcome.stop, history, tuple(steps), (outcome.stop,))
+        routes = outcome.routes
+        if not routes:  # only rules 1-2 can empty the list; later rules keep the best
             reason = Reason.MQRC_UNKNOWN_REMOTE_Q_MGR if put.target_qmgr else Reason.MQRC_UNKNOWN_OBJECT_NAME
             return fail(reason, "no destination shares a cluster with this queue manager")
-        if rule is _rule_6 and ctx.choosing_queue and all(r.local for r in routes) and _forced_local(ctx):
-            # 001 rule 6: the local instance is used; no channel is involved or charged
-            dest = Destination(view.qmgr, "", True, put.object_name)
-            steps.append(RuleStep("choice", "local instance", f"put to {put.object_name} on {view.qmgr}; no channel is charged"))
-            return Choice(Reason.MQRC_NONE, dest, history, tuple(steps), (dest,))
     chosen, new_history, step = _final(routes, ctx, history)
     steps.append(step)
     finalists = tuple(r.destination() for r in routes)
     return Choice(Reason.MQRC_NONE, chosen.destination(), new_history, tuple(steps), finalists)
 
 
-def _forced_local(ctx: _Context) -> bool:
-    local = ctx.view.local_queue(ctx.put.object_name)
-    useq = ctx.view.clwluseq if local.clwluseq == "QMGR" else local.clwluseq
-    return ctx.put.via_cluster_channel or useq == "LOCAL"
+# 001's elimination rules in 001's order (rules 8-11 are one cascade, DESIGN §3.7)
+_RULES: tuple[Callable[[Routes, _Context], _Outcome], ...] = (
+    _rule_1, _rule_2, _rule_3, _rule_4, _rule_5, _rule_6, _rule_7, _rules_8_to_11,
+    _rule_12, _rule_13, _rule_14, _rule_15)
 
 
 # ---------------------------------------------------------------------------------------

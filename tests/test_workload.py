@@ -325,6 +325,23 @@ def test_scenario_2_clustered_queue_manager_aliases_are_workload_balanced():
     assert all(d.object == "CQM" for d in result.counts_by_destination())
 
 
+def test_queue_manager_alias_put_rank_and_priority():
+    # 001 rules 3, 5 and 13 name queue manager aliases: PUT(DISABLED) aliases go while an
+    # enabled one remains, then only-disabled is MQRC_CLUSTER_PUT_INHIBITED; an alias's own
+    # CLWLRANK/CLWLPRTY decides among aliases ("channels to the queue manager are kept").
+    def aliases(**per_host):
+        return tuple(QmgrAlias(qmgr=h, name="CQM", clusters=("C",), **{k: v[i] for k, v in per_host.items()})
+                     for i, h in enumerate(("QMB", "QMC", "QMD")))
+    put = Put("CQ1", target_qmgr="CQM")
+    assert by_qmgr(gateway_view(aliases=aliases(put_enabled=(True, False, True))), put, 4) == {"QMB": 2, "QMD": 2}
+    c = choose(gateway_view(aliases=aliases(put_enabled=(False, False, False))), put)
+    assert c.reason is Reason.MQRC_CLUSTER_PUT_INHIBITED
+    assert by_qmgr(gateway_view(aliases=aliases(clwlrank=(0, 3, 0))), put, 4) == {"QMC": 4}
+    c = choose(gateway_view(aliases=aliases(clwlprty=(2, 0, 2))), put)
+    step = next(s for s in c.explanation if s.rule == "13")
+    assert "alias CQM on QMC via TO.QMC" in step.eliminated
+
+
 @pytest.mark.parametrize("via_cluster_channel", [False, True])
 def test_scenarios_3_and_5_blank_queue_manager_balances_over_the_queue(via_cluster_channel):
     # Scenario 3: QMA's QREMOTE(CQM) RNAME(' ') RQMNAME(' ') removes the queue manager name;
