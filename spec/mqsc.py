@@ -582,7 +582,11 @@ def parse(text: str, file: str = "<mqsc>") -> tuple[Command, ...]:
 def _command(items: list[_Item], text: str, file: str) -> Command:
     head = items[0]
     verb = VERBS.get(head.keyword)
-    if verb is None or head.values is not None:
+    if verb is not None and head.values is not None:
+        raise InputError(f"{verb}: expected an object type before '('", file=file,
+                         line=head.token.line, column=head.token.column,
+                         suggestion=f"e.g. {verb} QLOCAL(name)")
+    if verb is None:
         raise InputError(f"{head.token.text!r} is not an MQSC command", file=file,
                          line=head.token.line, column=head.token.column,
                          suggestion=_verb_hint(head.keyword) or

@@ -430,7 +430,17 @@ def _define_topic(qm: QueueManagerDef, cmd: Command):
                         f"already exists in another topic object ({other.name}).")
     topic = replace(base, **_field_values(cmd, TopicObject))
     _check_base_topic(topic)
+    _check_psclus(qm, topic)
     return replace(qm, topics=_put(qm.topics, topic)), None
+
+
+def _check_psclus(qm: QueueManagerDef, topic: TopicObject) -> None:
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: PSCLUS(DISABLED) stops the
+    # creation of a publish/subscribe cluster "by accidentally ... defining a clustered topic"
+    if qm.psclus == "DISABLED" and topic.cluster:
+        raise _Rejected(f"TOPIC({topic.name}) CLUSTER({topic.cluster}): clustered topics cannot "
+                        f"be defined while the queue manager's PSCLUS is DISABLED (002 "
+                        f"§Inhibiting clustered publish/subscribe in a cluster).")
 
 
 def _check_base_topic(topic: TopicObject) -> None:
@@ -448,6 +458,8 @@ def _alter_topic(qm: QueueManagerDef, cmd: Command):
         raise _Rejected(AMQ8147(cmd.name))
     topic = replace(existing, **_field_values(cmd, TopicObject))
     _check_base_topic(topic)
+    if topic.cluster != existing.cluster:
+        _check_psclus(qm, topic)
     return replace(qm, topics=_put(qm.topics, topic)), None
 
 
@@ -581,6 +593,14 @@ def _alter_qmgr(qm: QueueManagerDef, cmd: Command):
     if new.repos and new.reposnl:
         raise _Rejected("MQRCCF_REPOS_NAME_CONFLICT: only one of the resultant values of "
                         "REPOS or REPOSNL can be nonblank.")
+    clustered = [t.name for t in qm.topics if t.cluster]
+    if qm.psclus == "ENABLED" and new.psclus == "DISABLED" and clustered:
+        # 002 §Inhibiting clustered publish/subscribe in a cluster: "No clustered topic
+        # objects can exist ... when modifying from ENABLED to DISABLED". Topics defined on
+        # other queue managers are the network model's to check.
+        raise _Rejected(f"PSCLUS(DISABLED): delete the clustered topic objects first "
+                        f"({', '.join(clustered)}) (002 §Inhibiting clustered publish/subscribe "
+                        f"in a cluster).")
     return new, None
 
 

@@ -261,6 +261,7 @@ ERRORS = [
      44, "CONNAME('host(1414)')"),
     ("DEFINE QLOCAL(Q1) 'x'", "expected a keyword, found a quoted string", 1, 19, ""),
     ("DEFINE", "expected an object type", 1, 1, ""),
+    ("DEFINE(Q1)", "DEFINE: expected an object type before '('", 1, 1, "QLOCAL(name)"),
     ("DEFINE QUEUE(Q1)", "DEFINE QUEUE: not a command mqcheck reads", 1, 8, ""),
     ("DEFINE QLOCL(Q1)", "not a command mqcheck reads", 1, 8, "did you mean QLOCAL?"),
     ("DEFIEN QLOCAL(Q1)", "'DEFIEN' is not an MQSC command", 1, 1, "did you mean DEFINE?"),

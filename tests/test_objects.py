@@ -260,7 +260,17 @@ REJECTIONS = [
     # 000 §Incorrectly deleted queue managers: RESET "has to be run on a Full Repository"
     ("RESET CLUSTER(OTHER) ACTION(FORCEREMOVE) QMNAME(QM9)", "must be issued on a full repository"),
     ("REFRESH CLUSTER(CL1) REPOS(YES)", "cannot be issued on a full repository"),
+    # 002 §Inhibiting clustered publish/subscribe in a cluster
+    ("ALTER QMGR PSCLUS(DISABLED)", "delete the clustered topic objects first (T1)"),
 ]
+
+
+def test_psclus_disabled_refuses_cluster_topics():
+    qm = accepted("ALTER QMGR PSCLUS(DISABLED)\nDEFINE TOPIC(T) TOPICSTR('t')")
+    for command in ("DEFINE TOPIC(U) TOPICSTR('u') CLUSTER(CL1)", "ALTER TOPIC(T) CLUSTER(CL1)"):
+        after, (outcome,) = run(command, qm)
+        assert "PSCLUS is DISABLED" in outcome.message and after == qm
+    assert accepted("ALTER TOPIC(T) PUBSCOPE(QMGR)", qm).topic("T").pubscope == "QMGR"
 
 
 @pytest.mark.parametrize("command, message", REJECTIONS)
@@ -375,7 +385,9 @@ def _qmgrs(draw):
         draw(_name), repos=repos, reposnl="" if repos else draw(st.sampled_from(["", "NL1"])),
         clwluseq=draw(st.sampled_from(["LOCAL", "ANY"])), clwlmruc=draw(st.integers(1, 999999999)),
         parent=draw(_name | st.just("")), psmode=draw(st.sampled_from(["ENABLED", "DISABLED", "COMPAT"])),
-        psclus=draw(st.sampled_from(["ENABLED", "DISABLED"])),
+        # 002 §Inhibiting clustered publish/subscribe: no clustered topics under DISABLED
+        psclus="ENABLED" if any(t.cluster for t in [base, *topics]) else draw(
+            st.sampled_from(["ENABLED", "DISABLED"])),
         topics=tuple(sorted([base, *topics], key=lambda t: t.name)),
         subscriptions=tuple(sorted(subs, key=lambda s: s.name)),
         queues=tuple(sorted(queues, key=lambda q: q.name)),
