@@ -23,25 +23,38 @@ channel rule (3, 7, 8-11, 12, 13, 15 and the final choice) treats local routes l
 ones, with the local CLUSRCVR's attributes and status.
 
 Modelling choices (each argued where it is implemented):
+- 001's order is kept where 000's older list differs: rank (rules 3-4) and PUT (rule 5) come
+  before the local instance (rule 6), so a higher-ranked remote queue beats CLWLUSEQ(LOCAL)
+  and a message arriving over a cluster channel goes on when the local instance was
+  eliminated (PUT(DISABLED), lower rank): 001 rule 6 applies "if the resulting set of queues
+  contains the local instance".
 - The channel statuses are a cascade to the best non-empty class (DESIGN §3.7).
 - DestSeqFactor grows by exactly ``Fraction(1000, CLWLWGHT)`` where 001 says "approximately
-  1000/CLWLWGHT": with exact rationals the counts are exactly proportional to the weights at
-  the end of every full weight cycle (:func:`weight_cycle`).
+  1000/CLWLWGHT": the counts are then exactly proportional to the weights at the end of every
+  full weight cycle (:func:`weight_cycle`), and mid-cycle no channel is more than one pick
+  ahead of another, weighted.
 - Ties the documents leave open ("one of the channels with the lowest DestSeqNumber", and
   which of equally-old channels CLWLMRUC drops) go to the lowest (queue manager, channel)
   name, so the choice never depends on input order.
-- The history is reset when the choice *observes* the change (at the next choice), not at
-  the instant of the change; the network model can call :meth:`History.reset_factors` at
-  the event if an interleaving needs it.
+- Only the workload attributes of *channels* (CLWLWGHT, CLWLRANK, CLWLPRTY, NETPRTY) and a
+  channel becoming available reset the factors (001); 000's "attributes of available
+  destinations" would also count queue attributes. The reset happens when the next choice
+  *observes* the change; the network model can call :meth:`History.reset_factors` at the
+  event itself if an interleaving needs it.
 
 Abstracted away: the cluster workload exit (001 rule 2 note), topic host routing (001's
 fourth bullet), cluster control (PCF) messages (000 §Cluster Workload Algorithm rules 4 and
 10), administrative traffic that makes real distributions inexact (001's closing paragraph).
-Name resolution around the algorithm is the network model's (spec/system.py): local QALIAS,
-QREMOTE and queue manager aliases are resolved *before* calling :func:`choose` (000
-Scenarios 1-5: the gateway's ``QREMOTE(CQM) RNAME(' ') RQMNAME(' ')`` turns a put to
-(CQ1, CQM) into a put to (CQ1, blank)); a non-clustered local queue never reaches the
-algorithm; bind options live in spec/binding.py.
+
+The network model (spec/system.py) supplies, per choice: the view built from the putting
+queue manager's repository (records of the clusters it is in; SUSPEND QMGR CLUSTER(X) set
+on the records of cluster X), the statuses of its CLUSSDRs and own CLUSRCVRs, and its
+history; it does the name resolution around the algorithm *before* calling :func:`choose`
+(local QALIAS/QREMOTE and queue manager aliases, 000 Scenarios 1-5: the gateway's
+``QREMOTE(CQM) RNAME(' ') RQMNAME(' ')`` turns a put to (CQ1, CQM) into a put to
+(CQ1, blank); a non-clustered local queue never reaches the algorithm) and *after* it (what
+a chosen alias resolves to at its host, which re-runs the algorithm there: DESIGN §3.5's
+re-run at each hop). Bind options (when to call) live in spec/binding.py.
 """
 
 from __future__ import annotations

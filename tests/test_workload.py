@@ -404,8 +404,8 @@ def test_weight_change_resets_the_factors():
     altered = (receivers[0], rcvr("SERVER2", clwlwght=10))
     c = choose(view(altered, queues), DEMOQ, h)
     assert any(s.rule == "reset" for s in c.explanation)
-    # after the reset all factors are 0: the tie goes to the lowest DestSeqNumber (SERVER1:
-    # its last use, number 3... SERVER2 was number 2) -> SERVER2, charged 1000/10
+    # after the reset all factors are 0; the tie goes to the lowest DestSeqNumber: SERVER2
+    # (last chosen as number 2; SERVER1 as number 3), which is charged 1000/CLWLWGHT(10)
     assert c.destination.qmgr == "SERVER2" and c.history.factor("SERVER2", "TO.SERVER2") == 100
     assert c.history.factor("SERVER1", "TO.SERVER1") == 0
 
