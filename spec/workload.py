@@ -110,13 +110,11 @@ class ChannelStatus(StrEnum):
     SWITCHING = "SWITCHING"
 
 
-S = ChannelStatus
 # 001 rules 8, 9, 10, 11 (best first); DESIGN §3.7: a cascade to the best non-empty class.
-STATUS_CLASSES: tuple[frozenset[ChannelStatus], ...] = (
-    frozenset({S.INACTIVE, S.RUNNING}),
-    frozenset({S.BINDING, S.INITIALIZING, S.STARTING, S.STOPPING}),
-    frozenset({S.RETRYING}),
-    frozenset({S.REQUESTING, S.PAUSED, S.STOPPED, S.SWITCHING}),
+STATUS_CLASSES: tuple[frozenset[ChannelStatus], ...] = tuple(
+    frozenset(ChannelStatus(name) for name in names.split())
+    for names in ("INACTIVE RUNNING", "BINDING INITIALIZING STARTING STOPPING", "RETRYING",
+                  "REQUESTING PAUSED STOPPED SWITCHING")
 )
 _CLASS_NAMES = ("INACTIVE/RUNNING", "BINDING/INITIALIZING/STARTING/STOPPING", "RETRYING",
                 "REQUESTING/PAUSED/STOPPED/SWITCHING")
@@ -241,6 +239,10 @@ class ChannelState:
     qmgr: str
     channel: str
     status: ChannelStatus
+
+    def __post_init__(self) -> None:
+        # accept the MQSC spelling ("RETRYING"); an unknown status is a ValueError
+        object.__setattr__(self, "status", ChannelStatus(self.status))
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,8 +392,8 @@ class Destination:
 
 @dataclass(frozen=True, slots=True)
 class RuleStep:
-    """One line of the explanation: a rule (``"1"``..``"15"``, ``"reset"``, ``"resolve"``,
-    ``"choice"``), what it did, and the routes it eliminated."""
+    """One line of the explanation: a rule (001's ``"1"``..``"15"``, or ``"resolve"``,
+    ``"reset"``, ``"choice"``, ``"result"``), what it did, and the routes it eliminated."""
 
     rule: str
     title: str
@@ -582,7 +584,7 @@ def _rule_5(routes: Routes, ctx: _Context) -> _Outcome:
 
 def _rule_6(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 6: the local instance, when it is still in the set.
-    title = "local instance (CLWLUSEQ)"
+    title = "local instance, CLWLUSEQ"
     if not ctx.choosing_queue:
         return _Outcome(routes, RuleStep("6", title, "not applicable: a queue manager is being chosen"))
     local = ctx.view.local_queue(ctx.put.object_name)
