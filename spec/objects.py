@@ -19,7 +19,7 @@ configurations encode equally (STYLE habit 5).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Union
 
 from spec.mqsc import Command
@@ -211,7 +211,11 @@ def clusters_of(obj, qm: QueueManagerDef) -> tuple[str, ...]:
 
 
 def repos_clusters(qm: QueueManagerDef) -> tuple[str, ...]:
-    """The clusters ``qm`` is a full repository for (REPOS or REPOSNL's names)."""
+    """The clusters ``qm`` is a full repository for (REPOS or REPOSNL's names).
+
+    >>> repos_clusters(replace(QueueManagerDef("QM1"), repos="CL1"))
+    ('CL1',)
+    """
     return (qm.repos,) if qm.repos else _expand(qm.reposnl, qm)
 
 
@@ -355,7 +359,7 @@ def _field_values(cmd: Command, cls, skip: tuple[str, ...] = ()) -> dict:
             if kw.lower() in names and kw not in skip and kw.lower() != "name"}
 
 
-def _base_for_define(existing, like, default, cmd: Command, kind: str):
+def _base_for_define(existing, like, default, cmd: Command):
     """Where a DEFINE starts from: LIKE's object, else the type's defaults.
 
     MQ: REPLACE is "similar to ALTER ... with all the other parameters specified", so a
@@ -385,7 +389,7 @@ def _define_queue(qm: QueueManagerDef, cmd: Command):
     like = qm.queue(str(cmd.get("LIKE", "")))
     if like is not None and like.qtype != cmd.objtype:
         raise _Rejected(AMQ8151(like.name))
-    base = _base_for_define(existing, like, Queue(cmd.name, cmd.objtype), cmd, "queue")
+    base = _base_for_define(existing, like, Queue(cmd.name, cmd.objtype), cmd)
     queue = replace(base, **_field_values(cmd, Queue))
     _check_cluster_pair(queue, f"{cmd.objtype}({cmd.name})")
     return replace(qm, queues=_put(qm.queues, queue)), None
@@ -417,7 +421,7 @@ def _define_topic(qm: QueueManagerDef, cmd: Command):
     existing = qm.topic(cmd.name)
     topicstr = str(cmd.get("TOPICSTR"))
     like = qm.topic(str(cmd.get("LIKE", "")))
-    base = _base_for_define(existing, like, TopicObject(cmd.name, topicstr), cmd, "topic")
+    base = _base_for_define(existing, like, TopicObject(cmd.name, topicstr), cmd)
     if existing is not None and existing.topicstr != topicstr:
         # 002 §...Figure 7 note: "The REPLACE option does not replace the TOPICSTR
         # properties of a topic. ... To change topics, delete the topic first."
@@ -499,7 +503,7 @@ def _define_sub(qm: QueueManagerDef, cmd: Command):
     like = qm.subscription(str(cmd.get("LIKE", "")))
     order = existing.order if existing is not None else qm.next_order
     default = Subscription(cmd.name, full, objname, order=order)
-    base = _base_for_define(existing, like, default, cmd, "subscription")
+    base = _base_for_define(existing, like, default, cmd)
     if existing is not None and (existing.topicstr, existing.topicobj) != (full, objname):
         # 002: "The REPLACE option does not replace TOPICOBJ or TOPICSTR properties of a
         # subscription. ... To change them, delete the subscription first."
@@ -536,7 +540,7 @@ def _define_channel(qm: QueueManagerDef, cmd: Command):
     like = qm.channel(str(cmd.get("LIKE", "")))
     if like is not None and like.chltype != chltype:
         raise _Rejected(AMQ8151(like.name))
-    base = _base_for_define(existing, like, Channel(cmd.name, chltype), cmd, "channel")
+    base = _base_for_define(existing, like, Channel(cmd.name, chltype), cmd)
     channel = replace(base, **_field_values(cmd, Channel))
     _check_cluster_pair(channel, f"CHANNEL({cmd.name})")
     return replace(qm, channels=_put(qm.channels, channel)), None
@@ -567,7 +571,7 @@ def _delete_channel(qm: QueueManagerDef, cmd: Command):
 def _define_namelist(qm: QueueManagerDef, cmd: Command):
     existing = qm.namelist(cmd.name)
     like = qm.namelist(str(cmd.get("LIKE", "")))
-    base = _base_for_define(existing, like, Namelist(cmd.name), cmd, "namelist")
+    base = _base_for_define(existing, like, Namelist(cmd.name), cmd)
     namelist = replace(base, **_field_values(cmd, Namelist))
     return replace(qm, namelists=_put(qm.namelists, namelist)), None
 
@@ -692,6 +696,14 @@ def definitions(qm: QueueManagerDef) -> tuple[Command, ...]:
     subscriptions in creation order. A subscription made with TOPICOBJ is written with its
     full TOPICSTR (it "no longer refers to the topic object").
     ``render(definitions(qm))`` is how a configuration is shown to users.
+
+    >>> from spec.mqsc import parse, render
+    >>> qm, _ = apply_commands(QueueManagerDef("QM1"), parse(
+    ...     "DEFINE TOPIC(F) TOPICSTR('Sports/Football') CLUSTER(CL1)\\n"
+    ...     "DEFINE SUB(S) TOPICOBJ(F) TOPICSTR('Arsenal') DEST(Q)"))
+    >>> print(render(definitions(qm)), end="")
+    DEFINE TOPIC(F) CLUSTER(CL1) TOPICSTR('Sports/Football')
+    DEFINE SUB(S) DEST(Q) TOPICSTR('Sports/Football/Arsenal')
     """
     out: list[Command] = []
     qm_attrs = _changed(qm, QueueManagerDef(qm.name),
