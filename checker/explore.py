@@ -205,20 +205,25 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: dict,
 
     ``level`` maps each successor seen so far in this level (by this process) to its
     candidate position in this call, or to _OLD/_NEW when resolved by an earlier call.
+    This is the hot loop: it hashes each successor once (the dict) and fingerprints only
+    the level's distinct successors.
     """
     model = ctx.model
     actions, next_state, internal = model.actions, model.next_state, ctx.internal
     quiet = ctx.open_quiet
+    get = level.get
     cand: list = []
-    cand_parent: list = []
-    cand_aidx: list = []
-    cand_internal: list = []
+    origin: list = []        # (parent global index << 32) | action position
+    inner_in: list = []      # reached by an internal action (only when the model says)
     generated = 0
     back_edge = False
+    n = 0
     for i in range(lo, hi):
         s = frontier[i]
         settled = True
-        for ai, a in enumerate(actions(s)):
+        ai = -1
+        for a in actions(s):
+            ai += 1
             t = next_state(s, a)
             if t is None:
                 continue
@@ -226,16 +231,16 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: dict,
             inner = True if internal is None else bool(internal(a))
             if inner:
                 settled = False
-            j = level.get(t)
+            j = get(t)
             if j is None:
-                level[t] = len(cand)
+                level[t] = n
+                n += 1
                 cand.append(t)
-                cand_parent.append(base + i)
-                cand_aidx.append(ai)
-                cand_internal.append(inner)
+                origin.append((base + i) << 32 | ai)
+                inner_in.append(inner)
             elif j >= 0:
                 if inner:
-                    cand_internal[j] = True
+                    inner_in[j] = True
             elif j == _OLD and inner:
                 back_edge = True
         if settled and quiet:
@@ -243,32 +248,39 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: dict,
                 if not p.predicate(model, s):
                     part.quiet_fail.append((base + i, p.id))
     part.generated += generated
-    if not cand:
-        part.back_edge |= back_edge
-        return
-    fps = [ctx.fp(t) for t in cand]
+    if cand:
+        back_edge |= _resolve(ctx, cand, origin, inner_in, level, part)
+    part.back_edge |= back_edge
+
+
+def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: dict, part: _Part) -> bool:
+    """Fingerprint a chunk's distinct successors, drop the visited ones, check the new ones
+    against the open always/sometimes properties. True if an internal edge hit a visited state."""
+    model = ctx.model
+    encode, size, from_bytes = model.encode, ctx.digest, int.from_bytes
+    fps = [from_bytes(blake2b(encode(t), digest_size=size).digest(), "little") for t in cand]
     h, l = ctx.visited.split(fps)
     old = ctx.visited.lookup(h, l) >= 0
+    back_edge = bool(np.any(old & np.array(inner_in, dtype=bool)))
     always, sometimes = ctx.open_always, ctx.open_sometimes
-    for k, t in enumerate(cand):
-        if old[k]:
-            level[t] = _OLD
-            if cand_internal[k]:
-                back_edge = True
-            continue
+    states, pfps, parents, aidx, hits = part.states, part.fps, part.parents, part.aidx, part.hits
+    for k in (np.nonzero(old)[0].tolist() if old.any() else ()):
+        level[cand[k]] = _OLD
+    for k in np.nonzero(~old)[0].tolist():
+        t = cand[k]
         level[t] = _NEW
-        n = len(part.states)
-        part.states.append(t)
-        part.fps.append(fps[k])
-        part.parents.append(cand_parent[k])
-        part.aidx.append(cand_aidx[k])
+        m = len(states)
+        states.append(t)
+        pfps.append(fps[k])
+        parents.append(origin[k] >> 32)
+        aidx.append(origin[k] & 0xFFFFFFFF)
         for p in always:
             if not p.predicate(model, t):
-                part.hits.append((n, p.id))
+                hits.append((m, p.id))
         for p in sometimes:
             if p.predicate(model, t):
-                part.hits.append((n, p.id))
-    part.back_edge |= back_edge
+                hits.append((m, p.id))
+    return back_edge
 
 
 def _expand_in_child(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int) -> tuple[int, int]:

@@ -106,9 +106,10 @@ class Property:
     unused (pass ``None``). For ``config`` it is whatever ``checker.prove`` expects.
 
     ``witness`` names (by id) a ``sometimes`` property of the same model that shows an
-    ``always``/``at_quiescence`` property is not vacuous (STYLE habit 4). When a complete
-    run never reaches the witness, the verdict of the property carries ``vacuous=True``
-    and is printed flagged. A witness id that the model does not define is a programming
+    ``always``/``at_quiescence`` property is not vacuous (STYLE habit 4). When a run does
+    not reach the witness, the (non-violated) verdict of the property carries
+    ``vacuous=True`` and ``format_verdict`` flags it ("VACUOUS", or "possibly vacuous"
+    when the run was incomplete). A witness id that the model does not define is a programming
     error (``ValueError`` from the checker).
     """
 
@@ -330,7 +331,9 @@ def format_verdict(v: Verdict) -> str:
         text = f"{s.value} ({incomplete})"
     else:
         text = s.value + (f" ({v.note})" if v.note else "")
-    if v.vacuous:
+    if v.vacuous and s is Status.HOLDS_UP_TO_BOUND:
+        text += f" — possibly vacuous: witness {v.witness} not reached up to bound"
+    elif v.vacuous:
         text += f" — VACUOUS: witness {v.witness} never reached"
     return text
 
