@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec.mqsc import parse, render
+from spec import mqsc
+from spec.errors import InputError
+from spec.mqsc import parse, render, render_command
 from spec.objects import (
     BASE_TOPIC, BASE_TOPIC_OBJECT, Channel, ClearRetained, Namelist, Queue, QueueManagerDef,
     RefreshCluster, RefreshProxySubscriptions, ResetCluster, ResumeCluster, StartChannel,
@@ -427,3 +429,54 @@ def test_any_command_sequence_keeps_definitions_canonical(qm, commands):
         assert len({t.topicstr for t in qm.topics}) == len(qm.topics)
         assert not (qm.repos and qm.reposnl)
         assert all(not (q.cluster and q.clusnl) for q in qm.queues)
+
+
+# ============================================================================ table-driven fuzz
+
+_NAMES = st.sampled_from(["Q1", "T1", "CL1", "NL1", "TO.QM1", "SYSTEM.BASE.TOPIC", "S1", "*",
+                          "' '", "'lower'"])
+
+
+def _value_text(attr):
+    """A value for a keyword of kind ``attr.kind``: mostly valid, sometimes not."""
+    if attr.kind == "enum":
+        return st.sampled_from(attr.choices + ("BAD",)).map(lambda v: f"({v})")
+    if attr.kind == "int":
+        return st.integers(attr.lo - 1, attr.hi + 1).map(lambda v: f"({v})")
+    if attr.kind == "flag":
+        return st.just("")
+    if attr.kind == "list":
+        return st.lists(_NAMES, max_size=3).map(lambda v: "(" + ",".join(v) + ")")
+    if attr.kind == "text":
+        return st.sampled_from(["('a')", "('a/#')", "('')", "(' x')", "('50%')", "('a*')"])
+    return _NAMES.map(lambda v: f"({v})")
+
+
+@st.composite
+def _table_commands(draw):
+    verb, objtype = draw(st.sampled_from(sorted(mqsc.MODELLED_TYPES)))
+    chltype = draw(st.sampled_from(mqsc.CHANNEL_TYPES)) if objtype == "CHANNEL" else ""
+    spec = mqsc.attribute_keywords(verb, objtype, chltype)
+    parts = [f"{verb} {objtype}" + ("" if (verb, objtype) in mqsc.NAMELESS else f"({draw(_NAMES)})")]
+    for kw in draw(st.lists(st.sampled_from(sorted(spec)), unique=True, max_size=4)) if spec else []:
+        parts.append(kw + draw(_value_text(spec[kw])))
+    if chltype and verb != "DELETE":
+        parts.append(f"CHLTYPE({chltype})")
+    return " ".join(parts)
+
+
+@settings(max_examples=150)
+@given(st.lists(_table_commands(), max_size=8))
+def test_generated_commands_are_read_or_rejected_cleanly(lines):
+    """Every keyword of every modelled command: InputError or a command; applying it never
+    raises; a rejection changes nothing; what was read renders back to the same command."""
+    qm = QueueManagerDef("QM1")
+    for line in lines:
+        try:
+            (cmd,) = parse(line)
+        except InputError:
+            continue
+        new, outcome = apply_command(qm, cmd)
+        assert outcome.accepted or new == qm
+        qm = new
+        assert parse(render_command(cmd)) == (cmd,)
