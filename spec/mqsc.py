@@ -397,6 +397,8 @@ def attribute_keywords(verb: str, objtype: str, chltype: str = "") -> dict[str, 
     else:
         for kw in NOT_ALTERABLE.get(objtype, ()):
             spec.pop(kw, None)
+        if objtype in ("QLOCAL", "QREMOTE", "QALIAS"):
+            spec["FORCE"] = RAW  # ALTER queues: FORCE (changes nothing we model)
     if objtype == "CHANNEL" and chltype:
         spec = {kw: a for kw, a in spec.items() if not a.chltypes or chltype in a.chltypes}
     return spec
