@@ -32,6 +32,7 @@ __all__ = [
     "ResetCluster", "RefreshProxySubscriptions", "ClearRetained", "StartChannel",
     "StopChannel",
     "apply_command", "apply_commands", "clusters_of", "repos_clusters", "definitions",
+    "conname_key",
     "AMQ8147", "AMQ8150", "AMQ8151",
 ]
 
@@ -224,6 +225,27 @@ def _expand(namelist: str, qm: QueueManagerDef) -> tuple[str, ...]:
     if nl is None:
         return ()
     return tuple(dict.fromkeys(n for n in nl.names if n))
+
+
+def conname_key(conname: str) -> tuple[tuple[str, str], ...]:
+    """CONNAME as comparable (host, port) pairs: host names ignore case and blanks, the
+    port defaults to 1414, and a comma-separated list keeps its order.
+
+    DESIGN §3.4: a CLUSSDR's CONNAME must equal some CLUSRCVR's CONNAME; 002 writes the
+    same address as 'LOCALHOST(1421)' and 'localhost(9999)' style, so compare keys.
+
+    >>> conname_key("LOCALHOST(1421)") == conname_key(" localhost (1421) ")
+    True
+    >>> conname_key("server1(2345),server2")
+    (('server1', '2345'), ('server2', '1414'))
+    """
+    pairs = []
+    for entry in conname.split(","):
+        text = "".join(entry.split()).casefold()
+        host, _, rest = text.partition("(")
+        port = rest.rstrip(")") or "1414"
+        pairs.append((host, port.lstrip("0") or "0"))
+    return tuple(pairs)
 
 
 # --------------------------------------------------------------------------- outcomes

@@ -15,7 +15,7 @@ from spec.errors import InputError
 from spec.mqsc import parse, render, render_command
 from spec.objects import (
     BASE_TOPIC, BASE_TOPIC_OBJECT, Channel, ClearRetained, Namelist, Queue, QueueManagerDef,
-    RefreshCluster, RefreshProxySubscriptions, ResetCluster, ResumeCluster, StartChannel,
+    RefreshCluster, RefreshProxySubscriptions, conname_key, ResetCluster, ResumeCluster, StartChannel,
     StopChannel, Subscription, SuspendCluster, TopicObject, apply_command, apply_commands,
     clusters_of, definitions, repos_clusters,
 )
@@ -147,6 +147,21 @@ def test_channel_rank_and_weight_examples():
 
 
 # ============================================================================ repositories
+
+CONNAMES = [
+    # (CLUSSDR CONNAME, CLUSRCVR CONNAME, same address?)
+    ("LOCALHOST(1421)", "LOCALHOST(1421)", True),  # 002 create qmgrs.bat
+    ("localhost(9999)", "LOCALHOST(9999)", True),
+    ("MACHINE1.IBM.COM", "machine1.ibm.com(1414)", True),  # 000: default port
+    ("localhost(7777)", "localhost(9999)", False),
+    ("server1(2345),server2(2345)", "server1(2345)", False),
+]
+
+
+@pytest.mark.parametrize("sender, receiver, same", CONNAMES)
+def test_conname_key(sender, receiver, same):
+    assert (conname_key(sender) == conname_key(receiver)) is same
+
 
 def test_repos_and_reposnl():
     assert repos_clusters(accepted("ALTER QMGR REPOS(CL1)")) == ("CL1",)
