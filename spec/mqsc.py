@@ -432,6 +432,7 @@ def _logical_commands(text: str, file: str):
     where: list[tuple[int, int]] = []
     continuing = False
     strip_next = False
+    marker = (0, 0)  # where the last continuation character was
     lines = text.split("\n")
     for lineno, raw in enumerate(lines, start=1):
         line = raw.rstrip()
@@ -448,6 +449,7 @@ def _logical_commands(text: str, file: str):
         if continuing:
             strip_next = content[-1] == "+"
             content = content[:-1]
+            marker = (lineno, start + len(content) + 1)
         chars.extend(content)
         where.extend((lineno, start + i + 1) for i in range(len(content)))
         if not continuing:
@@ -455,12 +457,9 @@ def _logical_commands(text: str, file: str):
                 yield "".join(chars), tuple(where)
             chars, where = [], []
     if continuing:
-        last = len(lines)
         raise InputError("the last command ends with a continuation character (+ or -) and "
-                         "no line follows", file=file, line=last, column=max(1, len(lines[-1])),
+                         "no line follows", file=file, line=marker[0], column=marker[1],
                          suggestion="remove the trailing + or - or add the rest of the command")
-    if chars:  # pragma: no cover - the loop always flushes a non-continued line
-        yield "".join(chars), tuple(where)
 
 
 def _tokens(cmd: str, where: tuple[tuple[int, int], ...], file: str) -> list[_Token]:

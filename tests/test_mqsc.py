@@ -282,6 +282,7 @@ ERRORS = [
     ("* comment\nDEFINE QLOCAL(Q1)\nALTER QLOCAL(Q1) -\n  GET(DISABLED) PUTT(ENABLED)",
      "PUTT is not an attribute", 4, 17, "did you mean PUT?"),
     ("DEFINE QLOCAL(Q1) +", "ends with a continuation character", 1, 19, ""),
+    ("DEFINE QLOCAL(Q1) -\n  DESCR('x') +", "ends with a continuation character", 2, 14, ""),
 ]
 
 
