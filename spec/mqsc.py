@@ -329,10 +329,12 @@ DELETE_ATTRS: dict[str, dict[str, Attr]] = {
     "SUB": {"SUBID": RAW}, "CHANNEL": {"CHLTABLE": RAW}, "NAMELIST": {},
 }
 
-# Keywords that cannot be altered (MQ: ALTER TOPIC has no TOPICSTR; 002 §...: REPLACE does
-# not replace TOPICSTR of a topic, nor TOPICOBJ/TOPICSTR of a subscription).
+# Keywords that cannot be altered. ALTER TOPIC has no TOPICSTR (002 Figure 7 note: "To
+# change topics, delete the topic first"); ALTER SUB usage notes (IBM MQ MQSC reference):
+# "you cannot alter ... TOPICOBJ, TOPICSTR, WSCHEMA, SELECTOR, SUBSCOPE, DESTCLAS, SUBLEVEL".
 NOT_ALTERABLE: dict[str, tuple[str, ...]] = {
-    "TOPIC": ("TOPICSTR",), "SUB": ("TOPICSTR", "TOPICOBJ", "WSCHEMA", "SUBSCOPE"),
+    "TOPIC": ("TOPICSTR",),
+    "SUB": ("TOPICSTR", "TOPICOBJ", "WSCHEMA", "SELECTOR", "SUBSCOPE", "DESTCLAS", "SUBLEVEL"),
 }
 
 OBJECT_ATTRS: dict[str, dict[str, Attr]] = {

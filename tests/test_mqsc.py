@@ -272,6 +272,8 @@ ERRORS = [
     ("ALTER QMGR REPOSITORY(X)", "REPOSITORY is not a ALTER QMGR keyword", 1, 12, ""),
     ("ALTER TOPIC(T) TOPICSTR('x')", "TOPICSTR cannot be altered", 1, 16, "DELETE TOPIC(T)"),
     ("ALTER SUB(S) TOPICOBJ(T)", "TOPICOBJ cannot be altered", 1, 14, ""),
+    ("ALT SUB(S) SUBSCOPE(QMGR)", "SUBSCOPE cannot be altered", 1, 12, ""),
+    ("ALTER SUB(S) SELECTOR('a > 1')", "SELECTOR cannot be altered", 1, 14, ""),
     ("DELETE QLOCAL(Q1) CLUSTER(X)", "DELETE takes only the name", 1, 19, ""),
     ("DEFINE TOPIC(T) TOPICSTR('')", "a topic string must not be empty", 1, 17, ""),
     ("DEFINE SUB(S) TOPICSTR(' x')", "MQRC_UNKNOWN_OBJECT_NAME", 1, 15, ""),
