@@ -127,7 +127,7 @@ OBJECT_TYPES: dict[str, str] = {
     "QMODEL": "QMODEL", "QM": "QMODEL",
     "QUEUE": "QUEUE", "Q": "QUEUE",
     "TOPIC": "TOPIC",
-    "SUB": "SUB", "SUBSCRIPTION": "SUB",
+    "SUB": "SUB",
     "CHANNEL": "CHANNEL", "CHL": "CHANNEL",
     "NAMELIST": "NAMELIST", "NL": "NAMELIST",
     "LISTENER": "LISTENER", "LSTR": "LISTENER",

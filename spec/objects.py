@@ -365,8 +365,7 @@ def apply_command(qm: QueueManagerDef, cmd: Command) -> tuple[QueueManagerDef, O
     if not cmd.modelled:
         return qm, Outcome(cmd, True, modelled=False)
     handler = _HANDLERS.get((cmd.verb, cmd.objtype))
-    if handler is None:  # pragma: no cover - mqsc.MODELLED_TYPES and _HANDLERS agree
-        raise AssertionError(f"no handler for {cmd.verb} {cmd.objtype}")
+    assert handler is not None, f"mqsc.MODELLED_TYPES has no handler for {cmd.title()}"
     try:
         new_qm, operation = handler(qm, cmd)
     except _Rejected as rejected:

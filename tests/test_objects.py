@@ -495,3 +495,8 @@ def test_generated_commands_are_read_or_rejected_cleanly(lines):
         assert outcome.accepted or new == qm
         qm = new
         assert parse(render_command(cmd)) == (cmd,)
+
+
+def test_every_modelled_command_has_a_handler():
+    from spec.objects import _HANDLERS
+    assert set(_HANDLERS) == set(mqsc.MODELLED_TYPES)
