@@ -204,8 +204,9 @@ class VacuousInvariant:
 
 
 class InterruptAfter:
-    """Wraps a model; the ``calls``-th call of ``next_state`` raises KeyboardInterrupt
-    (simulates Ctrl-C at a reproducible point)."""
+    """Wraps a model; the ``calls``-th call of ``next_state`` raises KeyboardInterrupt,
+    once (simulates one Ctrl-C at a reproducible point; later calls, e.g. replaying a
+    trace for the report, work normally)."""
 
     def __init__(self, model: Any, calls: int) -> None:
         self.model, self.calls, self.seen = model, calls, 0
@@ -216,6 +217,6 @@ class InterruptAfter:
 
     def next_state(self, state: Any, action: Any) -> Any:
         self.seen += 1
-        if self.seen >= self.calls:
+        if self.seen == self.calls:
             raise KeyboardInterrupt
         return self.model.next_state(state, action)
