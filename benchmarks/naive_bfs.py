@@ -1,6 +1,7 @@
 """The baseline for benchmarks: the BFS anyone would write first — a Python ``set`` of full
 state tuples, a deque frontier, the ``always`` and ``at_quiescence`` predicates checked on
-each new state. No fingerprints, no parent pointers (so no traces), no termination check,
+each new state, ``sometimes`` predicates until they are witnessed (the same property work
+the engine does). No fingerprints, no parent pointers (so no traces), no termination check,
 no bounds. It uses the same Model methods as the engine, so the comparison measures the
 engines, not the model.
 """
@@ -17,6 +18,8 @@ def naive_bfs(model) -> dict:
     props = model.properties()
     always = [p for p in props if p.kind.value == "always"]
     quiet = [p for p in props if p.kind.value == "at_quiescence"]
+    sometimes = [p for p in props if p.kind.value == "sometimes"]
+    witnessed: set[str] = set()
     internal = getattr(model, "is_internal", lambda a: True)
     start = time.perf_counter()
     seen = set()
@@ -33,6 +36,11 @@ def naive_bfs(model) -> dict:
         for p in always:
             if not p.predicate(model, s):
                 violated.add(p.id)
+        if sometimes:
+            for p in sometimes:
+                if p.predicate(model, s):
+                    witnessed.add(p.id)
+            sometimes = [p for p in sometimes if p.id not in witnessed]
         settled = True
         for a in model.actions(s):
             t = model.next_state(s, a)
@@ -60,4 +68,5 @@ def naive_bfs(model) -> dict:
         "states_per_second": len(seen) / seconds if seconds else 0.0,
         "visited_bytes_per_state": set_bytes / max(len(seen), 1),
         "violated": sorted(violated),
+        "witnessed": sorted(witnessed),
     }

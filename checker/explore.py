@@ -333,29 +333,32 @@ def _kill_child(pid: int, fd: int) -> None:
 
 
 def _merge(parts: list[_Part]) -> _Part:
-    """Concatenate parts in order, dropping later copies of the same fingerprint."""
+    """Concatenate parts in order, dropping later copies of the same fingerprint.
+
+    The first part is extended in place (it is this process's own, usually the larger)."""
+    out = parts[0]
     if len(parts) == 1:
-        return parts[0]
-    out = _Part()
-    seen: set[int] = set()
-    for part in parts:
+        return out
+    seen = set(out.fps)
+    for part in parts[1:]:
         out.generated += part.generated
         out.back_edge |= part.back_edge
         out.quiet_fail.extend(part.quiet_fail)
         hits: dict[int, list] = {}
         for k, pid in part.hits:
             hits.setdefault(k, []).append(pid)
+        states, fps, parents, aidx = out.states, out.fps, out.parents, out.aidx
         for k, f in enumerate(part.fps):
             if f in seen:
                 continue
             seen.add(f)
-            n = len(out.states)
-            out.states.append(part.states[k])
-            out.fps.append(f)
-            out.parents.append(part.parents[k])
-            out.aidx.append(part.aidx[k])
-            for pid in hits.get(k, ()):
-                out.hits.append((n, pid))
+            if k in hits:
+                n = len(states)
+                out.hits.extend((n, pid) for pid in hits[k])
+            states.append(part.states[k])
+            fps.append(f)
+            parents.append(part.parents[k])
+            aidx.append(part.aidx[k])
     return out
 
 
