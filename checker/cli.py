@@ -99,6 +99,127 @@ def _render_run(report, data: dict) -> str:
     return "\n".join(lines)
 
 
+def _flatten(value, prefix: str = "") -> dict[str, object]:
+    """A nested dict as {dotted path: leaf} for showing what changed between trace steps."""
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def _trace_lines(trace) -> list[str]:
+    """Each step of a trace: the action, then the parts of the state it changed.
+
+    A trace's first step holds the whole described state; later steps hold the top-level
+    parts that changed (None: gone). The lines show changes down to the leaves."""
+    lines = []
+    current: dict = {}
+    previous: dict[str, object] = {}
+    for number, step in enumerate(trace.steps):
+        if number == 0:
+            current = dict(step.state)
+            lines.append("   0  initial state")
+        else:
+            for key, value in step.state.items():
+                if value is None:
+                    current.pop(key, None)
+                else:
+                    current[key] = value
+            mark = "   <- the cycle starts here" if trace.loop_start is not None and number == trace.loop_start + 1 else ""
+            lines.append(f"{number:>4}  {step.action}{mark}")
+        flat = _flatten(current)
+        if number > 0:
+            for key in sorted(k for k in flat.keys() | previous.keys() if flat.get(k) != previous.get(k)):
+                value = flat.get(key, "(gone)")
+                lines.append(f"          {key}: {json.dumps(value, ensure_ascii=False)}")
+        previous = flat
+    return lines
+
+
+def _check_properties(scenario) -> tuple:
+    from checker.model import Property
+    from properties.repository import PROPERTIES as REPOSITORY
+    from spec.system import check_expectations
+
+    props = list(REPOSITORY)
+    if scenario.expects:
+        def at_end(state):
+            return state.next_step == len(scenario.steps) and state.in_flight() == 0
+
+        def expectations_hold(model, state) -> bool:
+            return not at_end(state) or all(r.ok for r in check_expectations(scenario, state))
+
+        props.append(Property.at_quiescence(
+            "EXPECT", "the scenario's [[expect]] blocks hold in every settled final state", expectations_hold,
+            citation=scenario.file, witness="EXPECT-END"))
+        props.append(Property.sometimes(
+            "EXPECT-END", "the scenario's last step is taken and the network settles",
+            lambda model, state: at_end(state), citation=scenario.file))
+    return tuple(props)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from checker.model import format_verdict
+    from spec.scenario import load_scenario
+    from spec.system import MQNetwork
+
+    scenario = load_scenario(args.scenario)
+    model = MQNetwork(scenario, _check_properties(scenario), faults=args.faults)
+    known = {p.id for p in model.properties()}
+    for pid in args.property or ():
+        if pid not in known:
+            from spec.errors import near_miss
+
+            raise InputError(f"unknown property {pid}; known: {', '.join(sorted(known))}",
+                             file="<command line>", suggestion=near_miss(pid, known))
+    max_states = args.max_states if args.max_states is not None else scenario.check.max_states
+    max_depth = args.max_depth if args.max_depth is not None else scenario.check.max_depth
+    bounds = dict(max_states=max_states, max_depth=max_depth, property_ids=args.property or None)
+    if args.backend == "spark":
+        from checker.spark import explore_spark, make_session
+
+        spark = make_session(master=args.master, conf=tuple(args.conf or ()))
+        result = explore_spark(model, spark=spark, run_dir=args.run_dir or args.resume,
+                               resume=args.resume is not None, **bounds)
+    else:
+        from checker.explore import explore
+
+        progress = sys.stderr.isatty() and not args.quiet
+        result = explore(model, timeout=args.timeout, progress=progress, **bounds)
+    if args.json:
+        data = result.to_dict()
+        data["scenario"] = scenario.name
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return result.exit_status()
+    print(_render_check(scenario, model, result, format_verdict))
+    return result.exit_status()
+
+
+def _render_check(scenario, model, result, format_verdict) -> str:
+    from tabulate import tabulate
+
+    st = result.statistics
+    state_word = "complete" if st.complete else f"INCOMPLETE ({st.stop_reason})"
+    lines = [
+        f"Scenario: {scenario.name} ({scenario.file})",
+        f"Explored: {st.distinct_states} distinct states ({st.generated_states} generated), depth {st.max_depth}, "
+        f"{state_word}, {st.seconds:.1f} s ({st.states_per_second:,.0f} states/s, {result.backend} backend)",
+        f"Fingerprints: {st.fingerprint_bits}-bit, estimated collision probability {st.collision_probability:.1e}",
+        "",
+    ]
+    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
+    lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple"))
+    for pid, v in result.verdicts.items():
+        if v.status.value == "violated" and v.trace is not None:
+            lines += ["", f"Counterexample for {pid}: {v.title} ({v.citation})"]
+            lines += _trace_lines(v.trace)
+    if not st.complete:
+        lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
@@ -139,6 +260,34 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML, DESIGN.md §2.2)")
     run.add_argument("--json", action="store_true", help="print the result as JSON (stable keys)")
     run.set_defaults(handler=_cmd_run)
+
+    check = sub.add_parser(
+        "check",
+        help="explore every interleaving of a scenario and check the property catalogue",
+        description=(
+            "Explore every interleaving of in-flight messages (and, with --faults, channel failures) "
+            "between the scenario's steps, and check the property catalogue and the scenario's "
+            "[[expect]] blocks in every reachable state. Exit status 0 if everything holds on a "
+            "complete exploration, 1 if a property is violated (a shortest counterexample is "
+            "printed), 2 for bad input, 3 if the exploration stopped at a bound."
+        ),
+    )
+    check.add_argument("scenario", metavar="SCENARIO")
+    check.add_argument("--backend", choices=("local", "spark"), default="local")
+    check.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
+    check.add_argument("--max-depth", type=int, metavar="D", help="explore at most D actions deep (incomplete)")
+    check.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after this long (incomplete)")
+    check.add_argument("--property", action="append", metavar="ID", help="check only this property (repeatable)")
+    check.add_argument("--faults", type=int, metavar="N", default=None,
+                       help="let the checker fail up to N channels (default: the scenario's [check] faults)")
+    check.add_argument("--json", action="store_true", help="print the result data as JSON")
+    check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    spark = check.add_argument_group("Spark backend")
+    spark.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    spark.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    spark.add_argument("--run-dir", metavar="DIR", help="where the Spark run keeps its levels and manifest")
+    spark.add_argument("--resume", metavar="DIR", help="resume an interrupted Spark run from its run directory")
+    check.set_defaults(handler=_cmd_check)
     return parser
 
 

@@ -15,6 +15,14 @@ from typing import Any
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
+# Encodings of dataclass instances already seen, keyed by identity. States share most of
+# their structure (``dataclasses.replace`` keeps references to unchanged parts), so the
+# queue managers' definitions and untouched caches are encoded once, not once per state.
+# The entry keeps the object alive, so its id cannot be reused while cached; the memo
+# changes how fast an encoding is produced, never what it is.
+_MEMO: dict[int, tuple[object, str]] = {}
+_MEMO_LIMIT = 200_000
+
 
 def _fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
@@ -24,36 +32,62 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+def _remember(value: object, text: str) -> None:
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[id(value)] = (value, text)
+
+
 def _encode(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
+    t = type(value)
+    if t is str:
         out.append(f"s{len(value)}:")
         out.append(value)
-    elif value is None:
-        out.append("N")
-    elif value is True:
-        out.append("T")
-    elif value is False:
-        out.append("F")
-    elif isinstance(value, int):
+        return
+    if t is int:
         out.append(f"i{value};")
-    elif isinstance(value, tuple):
-        out.append(f"({len(value)}")
-        for item in value:
-            _encode(item, out)
-        out.append(")")
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = type(value)
-        out.append(f"D{cls.__name__}{{")
-        for name in _fields(cls):
-            _encode(getattr(value, name), out)
-        out.append("}")
+        return
+    if value is None:
+        out.append("N")
+        return
+    if t is bool:
+        out.append("T" if value else "F")
+        return
+    if t is tuple or t in _FIELDS or dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # compound values: memoised by identity (tuples of one or two items are cheap)
+        hit = _MEMO.get(id(value))
+        if hit is not None and hit[0] is value:
+            out.append(hit[1])
+            return
+        if t is tuple:
+            sub: list[str] = [f"({len(value)}"]
+            for item in value:
+                _encode(item, sub)
+            sub.append(")")
+        else:
+            sub = [f"D{t.__name__}{{"]
+            for name in _fields(t):
+                _encode(getattr(value, name), sub)
+            sub.append("}")
+        text = "".join(sub)
+        if t is not tuple or len(value) > 2:
+            _remember(value, text)
+        out.append(text)
+        return
+    if isinstance(value, int):  # IntEnum and other int subclasses
+        out.append(f"i{int(value)};")
+    elif isinstance(value, str):  # StrEnum and other str subclasses
+        _encode(str(value), out)
     elif isinstance(value, frozenset):
         members = sorted(canonical_bytes(item) for item in value)
         out.append(f"<{len(members)}")
         out.extend(m.decode("utf-8", "surrogatepass") for m in members)
         out.append(">")
     else:
-        raise TypeError(f"cannot encode {type(value).__name__} canonically: states hold only immutable values")
+        raise TypeError(f"cannot encode {t.__name__} canonically: states hold only immutable values")
+
+
+_TOP: dict[int, tuple[object, bytes]] = {}
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -62,6 +96,14 @@ def canonical_bytes(value: Any) -> bytes:
     >>> canonical_bytes(("QMA", 3, None, frozenset({"b", "a"})))
     b'(4s3:QMAi3;N<2s1:as1:b>)'
     """
+    hit = _TOP.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
     out: list[str] = []
     _encode(value, out)
-    return "".join(out).encode("utf-8", "surrogatepass")
+    data = "".join(out).encode("utf-8", "surrogatepass")
+    if dataclasses.is_dataclass(value):
+        if len(_TOP) >= _MEMO_LIMIT:
+            _TOP.clear()
+        _TOP[id(value)] = (value, data)
+    return data

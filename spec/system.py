@@ -1,23 +1,34 @@
 """The whole network of queue managers as one transition system (DESIGN §1, §2.1, §2.3).
 
-State (:class:`NetworkState`): per queue manager its object definitions
-(``spec.objects.QueueManagerDef``) and its publish/subscribe state (``spec.pubsub``); the
-index of the next scenario step; the error log. Actions: ``ScenarioStep(i)`` — the
-scenario's steps, taken in order (external actions: an administrator or an application
-acts). :class:`MQNetwork` implements the ``checker.model.Model`` protocol structurally
-(``spec`` imports nothing from ``checker``), with a canonical ``encode``.
+State (:class:`NetworkState`):
+- ``qmgrs``: per queue manager its object definitions (``spec.objects``), whether it is
+  running, its incarnation (QMID = name + incarnation: a deleted and recreated queue
+  manager is a different queue manager to the cluster — 000 §Incorrectly deleted queue
+  managers), its publish/subscribe state (``spec.pubsub``) and its cluster caches
+  (``spec.repository``), one per cluster;
+- ``channels``: one FIFO per directed queue-manager pair, the contents of the sender's
+  SYSTEM.CLUSTER.TRANSMIT.QUEUE for that destination (003 §Cluster transmission queue),
+  with the channel's status;
+- ``clock``: scenario days (for republishing and expiry); ``next_step``: the next scenario
+  step; ``log``: the error log; ``faults``: the fault budget left.
 
-What this version models: every queue manager's MQSC (topics, subscriptions, queues,
-channels, namelists, queue-manager attributes, with MQ's acceptance rules) and
-publish/subscribe at each queue manager: publishing, subscribing, WILDCARD, grouped
-subscriptions, retained publications (DESIGN §3.2, §3.3 step 2). Not yet modelled, and
-reported as such in every run rather than silently ignored (:attr:`RunReport.unmodelled`):
-channels and message delivery between queue managers, cluster repositories, proxy
-subscriptions and publication forwarding, the workload algorithm and bind options, faults
-and the clock — so each queue manager behaves here as if it stood alone.
+Actions, named actor-then-verb:
+- ``ScenarioStep(i)`` — an administrator or application performs step ``i`` (external; in
+  order);
+- ``ChannelDeliver(src, dst)`` — the head message of a channel arrives and the receiving
+  repository task processes it (internal);
+- ``ChannelFail(src, dst)`` / ``ChannelRecover(src, dst)`` — a fault: the channel goes to
+  RETRYING and back (only when the scenario's ``[check] faults`` allows; internal).
 
-:func:`run_scenario` is the deterministic scheduler of ``mqcheck run``: the initial MQSC of
-every queue manager (in name order), then each step in turn.
+Modelling choices, argued: a channel delivers only when both ends run and its status
+lets messages flow; messages are never lost in transit (MQ's assured delivery), only when
+an administrator clears a transmission queue; a repository message is processed as soon as
+it arrives (SYSTEM.CLUSTER.COMMAND.QUEUE is read at once); the repository cache survives a
+stop and start. :class:`MQNetwork` implements ``checker.model.Model`` structurally.
+
+Not yet modelled (reported in every run, never silently ignored): proxy subscriptions
+and publication forwarding between queue managers, the workload algorithm's message
+routing, bind options, republishing applications.
 """
 
 from __future__ import annotations
@@ -26,19 +37,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from spec import objects, pubsub, scenario as sc
+from spec import objects, pubsub, repository as rp, scenario as sc
 from spec.encoding import canonical_bytes
 from spec.pubsub import LocalPubSub, Publication
 from spec.topic_tree import TopicSpace
 from spec.topics import TopicStringError, join_topic
 
-INITIAL = -1  # the step index of log entries made by the initial MQSC
+INITIAL = -1  # the step index of log entries made before the first scenario step
+FLOWING = ("RUNNING", "INACTIVE", "BINDING", "INITIALIZING", "STARTING")  # a message can move
 
 
 @dataclass(frozen=True, slots=True)
 class LogEntry:
-    """An error-log entry or a failed call: ``step`` is the scenario step (INITIAL for the
-    queue managers' initial MQSC), ``code`` an AMQ message number or an MQRC reason."""
+    """An error-log entry or a failed call: ``step`` is the scenario step (INITIAL before
+    the first), ``code`` an AMQ message number, an MQRC reason, or a short name."""
 
     qmgr: str
     code: str
@@ -48,22 +60,71 @@ class LogEntry:
 
 @dataclass(frozen=True, slots=True)
 class QmgrState:
-    """One queue manager: its definitions, its publish/subscribe state, and how many
-    publications its applications have made (the serial number of the next one)."""
+    """One queue manager."""
 
     name: str
     defs: objects.QueueManagerDef
     pubsub: LocalPubSub
-    published: int = 0
+    published: int = 0  # publications its applications made (serial of the next)
+    incarnation: int = 1
+    running: bool = True
+    seq: int = 0  # the sequence number of its last published cluster record
+    caches: tuple[rp.ClusterCache, ...] = ()  # sorted by cluster
+
+    @property
+    def qmid(self) -> str:
+        return f"{self.name}_{self.incarnation}"
+
+    def cache(self, cluster: str) -> rp.ClusterCache | None:
+        for c in self.caches:
+            if c.cluster == cluster:
+                return c
+        return None
 
 
 @dataclass(frozen=True, slots=True)
+class Channel:
+    """The messages waiting from ``src`` for ``dst`` (FIFO), and the channel's status."""
+
+    src: str
+    dst: str
+    status: str = "INACTIVE"
+    messages: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class NetworkState:
-    """Every queue manager (sorted by name), the next scenario step, and the error log."""
+    """The network (see the module docstring). Equality and hashing go through the
+    canonical encoding, which is memoised per object: checkers keep states in hashed
+    sets, and hashing a deep tree of dataclasses field by field on every lookup costs more
+    than the whole transition."""
 
     qmgrs: tuple[QmgrState, ...]
+    channels: tuple[Channel, ...] = ()
     next_step: int = 0
-    log: tuple[LogEntry, ...] = ()
+    logs: tuple[tuple[str, tuple[LogEntry, ...]], ...] = ()  # per queue manager, sorted by name
+    clock: int = 0
+    faults: int = 0
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        """Every log entry, by step, then queue manager (each queue manager's in its order).
+
+        Kept per queue manager in the state so that deliveries at different queue managers
+        commute: the order in which two independent queue managers log does not make two
+        states different."""
+        entries = [e for _, per_qmgr in self.logs for e in per_qmgr]
+        return tuple(sorted(entries, key=lambda e: e.step))
+
+    def __hash__(self) -> int:
+        return hash(canonical_bytes(self))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, NetworkState):
+            return NotImplemented
+        return canonical_bytes(self) == canonical_bytes(other)
 
     def qmgr(self, name: str) -> QmgrState:
         for q in self.qmgrs:
@@ -71,10 +132,26 @@ class NetworkState:
                 return q
         raise KeyError(name)
 
+    def find(self, name: str) -> QmgrState | None:
+        for q in self.qmgrs:
+            if q.name == name:
+                return q
+        return None
 
+    def channel(self, src: str, dst: str) -> Channel | None:
+        for ch in self.channels:
+            if ch.src == src and ch.dst == dst:
+                return ch
+        return None
+
+    def in_flight(self) -> int:
+        return sum(len(ch.messages) for ch in self.channels)
+
+
+# ---------------------------------------------------------------------------- actions
 @dataclass(frozen=True, slots=True)
 class ScenarioStep:
-    """Action: an administrator or application performs scenario step ``index``."""
+    """An administrator or application performs scenario step ``index``."""
 
     index: int
 
@@ -82,31 +159,98 @@ class ScenarioStep:
         return f"ScenarioStep({self.index})"
 
 
-# Step kinds whose behaviour needs parts of the network this version does not model yet.
+@dataclass(frozen=True, slots=True)
+class ChannelDeliver:
+    """The head message on the channel from ``src`` to ``dst`` arrives and is processed."""
+
+    src: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"ChannelDeliver({self.src}->{self.dst})"
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelFail:
+    """Fault: the channel from ``src`` to ``dst`` goes into RETRYING."""
+
+    src: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"ChannelFail({self.src}->{self.dst})"
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelRecover:
+    """The channel from ``src`` to ``dst`` leaves RETRYING and runs again."""
+
+    src: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"ChannelRecover({self.src}->{self.dst})"
+
+
+# A mutant switch for tests: each flag breaks one documented rule on purpose, so tests can
+# show the checker catches it (DESIGN §5 "Mutants"). Never set outside tests.
+@dataclass(frozen=True, slots=True)
+class Mutations:
+    ignore_sequence_numbers: bool = False
+    publish_to_one_fr: bool = False
+    fr_forwarding_swapped: bool = False  # FRs re-forward records from FRs, not from PRs
+
+
+NO_MUTATIONS = Mutations()
+
 _UNMODELLED_STEPS = {
     sc.RepublishStep: "republishing applications (distributed publish/subscribe)",
-    sc.OpenStep: "opening cluster queues (workload management and bind options)",
     sc.PutStep: "putting messages to cluster queues (workload management)",
     sc.CloseStep: "closing queue handles (bind options)",
-    sc.ChannelStep: "channel status faults (the channel network)",
-    sc.QmgrStep: "stopping, starting, deleting and recreating queue managers (the channel network)",
-    sc.AdvanceStep: "the repository clock (cluster repositories)",
 }
 _UNMODELLED_OPERATIONS = {
-    objects.SuspendCluster: "SUSPEND QMGR (cluster repositories)",
-    objects.ResumeCluster: "RESUME QMGR (cluster repositories)",
-    objects.RefreshCluster: "REFRESH CLUSTER (cluster repositories)",
-    objects.ResetCluster: "RESET CLUSTER (cluster repositories)",
     objects.RefreshProxySubscriptions: "REFRESH QMGR TYPE(PROXYSUB) (proxy subscriptions)",
-    objects.StartChannel: "START CHANNEL (the channel network)",
-    objects.StopChannel: "STOP CHANNEL (the channel network)",
 }
 
 
-def topic_space(q: QmgrState) -> TopicSpace:
-    """A queue manager's topic space: its local topic objects (cluster topic records join
-    when repositories are modelled)."""
-    return TopicSpace(q.defs.topics)
+# ------------------------------------------------------------------- small helpers
+def _log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
+    if not entries:
+        return state
+    logs = dict(state.logs)
+    for e in entries:
+        logs[e.qmgr] = logs.get(e.qmgr, ()) + (e,)
+    return replace(state, logs=tuple(sorted(logs.items())))
+
+
+def _put_qmgr(state: NetworkState, q: QmgrState) -> NetworkState:
+    return replace(state, qmgrs=tuple(q if old.name == q.name else old for old in state.qmgrs))
+
+
+def _put_cache(q: QmgrState, cache: rp.ClusterCache) -> QmgrState:
+    rest = tuple(c for c in q.caches if c.cluster != cache.cluster)
+    return replace(q, caches=tuple(sorted(rest + (cache,), key=lambda c: c.cluster)))
+
+
+def _send(state: NetworkState, src: str, dst: str, msg: Any) -> NetworkState:
+    """Put a message on ``src``'s transmission queue for ``dst``."""
+    if src == dst:
+        return state
+    ch = state.channel(src, dst)
+    if ch is None:
+        new = Channel(src, dst, "INACTIVE", (msg,))
+        channels = tuple(sorted(state.channels + (new,), key=lambda c: (c.src, c.dst)))
+        return replace(state, channels=channels)
+    channels = tuple(replace(c, messages=c.messages + (msg,)) if c is ch else c for c in state.channels)
+    return replace(state, channels=channels)
+
+
+def _set_channel(state: NetworkState, ch: Channel) -> NetworkState:
+    if state.channel(ch.src, ch.dst) is None:
+        channels = tuple(sorted(state.channels + (ch,), key=lambda c: (c.src, c.dst)))
+    else:
+        channels = tuple(ch if (c.src, c.dst) == (ch.src, ch.dst) else c for c in state.channels)
+    return replace(state, channels=channels)
 
 
 def _amq_code(message: str) -> str:
@@ -114,52 +258,524 @@ def _amq_code(message: str) -> str:
     return head if head.startswith("AMQ") else "MQSC_REJECTED"
 
 
-def _log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
-    return replace(state, log=state.log + tuple(entries)) if entries else state
+def _norm_conname(conname: str) -> str:
+    return objects.conname_key(conname)
 
 
-def _put_qmgr(state: NetworkState, q: QmgrState) -> NetworkState:
-    return replace(state, qmgrs=tuple(q if old.name == q.name else old for old in state.qmgrs))
+# --------------------------------------------------------------- topic spaces
+def cluster_topic_records(q: QmgrState) -> tuple[rp.Record, ...]:
+    """Cluster topic records this queue manager has received from other owners, oldest
+    first (the most recently published is last: it wins — 002 §Multiple cluster topic
+    definitions: "the most recently received cluster topic definition is used")."""
+    records = [r for c in q.caches for r in c.live() if r.kind == rp.TOPIC and r.owner != q.qmid]
+    return tuple(sorted(records, key=lambda r: (r.published, r.seq, r.owner)))
 
 
+def topic_space(q: QmgrState) -> TopicSpace:
+    """A queue manager's topic space: its local topic objects plus the cluster topic
+    definitions it has received (002 §Cluster topics; DESIGN §3.2)."""
+    return TopicSpace(q.defs.topics, tuple(r.info for r in cluster_topic_records(q)))
+
+
+# --------------------------------------------------------- cluster membership
+def _clusrcvr(q: QmgrState, cluster: str) -> objects.Channel | None:
+    for ch in q.defs.channels:
+        if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs):
+            return ch
+    return None
+
+
+def _member_clusters(q: QmgrState) -> tuple[str, ...]:
+    """Clusters this queue manager has a CLUSRCVR for (003 §Cluster channels)."""
+    found = {c for ch in q.defs.channels if ch.chltype == "CLUSRCVR" for c in objects.clusters_of(ch, q.defs)}
+    return tuple(sorted(found))
+
+
+def _manual_clussdrs(q: QmgrState, cluster: str) -> tuple[objects.Channel, ...]:
+    return tuple(ch for ch in q.defs.channels
+                 if ch.chltype == "CLUSSDR" and cluster in objects.clusters_of(ch, q.defs))
+
+
+def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | None:
+    """The queue manager listening at ``conname``: the one whose CLUSRCVR for ``cluster``
+    has that CONNAME (falling back to a CLUSRCVR of any cluster)."""
+    want = _norm_conname(conname)
+    fallback = None
+    for q in state.qmgrs:
+        for ch in q.defs.channels:
+            if ch.chltype == "CLUSRCVR" and _norm_conname(ch.conname) == want:
+                if cluster in objects.clusters_of(ch, q.defs):
+                    return q.name
+                fallback = fallback or q.name
+    return fallback
+
+
+def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:
+    """Reasons a queue manager's manual CLUSSDRs cannot take it into their cluster
+    (000 §Checking initial definitions), one line each."""
+    reasons = []
+    for ch in q.defs.channels:
+        if ch.chltype != "CLUSSDR":
+            continue
+        for cluster in objects.clusters_of(ch, q.defs) or ("",):
+            if not cluster:
+                reasons.append(f"CLUSSDR {ch.name} names no cluster")
+            elif _clusrcvr(q, cluster) is None:
+                reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but no CLUSRCVR of {q.name} is "
+                               f"(the CLUSRCVR and CLUSSDR cluster names differ)")
+            elif resolve_conname(state, ch.conname, cluster) is None:
+                reasons.append(f"CLUSSDR {ch.name} CONNAME('{ch.conname}') matches no queue manager's CLUSRCVR")
+            else:
+                target = state.qmgr(resolve_conname(state, ch.conname, cluster))
+                if target.cache(cluster) is None:
+                    reasons.append(f"CLUSSDR {ch.name} reaches {target.name}, which is not a member of cluster {cluster}")
+                elif not target.cache(cluster).full:
+                    reasons.append(f"CLUSSDR {ch.name} reaches {target.name}, which is not a full repository "
+                                   f"for cluster {cluster}")
+    return tuple(reasons)
+
+
+def _fr_targets_manual(state: NetworkState, q: QmgrState, cluster: str) -> tuple[str, ...]:
+    """Queue managers reached by this queue manager's manual CLUSSDRs for ``cluster``."""
+    out = []
+    for ch in _manual_clussdrs(q, cluster):
+        target = resolve_conname(state, ch.conname, cluster)
+        if target and target != q.name and target not in out:
+            out.append(target)
+    return tuple(out)
+
+
+def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str, Any]]:
+    """What this queue manager owns in ``cluster``: (kind, key) -> info."""
+    own: dict[tuple[str, str], Any] = {}
+    rcvr = _clusrcvr(q, cluster)
+    if rcvr is None:
+        return own
+    suspended = cluster in _suspended(q)
+    own[(rp.QMGR, "")] = rp.QmgrInfo(
+        channel=rcvr.name, conname=rcvr.conname, full_repository=cluster in objects.repos_clusters(q.defs),
+        suspended=suspended, clwlwght=rcvr.clwlwght, clwlrank=rcvr.clwlrank, clwlprty=rcvr.clwlprty,
+        netprty=rcvr.netprty)
+    for queue in q.defs.queues:
+        if cluster in objects.clusters_of(queue, q.defs):
+            own[(rp.QUEUE, queue.name)] = rp.QueueInfo(queue.put, queue.defbind, queue.clwlrank, queue.clwlprty)
+    for topic in q.defs.topics:
+        if topic.cluster == cluster:
+            own[(rp.TOPIC, topic.name)] = topic
+    return own
+
+
+def _suspended(q: QmgrState) -> tuple[str, ...]:
+    # the SUSPEND state lives in the queue manager's own QMGR records
+    out = []
+    for c in q.caches:
+        rec = c.get((rp.QMGR, c.cluster, q.qmid, ""))
+        if rec is not None and not rec.deleted and rec.info.suspended:
+            out.append(c.cluster)
+    return tuple(out)
+
+
+# ------------------------------------------------------------ the repository protocol
+class _Outbox:
+    """Messages produced while processing one event, merged per destination so that one
+    event sends at most one UPDATE per destination and cluster."""
+
+    def __init__(self) -> None:
+        self.updates: dict[tuple[str, str], list[rp.Record]] = {}
+        self.reply: dict[tuple[str, str], bool] = {}
+        self.other: list[tuple[str, Any]] = []
+
+    def update(self, dst: str, cluster: str, records, reply: bool = False) -> None:
+        bucket = self.updates.setdefault((dst, cluster), [])
+        for r in records:
+            if r not in bucket:
+                bucket.append(r)
+        self.reply[(dst, cluster)] = self.reply.get((dst, cluster), False) or reply
+
+    def send(self, dst: str, msg: Any) -> None:
+        self.other.append((dst, msg))
+
+    def flush(self, state: NetworkState, q: QmgrState) -> NetworkState:
+        for dst, msg in self.other:
+            state = _send(state, q.name, dst, msg)
+        for (dst, cluster), records in sorted(self.updates.items()):
+            if records:
+                cache = q.cache(cluster)
+                msg = rp.RepoMsg(rp.UPDATE, cluster, q.qmid, q.name, bool(cache and cache.full),
+                                 records=tuple(sorted(records, key=lambda r: r.ident)),
+                                 reply=self.reply[(dst, cluster)])
+                state = _send(state, q.name, dst, msg)
+        return state
+
+
+def _members(cache: rp.ClusterCache, *exclude: str) -> tuple[str, ...]:
+    return tuple(sorted({r.owner_name for r in cache.qmgr_records()} - set(exclude)))
+
+
+def _fr_after_apply(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, applied: Sequence[rp.Record],
+                    sender_name: str, sender_full: bool, out: _Outbox, mut: Mutations) -> None:
+    """What a full repository does with records it has just applied (DESIGN §3.4)."""
+    if not applied:
+        return
+    # 000 §Resource definition for Full Repositories / DESIGN §3.4: an FR forwards what it
+    # receives from a non-FR to every FR it has a manual CLUSSDR to; it does not re-forward
+    # what another FR sent it — which is why FRs must be fully connected.
+    forward = sender_full if mut.fr_forwarding_swapped else not sender_full
+    if forward:
+        for fr in _fr_targets_manual(state, q, cache.cluster):
+            if fr != sender_name:
+                out.update(fr, cache.cluster, applied)
+    was_pubsub = any(r.kind == rp.TOPIC for r in cache.live() if r not in applied)
+    for record in applied:
+        # subscribers of the changed queue or queue manager (000 §First MQOPEN of a Queue, (10))
+        for _, name in rp.interested_in(cache, record):
+            if name not in (sender_name, record.owner_name, q.name):
+                out.update(name, cache.cluster, [record])
+    if cache.is_pubsub_cluster():
+        # 002 §Cluster topics / 000 §Cluster Topics: cluster topic records, and then every
+        # queue-manager record, are pushed to every member of a publish/subscribe cluster.
+        pushed = [r for r in applied if r.kind in (rp.TOPIC, rp.QMGR)]
+        if not was_pubsub:
+            pushed = list(cache.qmgr_records()) + [r for r in cache.live() if r.kind == rp.TOPIC]
+        for name in _members(cache, q.name, sender_name):
+            out.update(name, cache.cluster, [r for r in pushed if r.owner_name != name])
+
+
+def _apply_all(q: QmgrState, cache: rp.ClusterCache, records, step: int, mut: Mutations
+               ) -> tuple[rp.ClusterCache, list[rp.Record], list[LogEntry]]:
+    applied, log = [], []
+    for record in records:
+        cache, ok = rp.apply_record(cache, record, check_sequence=not mut.ignore_sequence_numbers)
+        if ok:
+            applied.append(record)
+            if record.kind == rp.TOPIC and not record.deleted:
+                log.extend(_topic_conflicts(q, cache, record, step))
+    return cache, applied, log
+
+
+def _topic_conflicts(q: QmgrState, cache: rp.ClusterCache, record: rp.Record, step: int) -> list[LogEntry]:
+    # 002 §Multiple cluster topic definitions: "Where two or more cluster topic definitions,
+    # for a single topic string, have differing attributes or exist in more than one
+    # cluster, messages (AMQ5465 & AMQ5466) are written to the error log and the most
+    # recently received cluster topic definition is used."
+    others = [r for c in q.caches for r in c.live()
+              if r.kind == rp.TOPIC and r.ident != record.ident and r.info.topicstr == record.info.topicstr
+              and (r.cluster != record.cluster or replace(r.info, name="") != replace(record.info, name=""))]
+    if not others:
+        return []
+    owners = ", ".join(sorted({r.owner_name for r in others}))
+    return [LogEntry(q.name, "TOPIC_CONFLICT",
+                     f"cluster topic {record.info.topicstr!r} from {record.owner_name} conflicts with the "
+                     f"definition from {owners} (AMQ5465/AMQ5466); the most recent is used", step)]
+
+
+def _pr_follow_up(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: _Outbox, mut: Mutations
+                  ) -> rp.ClusterCache:
+    """A partial repository that learns of a queue's hosts subscribes for the hosts'
+    queue-manager records (000 §First MQOPEN of a Queue: "more subscriptions would be made")."""
+    if cache.full:
+        return cache
+    wanted = []
+    for r in cache.live():
+        if r.kind == rp.QUEUE and (rp.QUEUE, r.key) in cache.interests:
+            key = (rp.QMGR, r.owner_name)
+            if cache.qmgr_record_of(r.owner_name) is None and key not in cache.interests:
+                wanted.append(key)
+    for key in wanted:
+        cache = rp.subscribe_interest(cache, key)
+    if wanted:
+        for fr in _two_frs(state, q, cache, mut)[0]:
+            out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=tuple(wanted)))
+    return cache
+
+
+def _two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Mutations) -> tuple[tuple[str, ...], int]:
+    """The full repositories a partial repository publishes and subscribes to: its manual
+    CLUSSDR's FR first, then one other it knows (003: "sent to the chosen repository and
+    also to one other repository (if there is one)"). Also returns how many it knows."""
+    manual = _fr_targets_manual(state, q, cache.cluster)
+    known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
+    ordered = list(dict.fromkeys([*manual[:1], *known]))
+    limit = 1 if mut.publish_to_one_fr else 2
+    return tuple(ordered[:limit]), len(set(known) | set(manual[:1]))
+
+
+def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """A queue manager compares what it owns with what it last published and publishes the
+    differences (new sequence numbers), joining clusters it has just become able to join."""
+    q = state.qmgr(name)
+    if not q.running:
+        return state
+    log: list[LogEntry] = []
+    out = _Outbox()
+    clusters = sorted(set(_member_clusters(q)) | {c.cluster for c in q.caches})
+    for cluster in clusters:
+        q = state.qmgr(name)
+        cache = q.cache(cluster)
+        own = _own_records(q, cluster)
+        joining = cache is None
+        if joining:
+            if not own:
+                continue
+            cache = rp.ClusterCache(cluster)
+        cache = replace(cache, full=cluster in objects.repos_clusters(q.defs))
+        changed: list[rp.Record] = []
+        seq = q.seq
+        held_own = {(r.kind, r.key): r for r in cache.records if r.owner == q.qmid}
+        for (kind, key), info in sorted(own.items()):
+            held = held_own.get((kind, key))
+            if held is None or held.deleted or held.info != info:
+                seq += 1
+                changed.append(rp.Record(kind, cluster, key, q.qmid, q.name, seq, state.clock, False, info))
+        for (kind, key), held in sorted(held_own.items()):
+            if (kind, key) not in own and not held.deleted:
+                seq += 1
+                changed.append(replace(held, seq=seq, published=state.clock, deleted=True))
+        if not changed:
+            q = _put_cache(q, cache)
+            state = _put_qmgr(state, q)
+            continue
+        cache, applied, entries = _apply_all(q, cache, changed, step, mut)
+        log.extend(entries)
+        q = replace(q, seq=seq)
+        manual = _fr_targets_manual(state, q, cluster)
+        if joining or (rp.QMGR, "") in {(r.kind, r.key) for r in changed if not r.deleted and held_own.get((r.kind, r.key)) is None}:
+            # 000 §Initial definitions: the CLUSSDR shows SYSTEM.TEMPQMGR until the FR answers;
+            # the queue manager's records go to the FR over the manual CLUSSDR.
+            all_own = tuple(r for r in cache.records if r.owner == q.qmid)
+            temp = tuple(sorted({ch.conname for ch in _manual_clussdrs(q, cluster)
+                                 if cache.qmgr_record_of(resolve_conname(state, ch.conname, cluster) or "") is None}))
+            cache = replace(cache, tempqmgr=tuple(sorted(set(cache.tempqmgr) | set(temp))))
+            for fr in manual:
+                out.send(fr, rp.RepoMsg(rp.JOIN, cluster, q.qmid, q.name, cache.full, records=all_own))
+            if cache.full:
+                q = _put_cache(q, cache)
+                _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+        elif cache.full:
+            # an FR's own change: as if received from a non-FR (forward to its manual FRs)
+            q = _put_cache(q, cache)
+            _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+        else:
+            targets, known = _two_frs(state, q, cache, mut)
+            for fr in targets:
+                out.update(fr, cluster, changed)
+            cache = replace(cache, last_publish=(targets, known))
+        q = _put_cache(q, cache)
+        state = _put_qmgr(state, q)
+    state = out.flush(state, state.qmgr(name))
+    return _log(state, log)
+
+
+def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int,
+                         mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """The repository task of ``dst`` processes one message from its command queue."""
+    q = state.qmgr(dst)
+    cache = q.cache(msg.cluster)
+    if cache is None:
+        return _log(state, [LogEntry(dst, "NOT_A_MEMBER",
+                                     f"{msg.op} from {msg.sender_name} for cluster {msg.cluster}: "
+                                     f"{dst} has no CLUSRCVR in that cluster; discarded", step)])
+    out = _Outbox()
+    log: list[LogEntry] = []
+    if msg.op == rp.JOIN:
+        if not cache.full:
+            return _log(state, [LogEntry(dst, "NOT_A_FULL_REPOSITORY",
+                                         f"{msg.sender_name}'s manual CLUSSDR for {msg.cluster} reaches {dst}, "
+                                         "which is not a full repository; the join is ignored", step)])
+        known_before = cache.qmgr_record_of(msg.sender_name)
+        cache, applied, log = _apply_all(q, cache, msg.records, step, mut)
+        q = _put_cache(q, cache)
+        # 000 §Initial definitions: the FR answers with its own CLUSRCVR information (and,
+        # DESIGN §3.4, the other FRs it knows); in a pub/sub cluster, everything.
+        answer = [r for r in cache.full_repositories() if r.owner_name != msg.sender_name]
+        if cache.is_pubsub_cluster():
+            answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
+        answer += [r for r in cache.live() if r.kind == rp.QUEUE and r.owner_name == q.name and msg.sender_full]
+        out.update(msg.sender_name, msg.cluster, answer, reply=True)
+        _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
+        del known_before
+    elif msg.op == rp.UPDATE:
+        cache, applied, log = _apply_all(q, cache, msg.records, step, mut)
+        q = _put_cache(q, cache)
+        if cache.full:
+            _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
+        else:
+            cache = _pr_follow_up(state, q, cache, out, mut)
+            q = _put_cache(q, cache)
+    elif msg.op == rp.SUBSCRIBE:
+        if cache.full:
+            answer: list[rp.Record] = []
+            for key in msg.keys:
+                cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, key)
+                answer += rp.records_for(cache, key)
+            q = _put_cache(q, cache)
+            out.update(msg.sender_name, msg.cluster, answer, reply=True)
+    elif msg.op == rp.REMOVE:
+        before = cache
+        cache = rp.remove_owner(cache, msg.removed)
+        q = _put_cache(q, cache)
+        if cache.full and cache != before and not msg.sender_full:
+            for fr in _fr_targets_manual(state, q, msg.cluster):
+                if fr != msg.sender_name:
+                    out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
+    state = _put_qmgr(state, q)
+    state = out.flush(state, state.qmgr(dst))
+    return _log(state, log)
+
+
+def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut: Mutations) -> NetworkState:
+    """REFRESH CLUSTER(C): discard what was learnt of C (cluster topics included) and rebuild
+    it from the full repositories (000 §Refreshing repository information; 002 §REFRESH
+    CLUSTER considerations): the queue manager joins again and re-subscribes."""
+    q = state.qmgr(name)
+    clusters = [c.cluster for c in q.caches] if cluster == "*" else [cluster]
+    for cl in clusters:
+        q = state.qmgr(name)
+        cache = q.cache(cl)
+        if cache is None:
+            continue
+        own = tuple(r for r in cache.records if r.owner == q.qmid)
+        fresh = replace(cache, records=own, subscribers=() if not cache.full else cache.subscribers,
+                        highest_seen=tuple(p for p in cache.highest_seen if p[0][2] == q.qmid))
+        q = _put_cache(q, fresh)
+        state = _put_qmgr(state, q)
+        out = _Outbox()
+        temp = tuple(sorted({ch.conname for ch in _manual_clussdrs(q, cl)}))
+        fresh = replace(fresh, tempqmgr=temp, refreshed=True)
+        for fr in _fr_targets_manual(state, q, cl):
+            out.send(fr, rp.RepoMsg(rp.JOIN, cl, q.qmid, q.name, fresh.full, records=own))
+        if fresh.interests and not fresh.full:
+            for fr in _fr_targets_manual(state, q, cl)[:1]:
+                out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cl, q.qmid, q.name, False, keys=fresh.interests))
+        q = _put_cache(q, fresh)
+        state = _put_qmgr(state, q)
+        state = out.flush(state, q)
+    return state
+
+
+def reset_cluster(state: NetworkState, name: str, op: objects.ResetCluster, step: int) -> NetworkState:
+    """RESET CLUSTER(C) ACTION(FORCEREMOVE) QMNAME(X)|QMID(X), at a full repository: X's
+    records are deleted here and everywhere (000 §Incorrectly deleted queue managers)."""
+    q = state.qmgr(name)
+    cache = q.cache(op.cluster)
+    if cache is None or not cache.full:
+        return _log(state, [LogEntry(name, "AMQ9XXX_NOT_FULL_REPOSITORY",
+                                     f"RESET CLUSTER({op.cluster}) must be issued on a full repository", step)])
+    if op.qmid:
+        victims = sorted({r.owner for r in cache.qmgr_records() if r.owner == op.qmid})
+        if not victims:
+            victims = sorted({r.owner for r in cache.records if r.owner == op.qmid})
+    else:
+        victims = sorted({r.owner for r in cache.qmgr_records() if r.owner_name == op.qmname})
+        if len(victims) > 1:
+            return _log(state, [LogEntry(name, "QMNAME_AMBIGUOUS",
+                                         f"RESET CLUSTER QMNAME({op.qmname}): {len(victims)} queue managers of that "
+                                         f"name ({', '.join(victims)}); use QMID", step)])
+    if not victims:
+        return _log(state, [LogEntry(name, "AMQ8147", f"RESET CLUSTER: {op.qmid or op.qmname} not known in "
+                                                     f"cluster {op.cluster}", step)])
+    for victim in victims:
+        msg = rp.RepoMsg(rp.REMOVE, op.cluster, q.qmid, q.name, False, removed=victim)
+        state = process_repo_message(state, name, msg, step)
+        q = state.qmgr(name)
+        # the FR tells every member it knows
+        for member in _members(q.cache(op.cluster), name):
+            if member != victim.rsplit("_", 1)[0] or state.qmgr(member).qmid != victim:
+                state = _send(state, name, member, replace(msg, sender_full=True))
+    return state
+
+
+# --------------------------------------------------------------------- steps
 def _admin_subscription(defn: objects.Subscription) -> pubsub.Subscription:
-    return pubsub.Subscription(
-        name=defn.name,
-        topic=defn.topicstr,
-        scheme=defn.wschema.lower(),
-        scope=defn.subscope,
-        dest=defn.dest,
-        durable=True,
-        admin=True,
-    )
+    return pubsub.Subscription(name=defn.name, topic=defn.topicstr, scheme=defn.wschema.lower(),
+                               scope=defn.subscope, dest=defn.dest, durable=True, admin=True)
 
 
-def apply_mqsc(q: QmgrState, commands: Sequence[Any], step: int) -> tuple[QmgrState, tuple[LogEntry, ...]]:
-    """Run MQSC commands at one queue manager, as runmqsc would.
+def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: int,
+               mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """Run MQSC commands at one queue manager, as runmqsc would, then let it publish what
+    changed in its clusters.
 
     Rejected commands change nothing and are logged with the AMQ message MQ prints. A
     DEFINE SUB creates the durable subscription at once (its WILDCARD blocking set is
-    captured now); DELETE SUB removes it; CLEAR TOPICSTR removes a retained publication.
+    captured now); DELETE SUB removes it; CLEAR TOPICSTR removes a retained publication;
+    CLEAR QLOCAL(SYSTEM.CLUSTER.TRANSMIT.QUEUE) discards every message waiting to leave.
     """
-    log: list[LogEntry] = []
     for cmd in commands:
+        q = state.qmgr(name)
         defs, outcome = objects.apply_command(q.defs, cmd)
         if not outcome.accepted:
-            log.append(LogEntry(q.name, _amq_code(outcome.message), outcome.message, step))
+            state = _log(state, [LogEntry(name, _amq_code(outcome.message), outcome.message, step)])
             continue
         ps = q.pubsub
         if cmd.verb == "DEFINE" and cmd.objtype == "SUB" and ps.subscription(cmd.name) is None:
-            space = TopicSpace(defs.topics)
+            space = replace(topic_space(q), local=defs.topics)
             ps, errors = pubsub.subscribe(space, ps, _admin_subscription(defs.subscription(cmd.name)))
             if errors:  # MQ refuses the DEFINE SUB as a whole
-                log.extend(LogEntry(q.name, e.code, e.detail, step) for e in errors)
+                state = _log(state, [LogEntry(name, e.code, e.detail, step) for e in errors])
                 continue
         elif cmd.verb == "DELETE" and cmd.objtype == "SUB":
             ps, _ = pubsub.unsubscribe(ps, cmd.name)
-        if isinstance(outcome.operation, objects.ClearRetained):
-            ps = pubsub.clear_retained(ps, outcome.operation.topicstr)
-        q = replace(q, defs=defs, pubsub=ps)
-    return q, tuple(log)
+        op = outcome.operation
+        if isinstance(op, objects.ClearRetained):
+            ps = pubsub.clear_retained(ps, op.topicstr)
+        state = _put_qmgr(state, replace(q, defs=defs, pubsub=ps))
+        if cmd.verb == "CLEAR" and cmd.objtype == "QLOCAL" and cmd.name == "SYSTEM.CLUSTER.TRANSMIT.QUEUE":
+            state = replace(state, channels=tuple(replace(c, messages=()) if c.src == name else c
+                                                  for c in state.channels))
+        if isinstance(op, (objects.SuspendCluster, objects.ResumeCluster)):
+            state = _suspend(state, name, op, step, mut)
+        elif isinstance(op, objects.RefreshCluster):
+            state = publish_own(state, name, step, mut)
+            state = refresh_cluster(state, name, op.cluster, step, mut)
+        elif isinstance(op, objects.ResetCluster):
+            state = reset_cluster(state, name, op, step)
+        elif isinstance(op, objects.StopChannel):
+            state = _channel_status_by_name(state, name, op.name, "STOPPED")
+        elif isinstance(op, objects.StartChannel):
+            state = _channel_status_by_name(state, name, op.name, "RUNNING")
+    return publish_own(state, name, step, mut)
+
+
+def _suspend(state: NetworkState, name: str, op: Any, step: int, mut: Mutations) -> NetworkState:
+    """SUSPEND/RESUME QMGR CLUSTER(C): the queue manager republishes its own record with the
+    SUSPEND flag changed (000 §Workload management features)."""
+    q = state.qmgr(name)
+    suspend = isinstance(op, objects.SuspendCluster)
+    for cluster in op.clusters:
+        cache = q.cache(cluster)
+        if cache is None:
+            continue
+        held = cache.get((rp.QMGR, cluster, q.qmid, ""))
+        if held is None or held.deleted or held.info.suspended == suspend:
+            continue
+        seq = q.seq + 1
+        record = replace(held, seq=seq, published=state.clock, info=replace(held.info, suspended=suspend))
+        cache, _ = rp.apply_record(cache, record)
+        q = replace(_put_cache(q, cache), seq=seq)
+        state = _put_qmgr(state, q)
+        out = _Outbox()
+        if cache.full:
+            _fr_after_apply(state, q, cache, [record], q.name, False, out, mut)
+        else:
+            targets, known = _two_frs(state, q, cache, mut)
+            for fr in targets:
+                out.update(fr, cluster, [record])
+            q = _put_cache(q, replace(cache, last_publish=(targets, known)))
+            state = _put_qmgr(state, q)
+        state = out.flush(state, q)
+    return state
+
+
+def _channel_status_by_name(state: NetworkState, name: str, channel: str, status: str) -> NetworkState:
+    q = state.qmgr(name)
+    for ch in q.defs.channels:
+        if ch.name == channel and ch.chltype in ("CLUSSDR", "SDR"):
+            target = resolve_conname(state, ch.conname, ch.cluster)
+            if target:
+                existing = state.channel(name, target) or Channel(name, target)
+                state = _set_channel(state, replace(existing, status=status))
+    return state
 
 
 def _full_topic(q: QmgrState, topicobj: str, topic: str, step: int) -> tuple[str | None, tuple[LogEntry, ...]]:
@@ -175,88 +791,251 @@ def _full_topic(q: QmgrState, topicobj: str, topic: str, step: int) -> tuple[str
         return None, (LogEntry(q.name, err.reason, err.message, step),)
 
 
-def _publish(q: QmgrState, step: sc.PublishStep) -> tuple[QmgrState, tuple[LogEntry, ...]]:
+def _require_running(state: NetworkState, name: str, step: int) -> NetworkState | None:
+    q = state.find(name)
+    if q is None:
+        return _log(state, [LogEntry(name, "MQRC_Q_MGR_NOT_AVAILABLE", f"{name} has been deleted", step)])
+    if not q.running:
+        return _log(state, [LogEntry(name, "MQRC_Q_MGR_NOT_AVAILABLE", f"{name} is stopped", step)])
+    return None
+
+
+def _step_publish(state: NetworkState, step: sc.PublishStep, mut: Mutations) -> NetworkState:
+    q = state.qmgr(step.qmgr)
     topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
     if topic is None:
-        return q, log
+        return _log(state, log)
     space, ps, published, out = topic_space(q), q.pubsub, q.published, list(log)
     for _ in range(step.count):
         ps, errors = pubsub.publish(space, ps, Publication(topic, q.name, published, retain=step.retain))
         out.extend(LogEntry(q.name, e.code, e.detail, step.index) for e in errors)
         published += 1
-    return replace(q, pubsub=ps, published=published), tuple(out)
+    return _log(_put_qmgr(state, replace(q, pubsub=ps, published=published)), out)
 
 
-def _subscribe(q: QmgrState, step: sc.SubscribeStep) -> tuple[QmgrState, tuple[LogEntry, ...]]:
+def _step_subscribe(state: NetworkState, step: sc.SubscribeStep, mut: Mutations) -> NetworkState:
+    q = state.qmgr(step.qmgr)
     topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
     if topic is None:
-        return q, log
-    sub = pubsub.Subscription(
-        name=step.name, topic=topic, scheme=step.scheme, scope=step.scope, group=step.group,
-        dest=step.dest, durable=step.durable,
-    )
+        return _log(state, log)
+    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=step.scope, group=step.group,
+                              dest=step.dest, durable=step.durable)
     ps, errors = pubsub.subscribe(topic_space(q), q.pubsub, sub, step.new_only)
-    return replace(q, pubsub=ps), tuple(LogEntry(q.name, e.code, e.detail, step.index) for e in errors)
+    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
 
 
-def _unsubscribe(q: QmgrState, step: sc.UnsubscribeStep) -> tuple[QmgrState, tuple[LogEntry, ...]]:
+def _step_unsubscribe(state: NetworkState, step: sc.UnsubscribeStep, mut: Mutations) -> NetworkState:
+    q = state.qmgr(step.qmgr)
     ps, errors = pubsub.unsubscribe(q.pubsub, step.name)
-    return replace(q, pubsub=ps), tuple(LogEntry(q.name, e.code, e.detail, step.index) for e in errors)
+    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
 
 
-def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
-    """What the scenario asks for that this version does not model, one line each."""
-    notes: list[str] = []
-    for step in scenario.steps:
-        why = _UNMODELLED_STEPS.get(type(step))
-        if why:
-            notes.append(f"steps[{step.index}] (line {step.line}): {why} is not modelled yet; the step has no effect")
-    sources = [(f"qmgrs.{q.name}", q.name, q.commands) for q in scenario.qmgrs]
-    sources += [(f"steps[{s.index}]", s.qmgr, s.commands) for s in scenario.steps if isinstance(s, sc.MqscStep)]
-    for where, qmgr, commands in sources:
-        for cmd in commands:
-            probe, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
-            why = _UNMODELLED_OPERATIONS.get(type(outcome.operation))
-            if why:
-                notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
-    return tuple(notes)
+def _step_mqsc(state: NetworkState, step: sc.MqscStep, mut: Mutations) -> NetworkState:
+    return apply_mqsc(state, step.qmgr, step.commands, step.index, mut)
 
 
+def _step_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> NetworkState:
+    """MQOPEN of a queue: the first open of a cluster queue this queue manager knows nothing
+    of makes its repository subscribe for it at two full repositories (000 §First MQOPEN
+    of a Queue). Where messages then go is the workload algorithm's part."""
+    q = state.qmgr(step.qmgr)
+    if q.defs.queue(step.queue) is not None and not step.target_qmgr:
+        return state
+    key = (rp.QUEUE, step.queue)
+    out = _Outbox()
+    for cache in q.caches:
+        if cache.full or key in cache.interests:
+            continue
+        cache = rp.subscribe_interest(cache, key)
+        targets, _ = _two_frs(state, q, cache, mut)
+        for fr in targets:
+            out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=(key,)))
+        q = _put_cache(q, cache)
+    state = _put_qmgr(state, q)
+    return out.flush(state, q)
+
+
+def _step_channel(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> NetworkState:
+    existing = state.channel(step.qmgr, step.to) or Channel(step.qmgr, step.to)
+    return _set_channel(state, replace(existing, status=step.status))
+
+
+def _step_qmgr(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario: sc.Scenario) -> NetworkState:
+    q = state.find(step.name)
+    if step.action == "stop":
+        return _put_qmgr(state, replace(q, running=False)) if q else state
+    if step.action == "start":
+        if q is None:
+            return _log(state, [LogEntry(step.name, "AMQ7048", f"{step.name} does not exist (deleted)", step.index)])
+        state = _put_qmgr(state, replace(q, running=True))
+        return publish_own(state, step.name, step.index, mut)
+    if step.action == "delete":
+        if q is None:
+            return state
+        # dltmqm: its channels and queues go; what other queue managers know stays (000)
+        return replace(state, qmgrs=tuple(x for x in state.qmgrs if x.name != step.name),
+                       channels=tuple(c for c in state.channels if c.src != step.name))
+    # recreate: a new queue manager with the same name and definitions, a new QMID
+    incarnation = (q.incarnation if q else _last_incarnation(state, step.name)) + 1
+    spec_ = next(s for s in scenario.qmgrs if s.name == step.name)
+    fresh = QmgrState(step.name, objects.QueueManagerDef(step.name), LocalPubSub(), incarnation=incarnation,
+                      seq=0)
+    qmgrs = tuple(sorted([x for x in state.qmgrs if x.name != step.name] + [fresh], key=lambda x: x.name))
+    state = replace(state, qmgrs=qmgrs, channels=tuple(c for c in state.channels if c.src != step.name))
+    return apply_mqsc(state, step.name, spec_.commands, step.index, mut)
+
+
+def _last_incarnation(state: NetworkState, name: str) -> int:
+    found = [int(r.owner.rsplit("_", 1)[1]) for q in state.qmgrs for c in q.caches for r in c.records
+             if r.owner_name == name]
+    return max(found, default=1)
+
+
+def _step_advance(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> NetworkState:
+    """Time passes (DESIGN §3.4): owners republish records older than 30 days; records whose
+    owner is gone are reported missing after 30 days and expire after 60 (topics) or 90
+    (queue managers, queues) days (002 §Key roles; 000 §Incorrectly deleted queue managers)."""
+    before = state.clock
+    state = replace(state, clock=state.clock + step.days)
+    running = {q.qmid for q in state.qmgrs if q.running}
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        stale = any(r.owner == q.qmid and not r.deleted and state.clock - r.published >= rp.REPUBLISH_DAYS
+                    for c in q.caches for r in c.records)
+        if stale:
+            state = _republish_all(state, q.name, step.index, mut)
+    log: list[LogEntry] = []
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        q_new = q
+        for cache in q.caches:
+            records = []
+            for r in cache.records:
+                if r.deleted or r.owner == q.qmid or r.owner in running:
+                    records.append(r)
+                    continue
+                age, age_before = state.clock - r.published, before - r.published
+                if age > rp.EXPIRY_DAYS[r.kind]:
+                    records.append(replace(r, deleted=True))
+                    log.append(LogEntry(q.name, "RECORD_EXPIRED",
+                                        f"{r.kind} record {r.key or r.owner_name} from {r.owner_name} in "
+                                        f"{r.cluster} expired after {rp.EXPIRY_DAYS[r.kind]} days", step.index))
+                    continue
+                if age > rp.REPUBLISH_DAYS >= age_before:
+                    log.append(LogEntry(q.name, "REFRESH_MISSING",
+                                        f"expected update of {r.kind} record {r.key or r.owner_name} from "
+                                        f"{r.owner_name} in {r.cluster} not received", step.index))
+                records.append(r)
+            q_new = _put_cache(q_new, replace(cache, records=tuple(records)))
+        state = _put_qmgr(state, q_new)
+    return _log(state, log)
+
+
+def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """Every 30 days an owner republishes its records with new sequence numbers."""
+    q = state.qmgr(name)
+    out = _Outbox()
+    for cache in q.caches:
+        own = [r for r in cache.records if r.owner == q.qmid and not r.deleted]
+        fresh = []
+        seq = q.seq
+        for r in own:
+            seq += 1
+            fresh.append(replace(r, seq=seq, published=state.clock))
+        cache, applied, _ = _apply_all(q, cache, fresh, step, mut)
+        q = replace(_put_cache(q, cache), seq=seq)
+        if cache.full:
+            _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+        else:
+            targets, known = _two_frs(state, q, cache, mut)
+            for fr in targets:
+                out.update(fr, cache.cluster, fresh)
+            q = _put_cache(q, replace(cache, last_publish=(targets, known)))
+    state = _put_qmgr(state, q)
+    return out.flush(state, q)
+
+
+# --------------------------------------------------------------------- the model
 class MQNetwork:
-    """A scenario as a Model: its states are :class:`NetworkState` values.
+    """A scenario as a Model over :class:`NetworkState`.
 
     ``properties`` come from the composition root (``checker.cli``), which may import the
-    property catalogue; ``spec`` does not.
+    property catalogue; ``spec`` does not. ``faults`` is how many channel failures the
+    checker may inject (``[check] faults = true`` means one); ``mutations`` exist for tests.
     """
 
-    def __init__(self, scenario: sc.Scenario, properties: Sequence[Any] = ()) -> None:
+    def __init__(self, scenario: sc.Scenario, properties: Sequence[Any] = (), faults: int | None = None,
+                 mutations: Mutations = NO_MUTATIONS) -> None:
         self.scenario = scenario
         self.name = scenario.name or "scenario"
         self._properties = tuple(properties)
+        self.faults = (1 if scenario.check.faults else 0) if faults is None else faults
+        self.mutations = mutations
 
     # --- the Model protocol ---------------------------------------------------------
     def init_states(self) -> Sequence[NetworkState]:
-        qmgrs, log = [], []
+        qmgrs = tuple(QmgrState(s.name, objects.QueueManagerDef(s.name), LocalPubSub())
+                      for s in sorted(self.scenario.qmgrs, key=lambda q: q.name))
+        state = NetworkState(qmgrs, faults=self.faults)
         for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
-            q = QmgrState(spec_.name, objects.QueueManagerDef(spec_.name), LocalPubSub())
-            q, entries = apply_mqsc(q, spec_.commands, INITIAL)
-            qmgrs.append(q)
-            log.extend(entries)
-        return (NetworkState(tuple(qmgrs), 0, tuple(log)),)
+            state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
+        return (state,)
 
-    def actions(self, state: NetworkState) -> Sequence[ScenarioStep]:
-        return (ScenarioStep(state.next_step),) if state.next_step < len(self.scenario.steps) else ()
+    def actions(self, state: NetworkState) -> Sequence[Any]:
+        acts: list[Any] = []
+        running = {q.name for q in state.qmgrs if q.running}
+        for ch in state.channels:
+            if ch.messages and ch.status in FLOWING and ch.src in running and ch.dst in running:
+                acts.append(ChannelDeliver(ch.src, ch.dst))
+        if state.faults > 0:
+            acts.extend(ChannelFail(ch.src, ch.dst) for ch in state.channels
+                        if ch.messages and ch.status in FLOWING)
+        acts.extend(ChannelRecover(ch.src, ch.dst) for ch in state.channels if ch.status == "RETRYING")
+        if state.next_step < len(self.scenario.steps):
+            acts.append(ScenarioStep(state.next_step))
+        return tuple(acts)
 
-    def next_state(self, state: NetworkState, action: ScenarioStep) -> NetworkState | None:
-        if action.index != state.next_step or action.index >= len(self.scenario.steps):
+    def next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
+        if isinstance(action, ChannelDeliver):
+            ch = state.channel(action.src, action.dst)
+            if ch is None or not ch.messages:
+                return None
+            msg, rest = ch.messages[0], ch.messages[1:]
+            state = _set_channel(state, replace(ch, messages=rest, status="RUNNING"))
+            if state.find(action.dst) is None:
+                return state
+            return process_repo_message(state, action.dst, msg, state.next_step - 1, self.mutations)
+        if isinstance(action, ChannelFail):
+            ch = state.channel(action.src, action.dst)
+            if ch is None or state.faults <= 0:
+                return None
+            return replace(_set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1)
+        if isinstance(action, ChannelRecover):
+            ch = state.channel(action.src, action.dst)
+            if ch is None or ch.status != "RETRYING":
+                return None
+            return _set_channel(state, replace(ch, status="RUNNING"))
+        if not isinstance(action, ScenarioStep) or action.index != state.next_step:
+            return None
+        if action.index >= len(self.scenario.steps):
             return None
         step = self.scenario.steps[action.index]
         state = replace(state, next_step=state.next_step + 1)
+        if isinstance(step, sc.QmgrStep):
+            return _step_qmgr(state, step, self.mutations, self.scenario)
+        if isinstance(step, sc.ChannelStep):
+            return _step_channel(state, step, self.mutations)
+        if isinstance(step, sc.AdvanceStep):
+            return _step_advance(state, step, self.mutations)
         handler = _STEP_HANDLERS.get(type(step))
         if handler is None:  # an unmodelled step: reported by unmodelled_in, no effect
             return state
-        q, entries = handler(state.qmgr(step.qmgr), step)
-        return _log(_put_qmgr(state, q), entries)
+        blocked = _require_running(state, step.qmgr, step.index)
+        if blocked is not None:
+            return blocked
+        return handler(state, step, self.mutations)
 
     def properties(self) -> Sequence[Any]:
         return self._properties
@@ -270,28 +1049,36 @@ class MQNetwork:
 
     def describe_action(self, action: Any) -> str:
         if isinstance(action, ScenarioStep):
-            step = self.scenario.steps[action.index]
-            return f"steps[{action.index}] {describe_step(step)}"
+            return f"steps[{action.index}] {describe_step(self.scenario.steps[action.index])}"
         return str(action)
+
+    def describe_action_in(self, state: NetworkState, action: Any) -> str:
+        """``describe_action`` with the message a delivery carries (for traces)."""
+        if isinstance(action, ChannelDeliver):
+            ch = state.channel(action.src, action.dst)
+            if ch and ch.messages:
+                return f"{action}: {ch.messages[0]}"
+        return self.describe_action(action)
 
     def describe_state(self, state: NetworkState) -> dict:
         return {
             "next_step": state.next_step,
+            "clock": state.clock,
+            "in_flight": {f"{c.src}->{c.dst}": [str(m) for m in c.messages] for c in state.channels if c.messages},
+            "channels": {f"{c.src}->{c.dst}": c.status for c in state.channels if c.status != "INACTIVE"},
+            "stopped": [q.name for q in state.qmgrs if not q.running],
             "deliveries": deliveries_of(state),
-            "retained": {q.name: [p.topic for p in q.pubsub.retained] for q in state.qmgrs if q.pubsub.retained},
-            "errors": [{"qmgr": e.qmgr, "code": e.code} for e in state.log],
+            "repositories": repositories_of(state),
+            "errors": [f"{e.qmgr} {e.code}" for e in state.log],
         }
 
 
-def _mqsc_step(q: QmgrState, step: sc.MqscStep) -> tuple[QmgrState, tuple[LogEntry, ...]]:
-    return apply_mqsc(q, step.commands, step.index)
-
-
 _STEP_HANDLERS = {
-    sc.MqscStep: _mqsc_step,
-    sc.PublishStep: _publish,
-    sc.SubscribeStep: _subscribe,
-    sc.UnsubscribeStep: _unsubscribe,
+    sc.MqscStep: _step_mqsc,
+    sc.PublishStep: _step_publish,
+    sc.SubscribeStep: _step_subscribe,
+    sc.UnsubscribeStep: _step_unsubscribe,
+    sc.OpenStep: _step_open,
 }
 
 
@@ -307,10 +1094,21 @@ def describe_step(step: Any) -> str:
     if isinstance(step, sc.UnsubscribeStep):
         return f"unsubscribe {step.name} at {step.qmgr}"
     if isinstance(step, sc.MqscStep):
-        return f"MQSC at {step.qmgr}: {len(step.commands)} command(s)"
+        first = step.text.strip().splitlines()[0] if step.text.strip() else ""
+        more = f" (+{len(step.commands) - 1} more)" if len(step.commands) > 1 else ""
+        return f"MQSC at {step.qmgr}: {first}{more}"
+    if isinstance(step, sc.OpenStep):
+        return f"MQOPEN {step.queue} at {step.qmgr} as {step.handle}"
+    if isinstance(step, sc.ChannelStep):
+        return f"channel {step.qmgr}->{step.to} {step.status}"
+    if isinstance(step, sc.QmgrStep):
+        return f"{step.action} queue manager {step.name}"
+    if isinstance(step, sc.AdvanceStep):
+        return f"advance the clock {step.days} days"
     return type(step).__name__
 
 
+# ------------------------------------------------------------------- reporting
 def deliveries_of(state: NetworkState) -> dict[str, dict[str, list[str]]]:
     """Per queue manager and subscription, the topic of each publication delivered, in
     arrival order, duplicates included (DESIGN §2.3 ``deliveries``). Every current
@@ -325,6 +1123,29 @@ def deliveries_of(state: NetworkState) -> dict[str, dict[str, list[str]]]:
     return out
 
 
+def repositories_of(state: NetworkState) -> dict[str, dict[str, dict]]:
+    """Per queue manager and cluster, what its repository holds (DESIGN §2.3)."""
+    return {q.name: {c.cluster: rp.view(c) for c in q.caches} for q in state.qmgrs if q.caches}
+
+
+def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
+    """What the scenario asks for that this version does not model, one line each."""
+    notes: list[str] = []
+    for step in scenario.steps:
+        why = _UNMODELLED_STEPS.get(type(step))
+        if why:
+            notes.append(f"steps[{step.index}] (line {step.line}): {why} is not modelled yet; the step has no effect")
+    sources = [(f"qmgrs.{q.name}", q.name, q.commands) for q in scenario.qmgrs]
+    sources += [(f"steps[{s.index}]", s.qmgr, s.commands) for s in scenario.steps if isinstance(s, sc.MqscStep)]
+    for where, qmgr, commands in sources:
+        for cmd in commands:
+            _, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
+            why = _UNMODELLED_OPERATIONS.get(type(outcome.operation))
+            if why:
+                notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
+    return tuple(notes)
+
+
 @dataclass(frozen=True, slots=True)
 class ExpectationResult:
     index: int
@@ -333,13 +1154,14 @@ class ExpectationResult:
 
 
 def check_expectations(scenario: sc.Scenario, state: NetworkState) -> tuple[ExpectationResult, ...]:
-    """Check every ``[[expect]]`` block against a final state.
+    """Check every ``[[expect]]`` block against a settled state.
 
-    Deliveries compare as multisets (duplicates matter, order does not). Expectations
-    about parts this version does not model (messages, repositories) fail with the reason,
-    never pass by default.
+    Deliveries compare as multisets (duplicates matter, order does not); repository views
+    compare as sets, each part only when given. Expectations about parts this version
+    does not model (message counts) fail with the reason, never pass by default.
     """
     delivered = deliveries_of(state)
+    repos = repositories_of(state)
     results = []
     for expect in scenario.expects:
         failures: list[str] = []
@@ -357,45 +1179,66 @@ def check_expectations(scenario: sc.Scenario, state: NetworkState) -> tuple[Expe
             failures.append(f"expected no errors; {len(state.log)} logged ({state.log[0].code} first)")
         if expect.messages:
             failures.append("message counts are not modelled yet (workload management)")
-        if expect.repositories:
-            failures.append("repository views are not modelled yet (cluster repositories)")
+        for r in expect.repositories:
+            view = repos.get(r.qmgr, {}).get(r.cluster)
+            if view is None:
+                failures.append(f"{r.qmgr} has no repository for cluster {r.cluster}")
+                continue
+            if r.qmgrs is not None and set(view["qmgrs"]) != set(r.qmgrs):
+                failures.append(f"{r.qmgr}/{r.cluster} queue managers: expected {sorted(r.qmgrs)}, got {view['qmgrs']}")
+            if r.queues is not None:
+                want = {name: sorted(hosts) for name, hosts in r.queues}
+                if {k: sorted(v) for k, v in view["queues"].items()} != want:
+                    failures.append(f"{r.qmgr}/{r.cluster} queues: expected {want}, got {view['queues']}")
+            if r.topics is not None and set(view["topics"]) != set(r.topics):
+                failures.append(f"{r.qmgr}/{r.cluster} topics: expected {sorted(r.topics)}, got {view['topics']}")
         results.append(ExpectationResult(expect.index, not failures, tuple(failures)))
     return tuple(results)
 
 
 @dataclass(frozen=True, slots=True)
 class RunReport:
-    """What ``mqcheck run`` shows: the final state, the steps taken, expectation results,
-    and what the scenario asked for that was not modelled."""
+    """What ``mqcheck run`` shows: the final state, expectation results, and what the
+    scenario asked for that was not modelled."""
 
     scenario: str
     final: NetworkState
     expectations: tuple[ExpectationResult, ...]
     unmodelled: tuple[str, ...]
+    not_joined: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         return {
             "scenario": self.scenario,
             "deliveries": deliveries_of(self.final),
-            "errors": [
-                {"qmgr": e.qmgr, "code": e.code, "detail": e.detail, "step": e.step} for e in self.final.log
-            ],
+            "repositories": repositories_of(self.final),
+            "errors": [{"qmgr": e.qmgr, "code": e.code, "detail": e.detail, "step": e.step} for e in self.final.log],
             "expectations": [
                 {"index": r.index, "ok": r.ok, **({"failures": list(r.failures)} if r.failures else {})}
                 for r in self.expectations
             ],
+            "not_joined": [{"qmgr": q, "reason": why} for q, why in self.not_joined],
             "unmodelled": list(self.unmodelled),
         }
 
 
+def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
+    """Deliver every in-flight message in a fixed order until nothing can move: the first
+    deliverable channel in (source, destination) order, one message at a time."""
+    while True:
+        delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
+        if not delivers:
+            return state
+        state = model.next_state(state, delivers[0])
+
+
 def run_scenario(scenario: sc.Scenario) -> RunReport:
-    """The deterministic scheduler of ``mqcheck run`` (DESIGN §2.3): the initial MQSC, then
-    each step in order (and, once channels are modelled, every in-flight message in a
-    fixed FIFO order until quiescent after each)."""
-    model = MQNetwork(scenario)
+    """The deterministic scheduler of ``mqcheck run`` (DESIGN §2.3): the initial MQSC, let
+    the network settle, then each step followed by settling."""
+    model = MQNetwork(scenario, faults=0)
     (state,) = model.init_states()
-    while actions := model.actions(state):
-        nxt = model.next_state(state, actions[0])
-        assert nxt is not None
-        state = nxt
-    return RunReport(scenario.name, state, check_expectations(scenario, state), unmodelled_in(scenario))
+    state = settle(model, state)
+    while state.next_step < len(scenario.steps):
+        state = settle(model, model.next_state(state, ScenarioStep(state.next_step)))
+    not_joined = tuple((q.name, why) for q in state.qmgrs for why in why_not_joined(state, q))
+    return RunReport(scenario.name, state, check_expectations(scenario, state), unmodelled_in(scenario), not_joined)

@@ -1,0 +1,234 @@
+"""Repository properties (DESIGN §4, RP-…): what the cluster repository protocol promises.
+
+Each property reads ``spec.system.NetworkState`` and cites its seed section; each
+``always``/``at_quiescence`` property names a ``sometimes`` witness so that a pass cannot
+be vacuous (STYLE habit 4). "Settled" means no message is in flight on any channel: the
+convergence properties speak of settled states only, because while updates travel the
+repositories legitimately differ.
+"""
+
+from __future__ import annotations
+
+from checker.model import Property
+from spec import repository as rp
+from spec.system import NetworkState
+
+
+def settled(state: NetworkState) -> bool:
+    """Nothing in flight, every queue manager running."""
+    return state.in_flight() == 0 and all(q.running for q in state.qmgrs)
+
+
+def _caches(state: NetworkState):
+    for q in state.qmgrs:
+        for cache in q.caches:
+            yield q, cache
+
+
+def _live_idents(cache: rp.ClusterCache) -> frozenset:
+    return frozenset((r.ident, r.seq) for r in cache.live())
+
+
+def _frs(state: NetworkState) -> dict[str, list[tuple]]:
+    by_cluster: dict[str, list[tuple]] = {}
+    for q, cache in _caches(state):
+        if cache.full and q.running:
+            by_cluster.setdefault(cache.cluster, []).append((q, cache))
+    return by_cluster
+
+
+# --- RP-NO-STALE-APPLY ------------------------------------------------------------------
+def no_stale_apply(model, state: NetworkState) -> bool:
+    # 003 §Queue managers and repositories: duplicates are identified by sequence number;
+    # a repository never replaces a record with an older copy.
+    return all(r.seq >= cache.seen(r.ident) for _, cache in _caches(state) for r in cache.records)
+
+
+def stale_discarded(model, state: NetworkState) -> bool:
+    return any(cache.discarded for _, cache in _caches(state))
+
+
+# --- RP-TWO-FRS -------------------------------------------------------------------------
+def publishes_to_two_frs(model, state: NetworkState) -> bool:
+    # 003: "this information is sent to the chosen repository and also to one other
+    # repository (if there is one)"
+    for _, cache in _caches(state):
+        targets, known = cache.last_publish
+        if not cache.full and targets and len(targets) != min(2, known):
+            return False
+    return True
+
+
+def published_to_two(model, state: NetworkState) -> bool:
+    return any(len(cache.last_publish[0]) == 2 for _, cache in _caches(state) if not cache.full)
+
+
+# --- RP-TEMPQMGR ------------------------------------------------------------------------
+def tempqmgr_until_answered(model, state: NetworkState) -> bool:
+    # 000 §Initial definitions: SYSTEM.TEMPQMGR is shown until the FR's own record arrives
+    for _, cache in _caches(state):
+        answered = {r.info.conname for r in cache.qmgr_records()}
+        if any(c in answered for c in cache.tempqmgr):
+            return False
+    return True
+
+
+def tempqmgr_shown(model, state: NetworkState) -> bool:
+    return any(cache.tempqmgr for _, cache in _caches(state))
+
+
+# --- RP-FR-CONVERGENCE / RP-FR-MESH-NEEDED ---------------------------------------------
+def fr_disagreement(state: NetworkState) -> str:
+    for cluster, frs in sorted(_frs(state).items()):
+        views = {q.name: _live_idents(c) for q, c in frs}
+        if len(set(views.values())) > 1:
+            return cluster
+    return ""
+
+
+def frs_converge(model, state: NetworkState) -> bool:
+    # 000 §Considerations for Full Repositories: FRs "must be fully inter-connected";
+    # then every FR of a cluster holds the same records once updates have flowed.
+    return not settled(state) or not fr_disagreement(state)
+
+
+def frs_settled_together(model, state: NetworkState) -> bool:
+    return settled(state) and any(len(frs) >= 2 for frs in _frs(state).values())
+
+
+def fr_mesh_loses_update(model, state: NetworkState) -> bool:
+    return settled(state) and bool(fr_disagreement(state))
+
+
+# --- RP-PR-CONVERGENCE ------------------------------------------------------------------
+def _reference_fr(state: NetworkState, cluster: str):
+    frs = _frs(state).get(cluster, [])
+    return frs[0][1] if frs else None
+
+
+def prs_converge(model, state: NetworkState) -> bool:
+    # 000 §First MQOPEN of a Queue: FRs notify subscribers of every change, so a PR's view
+    # of what it subscribed for matches the FRs' once updates have flowed.
+    if not settled(state) or fr_disagreement(state):
+        return True  # FR disagreement is RP-FR-CONVERGENCE's finding
+    for q, cache in _caches(state):
+        if cache.full or cache.tempqmgr:
+            continue
+        ref = _reference_fr(state, cache.cluster)
+        if ref is None:
+            continue
+        for key in cache.interests:
+            mine = {(r.ident, r.seq) for r in rp.records_for(cache, key)}
+            theirs = {(r.ident, r.seq) for r in rp.records_for(ref, key)}
+            if mine != theirs:
+                return False
+    return True
+
+
+def pr_holds_subscribed(model, state: NetworkState) -> bool:
+    return settled(state) and any(not c.full and c.interests for _, c in _caches(state))
+
+
+# --- RP-TOPIC-EVERYWHERE ----------------------------------------------------------------
+def topics_everywhere(model, state: NetworkState) -> bool:
+    # 002 §Cluster topics: "Information about cluster topics is pushed to all members of a
+    # cluster"
+    if not settled(state) or fr_disagreement(state):
+        return True
+    for q, cache in _caches(state):
+        ref = _reference_fr(state, cache.cluster)
+        if ref is None or cache.tempqmgr:
+            continue
+        want = {(r.ident, r.seq) for r in ref.live() if r.kind == rp.TOPIC}
+        have = {(r.ident, r.seq) for r in cache.live() if r.kind == rp.TOPIC}
+        if not want <= have:
+            return False
+    return True
+
+
+def topic_at_member(model, state: NetworkState) -> bool:
+    return settled(state) and any(not c.full and any(r.kind == rp.TOPIC for r in c.live()) for _, c in _caches(state))
+
+
+# --- RP-REFRESH-RESTORES ----------------------------------------------------------------
+def refresh_restores(model, state: NetworkState) -> bool:
+    # 000 §Refreshing repository information: the information "will then be rebuilt over
+    # time, by requesting it from the Full Repositories"
+    if not settled(state) or fr_disagreement(state):
+        return True
+    for q, cache in _caches(state):
+        if not cache.refreshed:
+            continue
+        ref = _reference_fr(state, cache.cluster)
+        if cache.tempqmgr or ref is None:
+            return False
+        frs_there = {r.ident for r in ref.full_repositories()}
+        frs_here = {r.ident for r in cache.full_repositories()}
+        if not frs_there <= frs_here:
+            return False
+        for key in cache.interests:
+            if {(r.ident, r.seq) for r in rp.records_for(cache, key)} != {(r.ident, r.seq) for r in rp.records_for(ref, key)}:
+                return False
+    return True
+
+
+def refreshed_and_settled(model, state: NetworkState) -> bool:
+    return settled(state) and any(c.refreshed for _, c in _caches(state))
+
+
+# --- RP-RESET-REMOVES -------------------------------------------------------------------
+def reset_removes(model, state: NetworkState) -> bool:
+    # 000 §Incorrectly deleted queue managers: RESET CLUSTER "can be used to force a queue
+    # managers definitions to be deleted from the cluster ... and can then inform the other
+    # queue managers in the cluster to delete them"
+    if not settled(state):
+        return True
+    running = {q.qmid for q in state.qmgrs if q.running}
+    removed = {(c.cluster, qmid) for _, c in _caches(state) for qmid in c.removed if qmid not in running}
+    return not any((cache.cluster, r.owner) in removed for _, cache in _caches(state) for r in cache.live())
+
+
+def reset_happened(model, state: NetworkState) -> bool:
+    return settled(state) and any(c.removed for _, c in _caches(state))
+
+
+PROPERTIES = (
+    Property.always("RP-NO-STALE-APPLY", "a repository never replaces a record with an older or duplicate copy",
+                    no_stale_apply, citation="003 §Queue managers and repositories", witness="RP-STALE-DISCARDED"),
+    Property.sometimes("RP-STALE-DISCARDED", "a duplicate or stale copy arrives and is discarded", stale_discarded,
+                       citation="003 §Queue managers and repositories"),
+    Property.always("RP-TWO-FRS", "a partial repository publishes its changes to two full repositories when it knows two",
+                    publishes_to_two_frs, citation="003 §Queue managers and repositories", witness="RP-TWO-FRS-WITNESS"),
+    Property.sometimes("RP-TWO-FRS-WITNESS", "a partial repository publishes to two full repositories", published_to_two,
+                       citation="003 §Queue managers and repositories"),
+    Property.always("RP-TEMPQMGR", "SYSTEM.TEMPQMGR is shown only until the full repository answers",
+                    tempqmgr_until_answered, citation="000 §Initial definitions", witness="RP-TEMPQMGR-SHOWN"),
+    Property.sometimes("RP-TEMPQMGR-SHOWN", "a manual CLUSSDR is shown as SYSTEM.TEMPQMGR", tempqmgr_shown,
+                       citation="000 §Checking initial definitions"),
+    Property.at_quiescence("RP-FR-CONVERGENCE", "settled full repositories of a cluster hold the same records",
+                           frs_converge, citation="000 §Considerations for Full Repositories",
+                           witness="RP-FRS-SETTLED"),
+    Property.sometimes("RP-FRS-SETTLED", "two or more full repositories settle", frs_settled_together,
+                       citation="000 §Considerations for Full Repositories"),
+    Property.sometimes("RP-FR-MESH-NEEDED", "full repositories not fully connected lose an update (witness)",
+                       fr_mesh_loses_update, citation="000 §Resource definition for Full Repositories"),
+    Property.at_quiescence("RP-PR-CONVERGENCE", "a settled partial repository holds what the full repositories hold "
+                           "for what it subscribed to", prs_converge, citation="000 §First MQOPEN of a Queue",
+                           witness="RP-PR-SUBSCRIBED"),
+    Property.sometimes("RP-PR-SUBSCRIBED", "a partial repository with subscriptions settles", pr_holds_subscribed,
+                       citation="000 §First MQOPEN of a Queue"),
+    Property.at_quiescence("RP-TOPIC-EVERYWHERE", "every member holds every cluster topic the full repositories hold",
+                           topics_everywhere, citation="002 §Cluster topics", witness="RP-TOPIC-AT-MEMBER"),
+    Property.sometimes("RP-TOPIC-AT-MEMBER", "a partial repository holds a cluster topic", topic_at_member,
+                       citation="002 §Cluster topics"),
+    Property.at_quiescence("RP-REFRESH-RESTORES", "after REFRESH CLUSTER the repository is rebuilt from the full "
+                           "repositories", refresh_restores, citation="000 §Refreshing repository information",
+                           witness="RP-REFRESHED"),
+    Property.sometimes("RP-REFRESHED", "a queue manager refreshes and settles", refreshed_and_settled,
+                       citation="000 §Refreshing repository information"),
+    Property.at_quiescence("RP-RESET-REMOVES", "after RESET CLUSTER no repository holds the removed queue manager's "
+                           "records", reset_removes, citation="000 §Incorrectly deleted queue managers",
+                           witness="RP-RESET-HAPPENED"),
+    Property.sometimes("RP-RESET-HAPPENED", "a queue manager is forcibly removed and the cluster settles",
+                       reset_happened, citation="000 §Incorrectly deleted queue managers"),
+)

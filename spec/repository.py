@@ -1,0 +1,276 @@
+"""Cluster repositories: records, sequence numbers, full and partial repositories.
+
+Sources: 003 §Queue managers and repositories, §Cluster channels, §Auto-definition of
+channels; 000 §WMQ Cluster Architecture, §Resource definition for a Partial Repository,
+§Resource definition for Full Repositories, §Considerations for Full Repositories,
+§Initial definitions, §Checking initial definitions, §First MQOPEN of a Queue,
+§Incorrectly deleted queue managers, §Refreshing repository information, §Cluster Topic
+Hosts; 002 §Cluster topics, §Key roles for publish/subscribe cluster queue managers,
+§REFRESH CLUSTER considerations; DESIGN §3.4.
+
+Each queue manager holds one :class:`ClusterCache` per cluster it takes part in. A record
+(:class:`Record`) describes something a queue manager owns — itself (from its CLUSRCVR),
+a cluster queue, a cluster topic — with the owner's QMID and a per-owner sequence number;
+a cache applies a record only when its sequence number is newer than the one it holds
+("the repositories have to discard duplicates. Each item of information carries a
+sequence number" — 003). Deletions and forced removals are kept as tombstones so a late
+copy of an older version is still recognised as stale.
+
+The functions here are pure: given a cache and an incoming :class:`RepoMsg`, they return
+the new cache, the messages to send (as ``(destination queue manager, message)``) and
+log entries. ``spec.system`` moves the messages over channels.
+
+Abstracted away: the repository task's internal queues (SYSTEM.CLUSTER.COMMAND.QUEUE is
+read as soon as a message arrives; SYSTEM.CLUSTER.REPOSITORY.QUEUE is the cache itself and
+survives a restart), channel attributes other than the workload ones, message expiry of
+subscriptions (PRs re-subscribe on the same 30-day cycle as republishing), and the
+"hourly" repetition of missing-refresh messages (one entry per missing record).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+QMGR, QUEUE, TOPIC = "QMGR", "QUEUE", "TOPIC"
+TEMPQMGR_PREFIX = "SYSTEM.TEMPQMGR."
+
+# 002 §Key roles ("at least 60 days") and 000 §Incorrectly deleted queue managers ("up to
+# 90 days"); 002 (v7.5) wins where they differ (DESIGN §3.7). Owners republish every 30.
+REPUBLISH_DAYS = 30
+EXPIRY_DAYS = {TOPIC: 60, QMGR: 90, QUEUE: 90}
+
+# Message operations
+JOIN, UPDATE, SUBSCRIBE, REMOVE = "JOIN", "UPDATE", "SUBSCRIBE", "REMOVE"
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrInfo:
+    """A queue-manager record's content: its CLUSRCVR channel, which auto-defined CLUSSDRs
+    copy (003 §Auto-definition of channels), plus its role and SUSPEND state."""
+
+    channel: str
+    conname: str
+    full_repository: bool
+    suspended: bool = False
+    clwlwght: int = 50
+    clwlrank: int = 0
+    clwlprty: int = 0
+    netprty: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QueueInfo:
+    """A cluster queue record's content: what other queue managers' workload algorithm and
+    bind options read."""
+
+    put: str = "ENABLED"
+    defbind: str = "OPEN"
+    clwlrank: int = 0
+    clwlprty: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One item of cluster information.
+
+    ``key`` is the queue or topic object name ("" for a queue-manager record, whose key is
+    its owner). ``published`` is the day (scenario clock) the owner published this
+    version; ``deleted`` marks a tombstone (the object was deleted, or its owner forcibly
+    removed).
+    """
+
+    kind: str
+    cluster: str
+    key: str
+    owner: str  # QMID
+    owner_name: str
+    seq: int
+    published: int = 0
+    deleted: bool = False
+    info: Any = None  # QmgrInfo | QueueInfo | spec.objects.TopicObject
+
+    @property
+    def ident(self) -> tuple[str, str, str, str]:
+        return (self.kind, self.cluster, self.owner, self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class RepoMsg:
+    """A message between repository tasks (to SYSTEM.CLUSTER.COMMAND.QUEUE).
+
+    JOIN: a queue manager's first contact over its manual CLUSSDR, carrying its own
+    records. UPDATE: records (``reply`` when answering a JOIN or SUBSCRIBE). SUBSCRIBE: a
+    partial repository asks for ``keys`` ((kind, key) pairs). REMOVE: RESET CLUSTER
+    ACTION(FORCEREMOVE) of ``removed`` (a QMID).
+    """
+
+    op: str
+    cluster: str
+    sender: str  # QMID
+    sender_name: str
+    sender_full: bool
+    records: tuple[Record, ...] = ()
+    keys: tuple[tuple[str, str], ...] = ()
+    reply: bool = False
+    removed: str = ""
+
+    def __str__(self) -> str:
+        what = ",".join(f"{r.kind}:{r.owner_name}{'/' + r.key if r.key else ''}#{r.seq}{'(del)' if r.deleted else ''}"
+                        for r in self.records)
+        extra = f" keys={list(self.keys)}" if self.keys else ""
+        extra += f" removed={self.removed}" if self.removed else ""
+        return f"{self.op}{'(reply)' if self.reply else ''}[{self.cluster}] {what}{extra}".rstrip()
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterCache:
+    """One queue manager's repository for one cluster.
+
+    ``records`` sorted by ident (tombstones included). ``tempqmgr``: CONNAMEs of manual
+    CLUSSDRs whose full repository has not answered yet — shown as SYSTEM.TEMPQMGR entries
+    (000 §Initial definitions). ``subscribers`` (full repositories): (subscriber QMID,
+    subscriber name, kind, key) to notify of changes. ``interests`` (partial
+    repositories): the (kind, key) pairs it subscribed for. ``highest_seen``: a ghost
+    variable for RP-NO-STALE-APPLY — the highest sequence number ever received per record.
+    ``last_publish``: a ghost variable for RP-TWO-FRS — the full repositories this queue
+    manager sent its last own update to, and how many it knew.
+    """
+
+    cluster: str
+    full: bool = False
+    records: tuple[Record, ...] = ()
+    tempqmgr: tuple[str, ...] = ()
+    subscribers: tuple[tuple[str, str, str, str], ...] = ()
+    interests: tuple[tuple[str, str], ...] = ()
+    highest_seen: tuple[tuple[tuple[str, str, str, str], int], ...] = ()
+    last_publish: tuple[tuple[str, ...], int] = ((), 0)
+    discarded: bool = False  # ghost: a duplicate or stale copy was discarded here
+    refreshed: bool = False  # ghost: REFRESH CLUSTER was issued here
+    removed: tuple[str, ...] = ()  # ghost: QMIDs forcibly removed (RESET CLUSTER) here
+
+    # --- views --------------------------------------------------------------------
+    def live(self) -> tuple[Record, ...]:
+        return tuple(r for r in self.records if not r.deleted)
+
+    def get(self, ident: tuple[str, str, str, str]) -> Record | None:
+        for r in self.records:
+            if r.ident == ident:
+                return r
+        return None
+
+    def qmgr_records(self) -> tuple[Record, ...]:
+        return tuple(r for r in self.live() if r.kind == QMGR)
+
+    def full_repositories(self) -> tuple[Record, ...]:
+        """Queue-manager records of the full repositories this cache knows, by name."""
+        return tuple(sorted((r for r in self.qmgr_records() if r.info.full_repository),
+                            key=lambda r: (r.owner_name, r.owner)))
+
+    def qmgr_record_of(self, name: str) -> Record | None:
+        found = [r for r in self.qmgr_records() if r.owner_name == name]
+        return found[-1] if found else None
+
+    def is_pubsub_cluster(self) -> bool:
+        """002 §Cluster topics / 000 §Cluster Topics: "Pub/Sub Cluster exists when there are
+        one or more cluster topics"."""
+        return any(r.kind == TOPIC for r in self.live())
+
+    def seen(self, ident) -> int:
+        for i, seq in self.highest_seen:
+            if i == ident:
+                return seq
+        return -1
+
+
+def _with_record(cache: ClusterCache, record: Record) -> ClusterCache:
+    kept = tuple(r for r in cache.records if r.ident != record.ident) + (record,)
+    return replace(cache, records=tuple(sorted(kept, key=lambda r: r.ident)))
+
+
+def note_seen(cache: ClusterCache, record: Record) -> ClusterCache:
+    """Ghost bookkeeping: the highest sequence number received for the record's ident."""
+    if record.seq <= cache.seen(record.ident):
+        return cache
+    rest = tuple(p for p in cache.highest_seen if p[0] != record.ident)
+    return replace(cache, highest_seen=tuple(sorted(rest + ((record.ident, record.seq),))))
+
+
+def apply_record(cache: ClusterCache, record: Record, check_sequence: bool = True) -> tuple[ClusterCache, bool]:
+    """Apply one record if it is newer than the held one; return (cache, applied).
+
+    003 §Queue managers and repositories: "Each item of information carries a sequence
+    number, which the repositories use to identify duplicates." ``check_sequence=False``
+    exists only for the mutant that ignores sequence numbers (tests/test_repository.py).
+    """
+    cache = note_seen(cache, record)
+    held = cache.get(record.ident)
+    if check_sequence and held is not None and held.seq >= record.seq:
+        return (cache if cache.discarded else replace(cache, discarded=True)), False
+    if held == record:
+        return cache, False
+    cache = _with_record(cache, record)
+    if record.kind == QMGR and not record.deleted and record.info.conname in cache.tempqmgr:
+        # 000 §Initial definitions: the TEMPQMGR name "will be changed when the Partial
+        # Repository has communicated with the Full Repository and found out the real name"
+        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr if c != record.info.conname))
+    return cache, True
+
+
+def remove_owner(cache: ClusterCache, qmid: str) -> ClusterCache:
+    """RESET CLUSTER ACTION(FORCEREMOVE): every record of ``qmid`` becomes a tombstone
+    (000 §Incorrectly deleted queue managers), and its subscriptions are dropped."""
+    records = tuple(replace(r, deleted=True) if r.owner == qmid and not r.deleted else r for r in cache.records)
+    subscribers = tuple(s for s in cache.subscribers if s[0] != qmid)
+    removed = cache.removed if qmid in cache.removed else tuple(sorted(cache.removed + (qmid,)))
+    return replace(cache, records=records, subscribers=subscribers, removed=removed)
+
+
+def subscribe_interest(cache: ClusterCache, key: tuple[str, str]) -> ClusterCache:
+    if key in cache.interests:
+        return cache
+    return replace(cache, interests=tuple(sorted(cache.interests + (key,))))
+
+
+def add_subscriber(cache: ClusterCache, qmid: str, name: str, key: tuple[str, str]) -> ClusterCache:
+    entry = (qmid, name, key[0], key[1])
+    if entry in cache.subscribers:
+        return cache
+    return replace(cache, subscribers=tuple(sorted(cache.subscribers + (entry,))))
+
+
+def records_for(cache: ClusterCache, key: tuple[str, str]) -> tuple[Record, ...]:
+    """What a full repository answers to a subscription: every live record of a queue
+    (all its instances) or of a queue manager (000 §First MQOPEN of a Queue)."""
+    kind, name = key
+    if kind == QUEUE:
+        return tuple(r for r in cache.live() if r.kind == QUEUE and r.key == name)
+    return tuple(r for r in cache.live() if r.kind == QMGR and r.owner_name == name)
+
+
+def interested_in(cache: ClusterCache, record: Record) -> tuple[tuple[str, str], ...]:
+    """Subscribers (QMID, name) of a full repository to notify of a changed record."""
+    if record.kind == QUEUE:
+        wanted = (QUEUE, record.key)
+    elif record.kind == QMGR:
+        wanted = (QMGR, record.owner_name)
+    else:
+        return ()
+    return tuple(sorted({(s[0], s[1]) for s in cache.subscribers if (s[2], s[3]) == wanted}))
+
+
+def view(cache: ClusterCache) -> dict:
+    """What ``mqcheck run --json`` shows of a cache (DESIGN §2.3 ``repositories``): the
+    queue managers it knows (TEMPQMGR entries as such), each queue with its hosting queue
+    managers, and the cluster topics (topic strings)."""
+    qmgrs = sorted({r.owner_name for r in cache.qmgr_records()} | {TEMPQMGR_PREFIX + c for c in cache.tempqmgr})
+    queues: dict[str, list[str]] = {}
+    for r in cache.live():
+        if r.kind == QUEUE:
+            queues.setdefault(r.key, []).append(r.owner_name)
+    topics = sorted({r.info.topicstr for r in cache.live() if r.kind == TOPIC})
+    return {
+        "qmgrs": qmgrs,
+        "queues": {q: sorted(set(h)) for q, h in sorted(queues.items())},
+        "topics": topics,
+    }
