@@ -22,7 +22,7 @@ How it works (level-synchronous BFS):
   turns out to have no enabled internal action. A counterexample is rebuilt from the
   parent pointers and **replayed** through ``next_state`` (the replay checks each
   fingerprint, which catches a non-deterministic model).
-- With ``workers=2`` (the default on a machine with two or more cores and ``os.fork``),
+- With ``workers=2`` (the default when a second core is idle and ``os.fork`` exists),
   each large level is split in two contiguous halves; a forked child expands the second
   half (it inherits the frontier and the visited set copy-on-write) while this process
   expands the first, and the child's distinct successors come back pickled. Merging the
@@ -50,6 +50,7 @@ Limits: state indices are ``uint32`` (4 billion states) and action positions ``u
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pickle
@@ -286,9 +287,13 @@ def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: dict, p
 def _expand_in_child(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int) -> tuple[int, int]:
     """Fork a child that expands ``frontier[lo:hi]`` and writes a pickled _Part to a pipe."""
     r, w = os.pipe()
+    # Objects alive now are shared copy-on-write with the child: keep the cyclic garbage
+    # collector of either process from writing to all of them (unfrozen after the level).
+    gc.freeze()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
         try:
+            gc.disable()   # the child lives for one level; its memory is freed on exit
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             os.close(r)
             part = _Part()
@@ -388,8 +393,9 @@ def explore(
     - ``stop_on_violation``: stop after the BFS level where the first violation appears.
     - ``progress``: print distinct states, states/s, depth and frontier size to stderr
       about once a second (the CLI passes ``sys.stderr.isatty() and not quiet``).
-    - ``workers``: 1 = in-process only; 2 = fork one helper per large level (default when
-      the machine has two cores and ``os.fork`` exists). Results do not depend on it.
+    - ``workers``: 1 = in-process only; 2 = fork one helper per large level; ``None``
+      (default) = 2 when a second core is idle (see ``_auto_workers``). Counts, verdicts
+      and traces do not depend on it.
 
     Ctrl-C stops cleanly: the result is incomplete with ``stop_reason="interrupted"``.
     Returns a :class:`~checker.model.Result` with ``backend="local"``.
@@ -420,6 +426,20 @@ def _select(model: Any, property_ids: Iterable[str] | None) -> list:
     return [p for p in props if p.id in keep]
 
 
+def _auto_workers() -> int:
+    """2 when the machine has a second core that is idle right now (load average below
+    cores - 1) and ``os.fork`` exists, else 1. On a busy machine a second process only
+    competes with the first (measured: benchmarks/RESULTS.md)."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or not hasattr(os, "fork"):
+        return 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # pragma: no cover
+        return 1
+    return 2 if load < cores - 1 else 1
+
+
 def _rss_mb() -> float:
     try:
         with open("/proc/self/statm") as f:
@@ -438,7 +458,7 @@ class _Explorer:
         self.timeout, self.memory_limit_mb = timeout, memory_limit_mb
         self.stop_on_violation, self.progress = stop_on_violation, progress
         if workers is None:
-            workers = 2 if (os.cpu_count() or 1) >= 2 and hasattr(os, "fork") else 1
+            workers = _auto_workers()
         self.workers = max(1, min(int(workers), 2))
         self.ctx = _Ctx(model, self.props, bits)
         self.parent = array("I")
@@ -590,6 +610,8 @@ class _Explorer:
         finally:
             if child is not None:
                 _kill_child(*child)
+            if self.workers > 1 and n >= PARALLEL_MIN_LEVEL:
+                gc.unfreeze()
         merged = _merge(parts)
         self.generated += merged.generated
         return merged
