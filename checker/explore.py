@@ -56,10 +56,12 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 import traceback
 from array import array
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
@@ -426,6 +428,22 @@ def _select(model: Any, property_ids: Iterable[str] | None) -> list:
     return [p for p in props if p.id in keep]
 
 
+@contextmanager
+def _sigint_deferred():
+    """Hold a Ctrl-C back until the block is done, then raise it (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pending:
+            raise KeyboardInterrupt
+
+
 def _auto_workers() -> int:
     """2 when the machine has a second core that is idle right now (load average below
     cores - 1) and ``os.fork`` exists, else 1. On a busy machine a second process only
@@ -490,7 +508,12 @@ class _Explorer:
                   file=sys.stderr, flush=True)
 
     def _add(self, part: _Part, depth: int) -> list:
-        """Append a merged level to the visited set; record first violations/witnesses."""
+        """Append a merged level to the visited set; record first violations/witnesses.
+        Ctrl-C is held back until the visited set and parent pointers agree again."""
+        with _sigint_deferred():
+            return self._add_now(part)
+
+    def _add_now(self, part: _Part) -> list:
         keep = len(part.states)
         if self.max_states is not None and self.count + keep > self.max_states:
             keep = max(self.max_states - self.count, 0)
