@@ -661,6 +661,7 @@ class _Search:
                 else:
                     self.driver_level({}, states, level + 1, check_only=True)
                 return "max_states reached"
+            self._event("written", level + 1)
             p.level = level + 1
             p.distinct += new
             p.levels.append(

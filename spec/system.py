@@ -1006,7 +1006,8 @@ class MQNetwork:
             state = _set_channel(state, replace(ch, messages=rest, status="RUNNING"))
             if state.find(action.dst) is None:
                 return state
-            return process_repo_message(state, action.dst, msg, state.next_step - 1, self.mutations)
+            handler = _MESSAGE_HANDLERS[type(msg)]
+            return handler(state, action.dst, msg, state.next_step - 1, self.mutations)
         if isinstance(action, ChannelFail):
             ch = state.channel(action.src, action.dst)
             if ch is None or state.faults <= 0:
@@ -1073,6 +1074,13 @@ class MQNetwork:
         }
 
 
+# What the receiving queue manager does with each kind of message a channel carries:
+# handler(state, destination, message, step index, mutations) -> state.
+_MESSAGE_HANDLERS = {
+    rp.RepoMsg: process_repo_message,
+}
+
+# Scenario steps that act at one running queue manager: handler(state, step, mutations).
 _STEP_HANDLERS = {
     sc.MqscStep: _step_mqsc,
     sc.PublishStep: _step_publish,
