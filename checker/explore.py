@@ -86,8 +86,6 @@ BACKEND = "local"
 PARALLEL_MIN_LEVEL = 2000   # levels smaller than this are expanded in-process
 CHUNK = 2048                # parents per chunk between bound/progress checks
 
-_OLD = -1   # level-dict marker: successor already in the visited set
-_NEW = -2   # level-dict marker: successor new, fingerprinted in an earlier chunk
 
 
 class ExplorationError(RuntimeError):
@@ -203,24 +201,35 @@ class _Ctx:
         return int.from_bytes(blake2b(self.model.encode(state), digest_size=self.digest).digest(), "little")
 
 
-def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: dict, part: _Part) -> None:
+class _Level:
+    """One process's view of the level being built: every distinct successor seen so far
+    (``seen``: state -> candidate number, in order of discovery) and, for candidates of
+    earlier chunks, whether they were already visited (``old``)."""
+
+    __slots__ = ("seen", "old")
+
+    def __init__(self) -> None:
+        self.seen: dict = {}
+        self.old = bytearray()
+
+
+def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Level, part: _Part) -> None:
     """Expand ``frontier[lo:hi]`` (global index of frontier[0] is ``base``) into ``part``.
 
-    ``level`` maps each successor seen so far in this level (by this process) to its
-    candidate position in this call, or to _OLD/_NEW when resolved by an earlier call.
-    This is the hot loop: it hashes each successor once (the dict) and fingerprints only
-    the level's distinct successors.
+    This is the hot loop: each successor is hashed once (``dict.setdefault``), and only
+    the level's distinct successors are encoded and fingerprinted (in ``_resolve``).
     """
     model = ctx.model
     actions, next_state, internal = model.actions, model.next_state, ctx.internal
     quiet = ctx.open_quiet
-    get = level.get
+    setdefault = level.seen.setdefault
+    old = level.old
+    first = n = len(level.seen)      # candidates numbered from `first` belong to this chunk
     cand: list = []
     origin: list = []        # (parent global index << 32) | action position
-    inner_in: list = []      # reached by an internal action (only when the model says)
+    inner_in: list = []      # reached by an internal action
     generated = 0
     back_edge = False
-    n = 0
     for i in range(lo, hi):
         s = frontier[i]
         settled = True
@@ -234,17 +243,16 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: dict,
             inner = True if internal is None else bool(internal(a))
             if inner:
                 settled = False
-            j = get(t)
-            if j is None:
-                level[t] = n
+            j = setdefault(t, n)
+            if j == n:
                 n += 1
                 cand.append(t)
                 origin.append((base + i) << 32 | ai)
                 inner_in.append(inner)
-            elif j >= 0:
+            elif j >= first:
                 if inner:
-                    inner_in[j] = True
-            elif j == _OLD and inner:
+                    inner_in[j - first] = True
+            elif inner and old[j]:
                 back_edge = True
         if settled and quiet:
             for p in quiet:
@@ -256,7 +264,7 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: dict,
     part.back_edge |= back_edge
 
 
-def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: dict, part: _Part) -> bool:
+def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: _Level, part: _Part) -> bool:
     """Fingerprint a chunk's distinct successors, drop the visited ones, check the new ones
     against the open always/sometimes properties. True if an internal edge hit a visited state."""
     model = ctx.model
@@ -264,14 +272,12 @@ def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: dict, p
     fps = [from_bytes(blake2b(encode(t), digest_size=size).digest(), "little") for t in cand]
     h, l = ctx.visited.split(fps)
     old = ctx.visited.lookup(h, l) >= 0
+    level.old.extend(old.astype(np.uint8).tobytes())
     back_edge = bool(np.any(old & np.array(inner_in, dtype=bool)))
     always, sometimes = ctx.open_always, ctx.open_sometimes
     states, pfps, parents, aidx, hits = part.states, part.fps, part.parents, part.aidx, part.hits
-    for k in (np.nonzero(old)[0].tolist() if old.any() else ()):
-        level[cand[k]] = _OLD
-    for k in np.nonzero(~old)[0].tolist():
+    for k in (np.nonzero(~old)[0].tolist() if old.any() else range(len(cand))):
         t = cand[k]
-        level[t] = _NEW
         m = len(states)
         states.append(t)
         pfps.append(fps[k])
@@ -299,7 +305,7 @@ def _expand_in_child(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int) -> 
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             os.close(r)
             part = _Part()
-            _expand(ctx, frontier, lo, hi, base, {}, part)
+            _expand(ctx, frontier, lo, hi, base, _Level(), part)
             payload = pickle.dumps(("ok", part), pickle.HIGHEST_PROTOCOL)
         except BaseException as e:  # noqa: BLE001 - reported to the parent
             payload = pickle.dumps(("error", type(e).__name__, traceback.format_exc()))
@@ -619,7 +625,7 @@ class _Explorer:
             child = _expand_in_child(self.ctx, frontier, mine, n, base)
         try:
             part = _Part()
-            level: dict = {}
+            level = _Level()
             for lo in range(0, mine, CHUNK):
                 self._check_bounds(depth, n)
                 _expand(self.ctx, frontier, lo, min(lo + CHUNK, mine), base, level, part)
