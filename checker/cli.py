@@ -82,6 +82,19 @@ def _render_run(report, data: dict) -> str:
     else:
         lines.append("Deliveries: no subscriptions")
     lines.append("")
+    repo_rows = [[qmgr, cluster, ", ".join(view["qmgrs"]),
+                  "; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items()) or "-",
+                  ", ".join(view["topics"]) or "-"]
+                 for qmgr, clusters in data.get("repositories", {}).items() for cluster, view in clusters.items()]
+    if repo_rows:
+        lines.append("Repositories")
+        lines.append(tabulate(repo_rows, headers=["queue manager", "cluster", "queue managers known",
+                                                  "queues (hosts)", "cluster topics"], tablefmt="simple"))
+        lines.append("")
+    for entry in data.get("not_joined", []):
+        lines.append(f"Not joined: {entry['qmgr']}: {entry['reason']}")
+    if data.get("not_joined"):
+        lines.append("")
     if data["errors"]:
         lines.append("Errors logged")
         lines.append(tabulate([[e["qmgr"], e["code"], "initial MQSC" if e["step"] < 0 else f"steps[{e['step']}]",
@@ -166,7 +179,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from spec.system import MQNetwork
 
     scenario = load_scenario(args.scenario)
-    model = MQNetwork(scenario, _check_properties(scenario), faults=args.faults)
+    explore_initial = True if args.explore_initial else None
+    model = MQNetwork(scenario, _check_properties(scenario), faults=args.faults, explore_initial=explore_initial)
     known = {p.id for p in model.properties()}
     for pid in args.property or ():
         if pid not in known:
@@ -191,6 +205,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         data = result.to_dict()
         data["scenario"] = scenario.name
+        data["explore_initial"] = model.explore_initial
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return result.exit_status()
     print(_render_check(scenario, model, result, format_verdict))
@@ -207,6 +222,8 @@ def _render_check(scenario, model, result, format_verdict) -> str:
         f"Explored: {st.distinct_states} distinct states ({st.generated_states} generated), depth {st.max_depth}, "
         f"{state_word}, {st.seconds:.1f} s ({st.states_per_second:,.0f} states/s, {result.backend} backend)",
         f"Fingerprints: {st.fingerprint_bits}-bit, estimated collision probability {st.collision_probability:.1e}",
+        "Start: " + ("the initial MQSC, joining explored" if model.explore_initial
+                     else "the settled initial configuration (--explore-initial explores the joining too)"),
         "",
     ]
     rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
@@ -280,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--property", action="append", metavar="ID", help="check only this property (repeatable)")
     check.add_argument("--faults", type=int, metavar="N", default=None,
                        help="let the checker fail up to N channels (default: the scenario's [check] faults)")
+    check.add_argument("--explore-initial", action="store_true",
+                       help="also explore the initial queue managers joining their clusters (default: start "
+                            "from the settled initial configuration; [check] explore_initial)")
     check.add_argument("--json", action="store_true", help="print the result data as JSON")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     spark = check.add_argument_group("Spark backend")
@@ -303,6 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mqcheck: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
+    except BrokenPipeError:  # e.g. `mqcheck run ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -263,7 +263,13 @@ def view(cache: ClusterCache) -> dict:
     """What ``mqcheck run --json`` shows of a cache (DESIGN §2.3 ``repositories``): the
     queue managers it knows (TEMPQMGR entries as such), each queue with its hosting queue
     managers, and the cluster topics (topic strings)."""
-    qmgrs = sorted({r.owner_name for r in cache.qmgr_records()} | {TEMPQMGR_PREFIX + c for c in cache.tempqmgr})
+    # a name held under two QMIDs (a queue manager deleted and recreated without RESET
+    # CLUSTER — 000 §Incorrectly deleted queue managers) is shown by its QMIDs instead
+    owners: dict[str, set[str]] = {}
+    for r in cache.qmgr_records():
+        owners.setdefault(r.owner_name, set()).add(r.owner)
+    names = {name if len(ids) == 1 else qmid for name, ids in owners.items() for qmid in ids}
+    qmgrs = sorted(names | {TEMPQMGR_PREFIX + c for c in cache.tempqmgr})
     queues: dict[str, list[str]] = {}
     for r in cache.live():
         if r.kind == QUEUE:

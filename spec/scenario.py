@@ -53,7 +53,9 @@ scenario file) or neither (an empty queue manager), never both.
 
 ``[check]`` — defaults for ``mqcheck check`` (command-line flags win): ``faults`` (bool,
 default false: also explore channel and queue-manager faults), ``max_states`` and
-``max_depth`` (positive integers; default: unbounded).
+``max_depth`` (positive integers; default: unbounded), ``explore_initial`` (bool, default
+false: ``check`` starts from the settled initial configuration, as ``run`` does; true also
+explores every interleaving of the initial queue managers joining their clusters).
 
 Names: queue manager names and MQ object names (queues, topic objects, subscriptions) fold
 to upper case, as unquoted names in MQSC do (DESIGN §2.2), and must be 1-48 characters
@@ -161,6 +163,7 @@ class CheckOptions:
     faults: bool = False
     max_states: int | None = None
     max_depth: int | None = None
+    explore_initial: bool = False  # explore the joining of the initial configuration too
 
 
 @dataclass(frozen=True, slots=True)
@@ -1139,11 +1142,12 @@ class _Parser:
 
     def check(self, value: object) -> CheckOptions:
         path: Path = ("check",)
-        t = self.table(value, path, "[check] with faults, max_states, max_depth")
-        self.keys(t, path, ("faults", "max_states", "max_depth"))
+        t = self.table(value, path, "[check] with faults, max_states, max_depth, explore_initial")
+        self.keys(t, path, ("faults", "max_states", "max_depth", "explore_initial"))
         bound = {k: self.integer(t[k], path + (k,), 1, None) if k in t else None
                  for k in ("max_states", "max_depth")}
-        return CheckOptions(self.boolean(t, "faults", path), bound["max_states"], bound["max_depth"])
+        return CheckOptions(self.boolean(t, "faults", path), bound["max_states"], bound["max_depth"],
+                            self.boolean(t, "explore_initial", path))
 
 
 # kind -> (allowed keys, required keys)

@@ -676,12 +676,15 @@ def reset_cluster(state: NetworkState, name: str, op: objects.ResetCluster, step
                                                      f"cluster {op.cluster}", step)])
     for victim in victims:
         msg = rp.RepoMsg(rp.REMOVE, op.cluster, q.qmid, q.name, False, removed=victim)
-        state = process_repo_message(state, name, msg, step)
+        state = process_repo_message(state, name, msg, step)  # here, and forwarded to manual FRs
         q = state.qmgr(name)
-        # the FR tells every member it knows
+        forwarded = set(_fr_targets_manual(state, q, op.cluster))
+        # the FR "can then inform the other queue managers in the cluster to delete them"
         for member in _members(q.cache(op.cluster), name):
-            if member != victim.rsplit("_", 1)[0] or state.qmgr(member).qmid != victim:
-                state = _send(state, name, member, replace(msg, sender_full=True))
+            target = state.find(member)
+            if member in forwarded or target is None or target.qmid == victim:
+                continue
+            state = _send(state, name, member, replace(msg, sender_full=True))
     return state
 
 
@@ -967,20 +970,28 @@ class MQNetwork:
     """
 
     def __init__(self, scenario: sc.Scenario, properties: Sequence[Any] = (), faults: int | None = None,
-                 mutations: Mutations = NO_MUTATIONS) -> None:
+                 mutations: Mutations = NO_MUTATIONS, explore_initial: bool | None = None) -> None:
         self.scenario = scenario
         self.name = scenario.name or "scenario"
         self._properties = tuple(properties)
         self.faults = (1 if scenario.check.faults else 0) if faults is None else faults
         self.mutations = mutations
+        self.explore_initial = scenario.check.explore_initial if explore_initial is None else explore_initial
 
     # --- the Model protocol ---------------------------------------------------------
     def init_states(self) -> Sequence[NetworkState]:
+        """The queue managers after their initial MQSC. Unless ``explore_initial``, the
+        network is then settled with the deterministic scheduler, so exploration starts
+        from the configuration as the administrator has it running and explores every
+        interleaving of what the scenario's steps do (the joining of the initial
+        configuration is otherwise most of the state space)."""
         qmgrs = tuple(QmgrState(s.name, objects.QueueManagerDef(s.name), LocalPubSub())
                       for s in sorted(self.scenario.qmgrs, key=lambda q: q.name))
         state = NetworkState(qmgrs, faults=self.faults)
         for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
             state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
+        if not self.explore_initial:
+            state = settle(self, state)
         return (state,)
 
     def actions(self, state: NetworkState) -> Sequence[Any]:
@@ -1243,9 +1254,8 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
 def run_scenario(scenario: sc.Scenario) -> RunReport:
     """The deterministic scheduler of ``mqcheck run`` (DESIGN §2.3): the initial MQSC, let
     the network settle, then each step followed by settling."""
-    model = MQNetwork(scenario, faults=0)
+    model = MQNetwork(scenario, faults=0, explore_initial=False)
     (state,) = model.init_states()
-    state = settle(model, state)
     while state.next_step < len(scenario.steps):
         state = settle(model, model.next_state(state, ScenarioStep(state.next_step)))
     not_joined = tuple((q.name, why) for q in state.qmgrs for why in why_not_joined(state, q))

@@ -293,7 +293,7 @@ ERRORS = [
     ("expect_repo_unknown_part", QMS + '[[expect]]\nrepositories = { QMA = { CL1 = { queue = {} } } }\n', "s.toml:4:34: expect[0].repositories.QMA.CL1.queue: unknown key; expected one of qmgrs, queues, topics (did you mean 'queues'?)"),
     # -- [check]
     ("check_zero", QMS + '[check]\nmax_states = 0\n', 's.toml:4:1: check.max_states: expected an integer of at least 1, got 0'),
-    ("check_unknown", QMS + '[check]\nfault = true\n', "s.toml:4:1: check.fault: unknown key; expected one of faults, max_states, max_depth (did you mean 'faults'?)"),
+    ("check_unknown", QMS + '[check]\nfault = true\n', "s.toml:4:1: check.fault: unknown key; expected one of faults, max_states, max_depth, explore_initial (did you mean 'faults'?)"),
     ("check_faults_string", QMS + '[check]\nfaults = "yes"\n', "s.toml:4:1: check.faults: expected true or false, got a string ('yes')"),
 ]
 
