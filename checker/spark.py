@@ -55,6 +55,8 @@ KIND_WITNESS = 2  # a sometimes predicate is true
 # Session configuration
 # ---------------------------------------------------------------------------------------
 
+PANDAS_NOTICE = "PySpark does not yet fully support pandas"
+
 DEFAULT_CONF: dict[str, str] = {
     # 2 cores / 24 GiB: the driver is also the executor in local mode.
     "spark.driver.memory": "8g",
@@ -63,6 +65,8 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.sql.parquet.compression.codec": "zstd",
     "spark.ui.showConsoleProgress": "false",
     "spark.executorEnv.PYTHONHASHSEED": "0",
+    # pyspark's notice that pandas >= 3 is not fully supported: this backend uses Arrow.
+    "spark.executorEnv.PYTHONWARNINGS": f"ignore:{PANDAS_NOTICE}:FutureWarning",
     "spark.python.worker.reuse": "true",
 }
 
@@ -557,7 +561,7 @@ class _Search:
         if size >= SPLIT_FRONTIER_AT or self.partitions:
             frontier = frontier.repartition(min(parts, max(1, size // 64)))
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)  # pyspark's pandas version notice
+            warnings.filterwarnings("ignore", PANDAS_NOTICE, FutureWarning)
             successors = frontier.mapInArrow(expander, EXPANSION_SCHEMA)
         if check_only:
             successors.write.format("noop").mode("overwrite").save()
@@ -753,10 +757,12 @@ def _load_levels_locally(run: _RunDir, level: int):
 
 def model_identity(model: Any, properties: Sequence[Any], bits: int) -> dict:
     """What a resumed run must share with the run that wrote the directory."""
+    from checker.model import model_name
+
     codec = _Codec(model, bits)
     return {
         "model": f"{type(model).__module__}.{type(model).__qualname__}",
-        "model_repr": repr(model)[:1000],
+        "model_name": model_name(model),
         "init_fingerprints": sorted({codec.pack(s)[0] for s in model.init_states()}),
         "properties": [str(getattr(p, "id", i)) for i, p in enumerate(properties)],
         "fingerprint": f"blake2b-{bits} of Model.encode, signed big-endian int64",
