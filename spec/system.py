@@ -18,7 +18,9 @@ Actions, named actor-then-verb:
 - ``ChannelDeliver(src, dst)`` — the head message of a channel arrives and the receiving
   repository task processes it (internal);
 - ``ChannelFail(src, dst)`` / ``ChannelRecover(src, dst)`` — a fault: the channel goes to
-  RETRYING and back (only when the scenario's ``[check] faults`` allows; internal).
+  RETRYING and back; ``QmgrStop(name)`` / ``QmgrStart(name)`` — a queue manager stops and
+  restarts (only when the scenario's ``[check] faults`` or ``--faults N`` allows: each
+  failure spends one unit of the budget, recoveries spend none; internal).
 
 Modelling choices, argued: a channel delivers only when both ends run and its status
 lets messages flow; messages are never lost in transit (MQ's assured delivery), only when
@@ -104,7 +106,8 @@ class NetworkState:
     next_step: int = 0
     logs: tuple[tuple[str, tuple[LogEntry, ...]], ...] = ()  # per queue manager, sorted by name
     clock: int = 0
-    faults: int = 0
+    faults: int = 0  # failures the checker may still inject
+    stopped_by_fault: tuple[str, ...] = ()  # queue managers a fault stopped (they may restart)
 
     @property
     def log(self) -> tuple[LogEntry, ...]:
@@ -190,6 +193,26 @@ class ChannelRecover:
 
     def __str__(self) -> str:
         return f"ChannelRecover({self.src}->{self.dst})"
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrStop:
+    """Fault: queue manager ``name`` stops (endmqm); its channels stop with it."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"QmgrStop({self.name})"
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrStart:
+    """Queue manager ``name``, stopped by a fault, starts again (strmqm)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"QmgrStart({self.name})"
 
 
 # A mutant switch for tests: each flag breaks one documented rule on purpose, so tests can
@@ -1003,7 +1026,9 @@ class MQNetwork:
         if state.faults > 0:
             acts.extend(ChannelFail(ch.src, ch.dst) for ch in state.channels
                         if ch.messages and ch.status in FLOWING)
+            acts.extend(QmgrStop(q.name) for q in state.qmgrs if q.running and q.name not in state.stopped_by_fault)
         acts.extend(ChannelRecover(ch.src, ch.dst) for ch in state.channels if ch.status == "RETRYING")
+        acts.extend(QmgrStart(name) for name in state.stopped_by_fault)
         if state.next_step < len(self.scenario.steps):
             acts.append(ScenarioStep(state.next_step))
         return tuple(acts)
@@ -1024,6 +1049,19 @@ class MQNetwork:
             if ch is None or state.faults <= 0:
                 return None
             return replace(_set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1)
+        if isinstance(action, QmgrStop):
+            q = state.find(action.name)
+            if q is None or not q.running or state.faults <= 0:
+                return None
+            return replace(_put_qmgr(state, replace(q, running=False)), faults=state.faults - 1,
+                           stopped_by_fault=tuple(sorted(state.stopped_by_fault + (q.name,))))
+        if isinstance(action, QmgrStart):
+            q = state.find(action.name)
+            if q is None or action.name not in state.stopped_by_fault:
+                return None
+            state = replace(_put_qmgr(state, replace(q, running=True)),
+                            stopped_by_fault=tuple(n for n in state.stopped_by_fault if n != action.name))
+            return publish_own(state, action.name, state.next_step - 1, self.mutations)
         if isinstance(action, ChannelRecover):
             ch = state.channel(action.src, action.dst)
             if ch is None or ch.status != "RETRYING":

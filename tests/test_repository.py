@@ -334,3 +334,19 @@ def test_mutants_are_caught(text, mutation, property_id, max_trace):
     verdict = broken.verdicts[property_id]
     assert verdict.status is Status.VIOLATED
     assert verdict.trace.length <= max_trace
+
+
+def test_one_fault_anywhere_does_not_break_a_complete_mesh():
+    # Faults (DESIGN §2.1 / issue #5): a channel into RETRYING or a queue manager stopping,
+    # then recovering. Messages wait on the transmission queue and flow again, so full
+    # repositories that are fully connected still converge in every settled state.
+    sc = scenario(MESH_COMPLETE)
+    plain = explore(MQNetwork(sc, PROPERTIES, faults=0), property_ids=["RP-FR-CONVERGENCE"])
+    faulty = explore(MQNetwork(sc, PROPERTIES, faults=1), property_ids=["RP-FR-CONVERGENCE", "RP-PR-CONVERGENCE"])
+    assert faulty.statistics.distinct_states > plain.statistics.distinct_states
+    assert faulty.verdicts["RP-FR-CONVERGENCE"].status is Status.HOLDS
+    assert faulty.verdicts["RP-PR-CONVERGENCE"].status is Status.HOLDS
+    model = MQNetwork(sc, PROPERTIES, faults=1)
+    (s,) = model.init_states()
+    kinds = {type(a).__name__ for a in model.actions(model.next_state(s, ScenarioStep(0)))}
+    assert {"ChannelFail", "QmgrStop", "ChannelDeliver", "ScenarioStep"} <= kinds
