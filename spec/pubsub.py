@@ -3,9 +3,14 @@
 Source: 002 §Subscribers and subscriptions, §Subscription durability, §Retained
 publications, §Controlling wildcard usage with the WILDCARD property, §Overlapping topics
 (grouped subscriptions); DESIGN §3.3 steps 2 (delivery) and the retained-publication rule.
-The distributed parts of §3.3 (proxy subscriptions, forwarding, loop-detection
-fingerprints) build on these functions: a publication that arrives from another queue
-manager is delivered by the same :func:`deliver`, with ``remote=True``.
+The distributed parts of §3.3 are in the second half of this module, as pure functions
+of one queue manager's state and its links (``spec.system`` moves the messages):
+proxy subscriptions (:func:`desired_proxies`, :func:`reconcile`, :func:`receive_proxy`),
+publication routing with loop-detection fingerprints (:func:`route_publication`), the
+RFH2 ``<ibm><Rfp>`` folder that carries them (:func:`encode_rfp_folder`,
+:func:`decode_rfp_folder`, :func:`rfh2_bytes`, :func:`parse_rfh2`), and republishing
+applications. A publication that arrives from another queue manager is delivered by the
+same :func:`deliver`, with ``remote=True``.
 
 Abstracted away: message payloads and properties (a publication is its topic string and
 its identity), selection strings, subscription expiry, managed queues (a delivery is
@@ -43,6 +48,7 @@ class Subscription:
     admin: bool = False
     blocking: tuple[Node, ...] = ()
     order: int = 0
+    created: int = -2  # ghost: the scenario step that created it (UNSTAMPED until the network stamps it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,11 @@ class LocalPubSub:
     retained: tuple[Publication, ...] = ()
     deliveries: tuple[Delivery, ...] = ()
     next_order: int = 0
+    # --- distributed publish/subscribe (DESIGN §3.3); all sorted, see ``ProxyKey`` ----
+    proxies: tuple[ProxyKey, ...] = ()  # proxy subscriptions registered here by neighbours
+    proxies_sent: tuple[ProxyKey, ...] = ()  # proxy subscriptions this queue manager holds at neighbours
+    republishers: tuple[Republisher, ...] = ()  # applications republishing a subscription's publications
+    published_log: tuple[PublishedEntry, ...] = ()  # ghost: this queue manager's own publications
 
     def subscription(self, name: str) -> Subscription | None:
         for sub in self.subscriptions:
@@ -173,6 +184,16 @@ def clear_retained(ps: LocalPubSub, topic: str) -> LocalPubSub:
     return replace(ps, retained=tuple(p for p in ps.retained if p.topic != topic))
 
 
+def clear_queue(ps: LocalPubSub, queue: str) -> LocalPubSub:
+    """CLEAR QLOCAL(queue): the publications waiting on the queue of every subscription
+    whose DEST it is are gone (002's sample scripts clear the subscription queues before
+    re-running, e.g. wildsubs.tst)."""
+    names = {s.name for s in ps.subscriptions if s.dest == queue}
+    if not names:
+        return ps
+    return replace(ps, deliveries=tuple(d for d in ps.deliveries if d.subscription not in names))
+
+
 def publish(
     space: TopicSpace, ps: LocalPubSub, pub: Publication, remote: bool = False
 ) -> tuple[LocalPubSub, tuple[PubSubError, ...]]:
@@ -225,3 +246,413 @@ def unsubscribe(ps: LocalPubSub, name: str) -> tuple[LocalPubSub, tuple[PubSubEr
     if ps.subscription(name) is None:
         return ps, (PubSubError("MQRC_NO_SUBSCRIPTION", f"no subscription named {name}"),)
     return replace(ps, subscriptions=tuple(s for s in ps.subscriptions if s.name != name)), ()
+
+
+# =========================================================================================
+# Distributed publish/subscribe (DESIGN §3.3)
+#
+# Source: 002 §How does distributed publish/subscribe work?, §Proxy subscription
+# aggregation and publication aggregation, §More on routing mechanisms, §Wildcard rules,
+# §Wildcards and cluster topics, §Cluster topic attributes, §Publish/subscribe hierarchies,
+# §Controlling the flow of publications and subscriptions, §Publication scope,
+# §Subscription scope, §Topic spaces, §Combining topics spaces, §Overlapping cluster
+# support, and publish/subscribe, §Inhibiting clustered publish/subscribe in a cluster,
+# §How loop detection works, §Loop detection fingerprint format, §Retained publications in
+# a distributed publish/subscribe topology.
+#
+# A queue manager's links are ``Link(neighbour, via)``: ``via`` is "" for a hierarchy edge
+# (PARENT, carries everything, multi-hop) or a cluster name (one hop: what arrives from a
+# member of C is never relayed to members of C). Proxy subscriptions are kept as sorted
+# tuples of ``(neighbour, via, topic)`` on both sides — what this queue manager registered
+# at each neighbour (``proxies_sent``) and what neighbours registered here (``proxies``)
+# — so states stay canonical. Demand is recomputed from scratch (:func:`desired_proxies`)
+# and the difference with ``proxies_sent`` is sent (:func:`reconcile`): "subscribe t" when
+# demand for t from sources other than N appears, "unsubscribe t" when it disappears. One
+# proxy subscription per topic string per neighbour is aggregation; a new link simply
+# makes the whole current demand "new" for that neighbour (the synchronisation on
+# joining). Abstracted away: the SYSTEM.INTER.QMGR.* queues and channel definitions of a
+# hierarchy (a PARENT naming a queue manager of the scenario is a working link when both
+# run PSMODE(ENABLED)), proxy-subscription resynchronisation timers, PSMODE(COMPAT).
+# =========================================================================================
+
+UNSTAMPED = -2
+SUBSCRIBE, UNSUBSCRIBE = "SUBSCRIBE", "UNSUBSCRIBE"
+HIERARCHY = ""  # the ``via`` of a hierarchy link
+ACTION_NEW, ACTION_FORWARD = "NEW", "FORWARD"
+
+ProxyKey = tuple[str, str, str]  # (neighbour, via, topic string in the topic-wildcard scheme)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Link:
+    """A publish/subscribe neighbour and how it is reached ("" = hierarchy, else a cluster)."""
+
+    neighbour: str
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class Republisher:
+    """An application that gets the publications of ``subscription`` and publishes them
+    again (under ``topic`` when given), with MQPMO action NEW (a new fingerprint chain) or
+    FORWARD (the chain continues) — 002 §Loop detection fingerprint format. It does not get
+    its own republications (it subscribes with MQSO_NO_LOCAL)."""
+
+    subscription: str
+    action: str
+    topic: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedEntry:
+    """Ghost record of a publication made at this queue manager (for the properties)."""
+
+    serial: int
+    topic: str
+    step: int
+    forwardable: bool  # its PUBSCOPE (or the publisher's MQPMO_SCOPE_QMGR) allowed forwarding
+    next_order: int  # local subscriptions with a smaller order existed when it was made
+
+
+@dataclass(frozen=True, slots=True)
+class ProxySubMsg:
+    """A proxy subscription (or its cancellation) from ``sender`` over link ``via``."""
+
+    op: str
+    topic: str
+    sender: str
+    via: str
+
+    def __str__(self) -> str:
+        sign = "+" if self.op == SUBSCRIBE else "-"
+        link = f"cluster {self.via}" if self.via else "hierarchy"
+        return f"proxy {sign}{self.topic!r} from {self.sender} ({link})"
+
+
+@dataclass(frozen=True, slots=True)
+class PublicationMsg:
+    """A publication forwarded by ``sender`` over ``via``. ``rfp`` is the RFH2 ``<ibm>``
+    folder with the fingerprints (``encode_rfp_folder``); ``prev_via`` is the link the
+    sender received it over (None when published at the sender) — a ghost for
+    PS-ONE-HOP-CLUSTER."""
+
+    topic: str
+    origin: str
+    serial: int
+    retain: bool
+    sender: str
+    via: str
+    rfp: str
+    prev_via: str | None = None
+
+    def __str__(self) -> str:
+        return f"publication {self.topic!r} ({self.origin}#{self.serial}) from {self.sender} {self.rfp}"
+
+    @property
+    def fingerprints(self) -> tuple[str, ...]:
+        return decode_rfp_folder(self.rfp)
+
+
+# --- the RFH2 <ibm> folder (002 §Loop detection fingerprint format) -------------------------
+_RFH2_FIXED = 36  # StrucId, Version, StrucLength, Encoding, CodedCharSetId, Format, Flags, NameValueCCSID
+
+
+def encode_rfp_folder(fingerprints: tuple[str, ...]) -> str:
+    """The ``<ibm>`` folder listing each visited queue manager's fingerprint.
+
+    >>> encode_rfp_folder(("QMA_1", "QMB_1"))
+    '<ibm><Rfp>QMA_1</Rfp><Rfp>QMB_1</Rfp></ibm>'
+    """
+    for fp in fingerprints:
+        if not fp or any(c in fp for c in "<>&"):
+            raise ValueError(f"fingerprint {fp!r} cannot be carried in an RFH2 folder")
+    return "<ibm>" + "".join(f"<Rfp>{fp}</Rfp>" for fp in fingerprints) + "</ibm>"
+
+
+def decode_rfp_folder(folder: str) -> tuple[str, ...]:
+    """The fingerprints of an ``<ibm>`` folder, in order; blanks between tags are allowed
+    (002 shows one tag per line). Anything else is refused with ``ValueError``.
+
+    >>> decode_rfp_folder("<ibm>\\n <Rfp>uuid1</Rfp>\\n <Rfp>uuid2</Rfp>\\n</ibm>")
+    ('uuid1', 'uuid2')
+    """
+    text = folder.strip()
+    if not (text.startswith("<ibm>") and text.endswith("</ibm>")):
+        raise ValueError(f"not an <ibm> folder: {folder!r}")
+    body = text[len("<ibm>"):-len("</ibm>")].strip()
+    out = []
+    while body:
+        if not body.startswith("<Rfp>"):
+            raise ValueError(f"expected <Rfp> in the <ibm> folder at {body[:20]!r}")
+        end = body.find("</Rfp>")
+        if end < 0:
+            raise ValueError("unterminated <Rfp> in the <ibm> folder")
+        fp = body[len("<Rfp>"):end]
+        if not fp or "<" in fp:
+            raise ValueError(f"bad fingerprint {fp!r} in the <ibm> folder")
+        out.append(fp)
+        body = body[end + len("</Rfp>"):].strip()
+    return tuple(out)
+
+
+def rfh2_bytes(fingerprints: tuple[str, ...]) -> bytes:
+    """A complete MQRFH2 header (version 2, native big-endian integers, UTF-8 name/value
+    data) whose one folder is the ``<ibm>`` fingerprint folder, padded with blanks to a
+    multiple of four bytes as MQ requires.
+
+    >>> parse_rfh2(rfh2_bytes(("QMA_1",)))
+    ('QMA_1',)
+    """
+    import struct
+
+    data = encode_rfp_folder(fingerprints).encode("utf-8")
+    data += b" " * (-len(data) % 4)
+    length = _RFH2_FIXED + 4 + len(data)
+    head = struct.pack(">4siiii8sii", b"RFH ", 2, length, 273, 1208, b"MQSTR   ", 0, 1208)
+    return head + struct.pack(">i", len(data)) + data
+
+
+def parse_rfh2(raw: bytes) -> tuple[str, ...]:
+    """The fingerprints in an MQRFH2 header made by :func:`rfh2_bytes` (or any RFH2 whose
+    folders include one ``<ibm>`` folder; other folders are skipped)."""
+    import struct
+
+    if len(raw) < _RFH2_FIXED or raw[:4] != b"RFH ":
+        raise ValueError("not an MQRFH2 header (StrucId 'RFH ')")
+    _, version, length, *_ = struct.unpack(">4siiii8sii", raw[:_RFH2_FIXED])
+    if version != 2 or length > len(raw):
+        raise ValueError(f"unsupported MQRFH2 (version {version}, StrucLength {length})")
+    pos, found = _RFH2_FIXED, ()
+    while pos < length:
+        (n,) = struct.unpack(">i", raw[pos:pos + 4])
+        folder = raw[pos + 4:pos + 4 + n].decode("utf-8").strip()
+        if folder.startswith("<ibm>"):
+            found = decode_rfp_folder(folder)
+        pos += 4 + n
+    return found
+
+
+# --- proxy subscriptions -------------------------------------------------------------------
+def proxy_topic(sub: Subscription) -> str:
+    """The topic-scheme string a subscription's proxy subscription carries (002 §Wildcard
+    rules: character wildcards are converted back to the nearest '/' and '#')."""
+    return compile_subscription(sub.topic, sub.scheme).proxy
+
+
+def _forced_topics(space: TopicSpace) -> tuple[str, ...]:
+    # PROXYSUB(FORCE) at topic string T: a wildcard proxy subscription T/# (DESIGN §3.3)
+    out = set()
+    for obj in (*space.local, *space.cluster):
+        if obj.proxysub == "FORCE" and space.object_at(_node(obj.topicstr)) is obj:
+            out.add(obj.topicstr + "/#" if obj.topicstr else "#")
+    return tuple(sorted(out))
+
+
+def _node(topicstr: str) -> Node:
+    from spec.topic_tree import node_of
+
+    return node_of(topicstr)
+
+
+def demand_sources(space: TopicSpace, ps: LocalPubSub, proxies: tuple[ProxyKey, ...] | None = None
+                   ) -> tuple[tuple[str, str | None, str | None], ...]:
+    """(topic, neighbour, via) of every source of demand at this queue manager: local
+    subscriptions whose scope is ALL (neighbour None), PROXYSUB(FORCE) objects, and proxy
+    subscriptions registered by neighbours (``proxies`` overrides ``ps.proxies``)."""
+    out: list[tuple[str, str | None, str | None]] = []
+    for sub in ps.subscriptions:
+        # 002 §Subscription scope: MQSO_SCOPE_QMGR or SUBSCOPE(QMGR): no proxy subscription
+        if effective_scope(space, sub) == SCOPE_ALL:
+            out.append((proxy_topic(sub), None, None))
+    out.extend((t, None, None) for t in _forced_topics(space))
+    out.extend((t, n, v) for n, v, t in (ps.proxies if proxies is None else proxies))
+    return tuple(out)
+
+
+def _may_send(space: TopicSpace, topic: str, source: str | None, source_via: str | None, link: Link,
+              relay_within_cluster: bool) -> bool:
+    if source == link.neighbour:
+        return False  # demand from N is never sent back to N
+    # DESIGN §3.3: forwarding needs the topic's effective SUBSCOPE ALL here (002 §Combine
+    # and isolate topic spaces in multiple clusters: the bridge's SUBSCOPE(QMGR) isolates)
+    if space.effective_for_subscription(topic, "topic", "subscope") != SCOPE_ALL:
+        return False
+    if link.via == HIERARCHY:
+        return True  # 002 §Topic spaces: hierarchies propagate every proxy subscription
+    # 002 §Topic spaces: in a cluster only subscriptions resolving to a cluster topic of
+    # that cluster; §Overlapping cluster support: "limited to the single cluster"
+    if (space.effective_for_subscription(topic, "topic", "cluster") or "").strip() != link.via:
+        return False
+    # DESIGN §3.3: one hop — what came from a member of C is never relayed to C's members
+    return relay_within_cluster or source_via != link.via
+
+
+def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], *,
+                    proxies: tuple[ProxyKey, ...] | None = None, aggregate: bool = True,
+                    relay_within_cluster: bool = False) -> tuple[ProxyKey, ...]:
+    """The proxy subscriptions this queue manager should hold at its neighbours, sorted.
+
+    Aggregated (the default): one per topic string per neighbour, over the first link (in
+    ``Link`` order, the hierarchy first) that may carry it (002 §Proxy subscription
+    aggregation and publication aggregation). Without aggregation (a mutant) one per
+    source of demand.
+    """
+    out: list[ProxyKey] = []
+    seen: set[tuple[str, str]] = set()
+    sources = demand_sources(space, ps, proxies)
+    for link in sorted(links):
+        for topic, source, source_via in sources:
+            if not _may_send(space, topic, source, source_via, link, relay_within_cluster):
+                continue
+            if aggregate:
+                if (link.neighbour, topic) in seen:
+                    continue
+                seen.add((link.neighbour, topic))
+            out.append((link.neighbour, link.via, topic))
+    return tuple(sorted(out))
+
+
+def _multiset_minus(a: tuple, b: tuple) -> list:
+    rest = list(b)
+    out = []
+    for x in a:
+        if x in rest:
+            rest.remove(x)
+        else:
+            out.append(x)
+    return out
+
+
+def reconcile(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], me: str, exists, *,
+              aggregate: bool = True, relay_within_cluster: bool = False
+              ) -> tuple[LocalPubSub, tuple[tuple[str, ProxySubMsg], ...]]:
+    """Send what changed in this queue manager's demand: new proxy subscriptions and
+    cancellations, as ``(destination, message)``; ``exists(name)`` says whether a
+    neighbour still exists (a deleted one is simply forgotten)."""
+    want = desired_proxies(space, ps, links, aggregate=aggregate, relay_within_cluster=relay_within_cluster)
+    if want == ps.proxies_sent:
+        return ps, ()
+    sends: list[tuple[str, ProxySubMsg]] = []
+    for n, v, t in _multiset_minus(ps.proxies_sent, want):
+        if exists(n):
+            sends.append((n, ProxySubMsg(UNSUBSCRIBE, t, me, v)))
+    for n, v, t in _multiset_minus(want, ps.proxies_sent):
+        sends.append((n, ProxySubMsg(SUBSCRIBE, t, me, v)))
+    return replace(ps, proxies_sent=want), tuple(sends)
+
+
+def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, aggregate: bool = True) -> tuple[LocalPubSub, bool]:
+    """Register or cancel a neighbour's proxy subscription; returns (state, is_new)."""
+    key = (msg.sender, msg.via, msg.topic)
+    if msg.op == SUBSCRIBE:
+        if aggregate and key in ps.proxies:
+            return ps, False
+        return replace(ps, proxies=tuple(sorted(ps.proxies + (key,)))), True
+    if key not in ps.proxies:
+        return ps, False
+    held = list(ps.proxies)
+    held.remove(key)
+    return replace(ps, proxies=tuple(held)), False
+
+
+# --- routing a publication -----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """What processing one publication at a queue manager produced."""
+
+    ps: LocalPubSub
+    sends: tuple[tuple[str, PublicationMsg], ...] = ()
+    errors: tuple[PubSubError, ...] = ()
+    published: int = 0  # serial numbers used by republications
+
+
+def forward_targets(space: TopicSpace, ps: LocalPubSub, topic: str, came_from: str | None, came_via: str | None,
+                    *, aggregate: bool = True, relay_within_cluster: bool = False) -> tuple[Link, ...]:
+    """The neighbours a publication on ``topic`` goes to: each neighbour other than the one
+    it came from with a matching proxy subscription here (WILDCARD(BLOCK) applies to
+    wildcard proxy subscriptions: DESIGN §3.2), one copy per neighbour (publication
+    aggregation) unless ``aggregate`` is off (a mutant: one per matching proxy)."""
+    out: list[Link] = []
+    for n, v, t in ps.proxies:
+        if n == came_from:
+            continue
+        if came_via and v == came_via and not relay_within_cluster:
+            continue  # the cluster one-hop rule
+        if not compile_subscription(t).matches(topic) or is_blocked(space.blocking_nodes(t), topic):
+            continue
+        link = Link(n, v)
+        if aggregate and any(x.neighbour == n for x in out):
+            continue
+        out.append(link)
+    return tuple(out)
+
+
+def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, me: str, qmid: str,
+                      came_from: str | None = None, came_via: str | None = None, scope_qmgr: bool = False,
+                      step: int = 0, next_serial: int = 0, check_fingerprints: bool = True,
+                      aggregate: bool = True, relay_within_cluster: bool = False,
+                      ignore_subscope_remote: bool = False, _chain: frozenset = frozenset()) -> Routed:
+    """A publication at this queue manager: published here (``came_from`` None) or arrived
+    from a neighbour with fingerprints ``pub.fingerprints`` (DESIGN §3.3 steps 1-3), then
+    any republishing applications it feeds (which may publish again, recursively; each
+    republisher at most once per chain, as MQSO_NO_LOCAL keeps its own publications from it).
+    """
+    arrived = came_from is not None
+    # 1. 002 §How loop detection works: "If its own fingerprint is already present ... the
+    # queue manager discards the message, and adds an entry to the error log."
+    if arrived and check_fingerprints and qmid in pub.fingerprints:
+        return Routed(ps, errors=(PubSubError("LOOP_DETECTED", f"publication {pub.topic!r} ({pub.origin}#{pub.serial})"
+                                                                f" from {came_from} already visited {qmid}; discarded"),))
+    # 2. local delivery
+    before = len(ps.deliveries)
+    ps, errors = publish(space, ps, pub, remote=arrived and not ignore_subscope_remote)
+    if errors:
+        return Routed(ps, errors=errors)
+    delivered = ps.deliveries[before:]
+    # 3. forward: 002 §Publication scope (MQPMO_SCOPE_QMGR overrides PUBSCOPE)
+    forwardable = not scope_qmgr and space.effective(pub.topic, "pubscope") == SCOPE_ALL
+    if not arrived:
+        ps = replace(ps, published_log=ps.published_log + (
+            PublishedEntry(pub.serial, pub.topic, step, forwardable, ps.next_order),))
+    sends: list[tuple[str, PublicationMsg]] = []
+    if forwardable:
+        rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
+        for link in forward_targets(space, ps, pub.topic, came_from, came_via, aggregate=aggregate,
+                                    relay_within_cluster=relay_within_cluster):
+            sends.append((link.neighbour, PublicationMsg(pub.topic, pub.origin, pub.serial, pub.retain, me,
+                                                         link.via, rfp, came_via)))
+    result = Routed(ps, tuple(sends), (), next_serial)
+    # 4. republishing applications fed by this delivery
+    for d in delivered:
+        for rep in ps.republishers:
+            if rep.subscription != d.subscription or rep.subscription in _chain:
+                continue
+            result = _republish(space, result, rep, pub, me=me, qmid=qmid, step=step, check_fingerprints=check_fingerprints,
+                                aggregate=aggregate, relay_within_cluster=relay_within_cluster,
+                                ignore_subscope_remote=ignore_subscope_remote, chain=_chain | {rep.subscription})
+    return result
+
+
+def _republish(space: TopicSpace, done: Routed, rep: Republisher, pub: Publication, *, chain: frozenset, me: str,
+               qmid: str, step: int, **flags) -> Routed:
+    # 002 §Loop detection fingerprint format: MQACTP_FORWARD continues the chain of
+    # fingerprints; MQACTP_NEW (the default) starts a new one
+    fps = pub.fingerprints if rep.action == ACTION_FORWARD else ()
+    again = Publication(rep.topic or pub.topic, me, done.published, pub.retain, fps)
+    inner = route_publication(space, done.ps, again, me=me, qmid=qmid, step=step,
+                              next_serial=done.published + 1, _chain=chain, **flags)
+    return Routed(inner.ps, done.sends + inner.sends, done.errors + inner.errors, inner.published)
+
+
+def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: str, via: str
+                 ) -> tuple[PublicationMsg, ...]:
+    """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
+    §3.3: a queue manager receiving a new proxy subscription sends its matching retained
+    publications (those its PUBSCOPE lets out) to the requester."""
+    matcher = compile_subscription(topic)
+    out = []
+    for pub in ps.retained:
+        if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL:
+            rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
+            out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None))
+    return tuple(out)

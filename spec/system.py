@@ -28,9 +28,12 @@ an administrator clears a transmission queue; a repository message is processed 
 it arrives (SYSTEM.CLUSTER.COMMAND.QUEUE is read at once); the repository cache survives a
 stop and start. :class:`MQNetwork` implements ``checker.model.Model`` structurally.
 
-Not yet modelled (reported in every run, never silently ignored): proxy subscriptions
-and publication forwarding between queue managers, the workload algorithm's message
-routing, bind options, republishing applications.
+Publish/subscribe between queue managers (proxy subscriptions, publication forwarding,
+fingerprints, republishing applications) is the section "distributed publish/subscribe"
+at the end, with its rules in ``spec.pubsub``.
+
+Not yet modelled (reported in every run, never silently ignored): the workload algorithm's message
+routing, bind options.
 """
 
 from __future__ import annotations
@@ -222,17 +225,19 @@ class Mutations:
     ignore_sequence_numbers: bool = False
     publish_to_one_fr: bool = False
     fr_forwarding_swapped: bool = False  # FRs re-forward records from FRs, not from PRs
+    no_fingerprint_check: bool = False  # a publication that already visited a queue manager is accepted again
+    relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
+    ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
+    no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
 
 
 NO_MUTATIONS = Mutations()
 
 _UNMODELLED_STEPS = {
-    sc.RepublishStep: "republishing applications (distributed publish/subscribe)",
     sc.PutStep: "putting messages to cluster queues (workload management)",
     sc.CloseStep: "closing queue handles (bind options)",
 }
 _UNMODELLED_OPERATIONS = {
-    objects.RefreshProxySubscriptions: "REFRESH QMGR TYPE(PROXYSUB) (proxy subscriptions)",
 }
 
 
@@ -745,6 +750,8 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
         op = outcome.operation
         if isinstance(op, objects.ClearRetained):
             ps = pubsub.clear_retained(ps, op.topicstr)
+        if cmd.verb == "CLEAR" and cmd.objtype == "QLOCAL":
+            ps = pubsub.clear_queue(ps, cmd.name)
         state = _put_qmgr(state, replace(q, defs=defs, pubsub=ps))
         if cmd.verb == "CLEAR" and cmd.objtype == "QLOCAL" and cmd.name == "SYSTEM.CLUSTER.TRANSMIT.QUEUE":
             state = replace(state, channels=tuple(replace(c, messages=()) if c.src == name else c
@@ -760,6 +767,8 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = _channel_status_by_name(state, name, op.name, "STOPPED")
         elif isinstance(op, objects.StartChannel):
             state = _channel_status_by_name(state, name, op.name, "RUNNING")
+        elif isinstance(op, objects.RefreshProxySubscriptions):
+            state = refresh_proxy_subscriptions(state, name)
     return publish_own(state, name, step, mut)
 
 
@@ -824,36 +833,6 @@ def _require_running(state: NetworkState, name: str, step: int) -> NetworkState 
     if not q.running:
         return _log(state, [LogEntry(name, "MQRC_Q_MGR_NOT_AVAILABLE", f"{name} is stopped", step)])
     return None
-
-
-def _step_publish(state: NetworkState, step: sc.PublishStep, mut: Mutations) -> NetworkState:
-    q = state.qmgr(step.qmgr)
-    topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
-    if topic is None:
-        return _log(state, log)
-    space, ps, published, out = topic_space(q), q.pubsub, q.published, list(log)
-    for _ in range(step.count):
-        ps, errors = pubsub.publish(space, ps, Publication(topic, q.name, published, retain=step.retain))
-        out.extend(LogEntry(q.name, e.code, e.detail, step.index) for e in errors)
-        published += 1
-    return _log(_put_qmgr(state, replace(q, pubsub=ps, published=published)), out)
-
-
-def _step_subscribe(state: NetworkState, step: sc.SubscribeStep, mut: Mutations) -> NetworkState:
-    q = state.qmgr(step.qmgr)
-    topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
-    if topic is None:
-        return _log(state, log)
-    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=step.scope, group=step.group,
-                              dest=step.dest, durable=step.durable)
-    ps, errors = pubsub.subscribe(topic_space(q), q.pubsub, sub, step.new_only)
-    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
-
-
-def _step_unsubscribe(state: NetworkState, step: sc.UnsubscribeStep, mut: Mutations) -> NetworkState:
-    q = state.qmgr(step.qmgr)
-    ps, errors = pubsub.unsubscribe(q.pubsub, step.name)
-    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
 
 
 def _step_mqsc(state: NetworkState, step: sc.MqscStep, mut: Mutations) -> NetworkState:
@@ -1013,6 +992,7 @@ class MQNetwork:
         state = NetworkState(qmgrs, faults=self.faults)
         for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
             state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
+        state = pubsub_after_step(state, INITIAL, self.mutations)
         if not self.explore_initial:
             state = settle(self, state)
         return (state,)
@@ -1034,6 +1014,12 @@ class MQNetwork:
         return tuple(acts)
 
     def next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
+        after = self._next_state(state, action)
+        if after is None:
+            return None
+        return _pubsub_after(state, action, after, self.mutations)
+
+    def _next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
         if isinstance(action, ChannelDeliver):
             ch = state.channel(action.src, action.dst)
             if ch is None or not ch.messages:
@@ -1132,9 +1118,6 @@ _MESSAGE_HANDLERS = {
 # Scenario steps that act at one running queue manager: handler(state, step, mutations).
 _STEP_HANDLERS = {
     sc.MqscStep: _step_mqsc,
-    sc.PublishStep: _step_publish,
-    sc.SubscribeStep: _step_subscribe,
-    sc.UnsubscribeStep: _step_unsubscribe,
     sc.OpenStep: _step_open,
 }
 
@@ -1162,6 +1145,8 @@ def describe_step(step: Any) -> str:
         return f"{step.action} queue manager {step.name}"
     if isinstance(step, sc.AdvanceStep):
         return f"advance the clock {step.days} days"
+    if isinstance(step, sc.RepublishStep):
+        return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
     return type(step).__name__
 
 
@@ -1298,3 +1283,189 @@ def run_scenario(scenario: sc.Scenario) -> RunReport:
         state = settle(model, model.next_state(state, ScenarioStep(state.next_step)))
     not_joined = tuple((q.name, why) for q in state.qmgrs for why in why_not_joined(state, q))
     return RunReport(scenario.name, state, check_expectations(scenario, state), unmodelled_in(scenario), not_joined)
+
+
+# --- distributed publish/subscribe (issue #6) --------------------------------------------
+# DESIGN §3.3. The rules are pure functions in spec.pubsub; this section finds each queue
+# manager's links, moves proxy subscriptions and publications over the channels, and runs
+# the scenario's publish/subscribe steps. After every step and every delivery the queue
+# managers concerned re-compute their demand and send what changed (``_ps_reconcile``):
+# that single rule gives proxy subscribe/unsubscribe, aggregation, the synchronisation
+# when a child connects to its parent or a member learns of a new member of a pub/sub
+# cluster, and PROXYSUB(FORCE).
+def pubsub_space(q: QmgrState) -> TopicSpace:
+    """The topic space publish/subscribe uses at ``q``: with PSCLUS(DISABLED) cluster topic
+    definitions are not used (002 §Inhibiting clustered publish/subscribe in a cluster)."""
+    if q.defs.psclus == "DISABLED":
+        return TopicSpace(q.defs.topics)
+    return topic_space(q)
+
+
+def pubsub_links(state: NetworkState, q: QmgrState) -> tuple[pubsub.Link, ...]:
+    """``q``'s publish/subscribe neighbours: its parent and children (002 §Publish/subscribe
+    hierarchies: PSMODE(ENABLED) at both ends) and the other members it knows of each
+    publish/subscribe cluster it belongs to (002 §Cluster topics; not with PSCLUS(DISABLED))."""
+    links: set[pubsub.Link] = set()
+    if q.defs.psmode == "ENABLED":
+        parent = state.find(q.defs.parent) if q.defs.parent and q.defs.parent != q.name else None
+        if parent is not None and parent.defs.psmode == "ENABLED":
+            links.add(pubsub.Link(parent.name, pubsub.HIERARCHY))
+        for other in state.qmgrs:
+            if other.name != q.name and other.defs.parent == q.name and other.defs.psmode == "ENABLED":
+                links.add(pubsub.Link(other.name, pubsub.HIERARCHY))
+    if q.defs.psclus == "ENABLED" and q.defs.psmode != "DISABLED":
+        for cache in q.caches:
+            if cache.is_pubsub_cluster():
+                for r in cache.qmgr_records():
+                    if r.owner_name != q.name and state.find(r.owner_name) is not None:
+                        links.add(pubsub.Link(r.owner_name, cache.cluster))
+    return tuple(sorted(links))
+
+
+def _ps_reconcile(state: NetworkState, name: str, mut: Mutations) -> NetworkState:
+    q = state.find(name)
+    if q is None or not q.running:
+        return state
+    ps, sends = pubsub.reconcile(pubsub_space(q), q.pubsub, pubsub_links(state, q), q.name,
+                                 lambda n: state.find(n) is not None, aggregate=not mut.no_proxy_aggregation,
+                                 relay_within_cluster=mut.relay_within_cluster)
+    if ps is q.pubsub:
+        return state
+    state = _put_qmgr(state, replace(q, pubsub=ps))
+    for dst, msg in sends:
+        state = _send(state, name, dst, msg)
+    return state
+
+
+def pubsub_after_step(state: NetworkState, step: int, mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """After a step: stamp new subscriptions with the step (a ghost for the properties),
+    then every running queue manager sends what changed in its demand."""
+    for q in state.qmgrs:
+        if any(s.created == pubsub.UNSTAMPED for s in q.pubsub.subscriptions):
+            subs = tuple(replace(s, created=step) if s.created == pubsub.UNSTAMPED else s for s in q.pubsub.subscriptions)
+            state = _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, subscriptions=subs)))
+    for q in state.qmgrs:
+        state = _ps_reconcile(state, q.name, mut)
+    return state
+
+
+def _pubsub_after(before: NetworkState, action: Any, after: NetworkState, mut: Mutations) -> NetworkState:
+    if isinstance(action, ScenarioStep):
+        return pubsub_after_step(after, action.index, mut)
+    if isinstance(action, ChannelDeliver):
+        return _ps_reconcile(after, action.dst, mut)
+    return pubsub_after_step(after, after.next_step - 1, mut)
+
+
+def _ps_route(state: NetworkState, name: str, pub: Publication, came_from: str | None, came_via: str | None,
+              scope_qmgr: bool, step: int, mut: Mutations) -> NetworkState:
+    q = state.qmgr(name)
+    r = pubsub.route_publication(
+        pubsub_space(q), q.pubsub, pub, me=q.name, qmid=q.qmid, came_from=came_from, came_via=came_via,
+        scope_qmgr=scope_qmgr, step=step, next_serial=q.published, check_fingerprints=not mut.no_fingerprint_check,
+        aggregate=not mut.no_proxy_aggregation, relay_within_cluster=mut.relay_within_cluster,
+        ignore_subscope_remote=mut.ignore_subscope_remote)
+    state = _put_qmgr(state, replace(q, pubsub=r.ps, published=max(q.published, r.published)))
+    for dst, msg in r.sends:
+        state = _send(state, name, dst, msg)
+    return _log(state, [LogEntry(name, e.code, e.detail, step) for e in r.errors])
+
+
+def _ps_refused_by_psclus(state: NetworkState, dst: str, msg: Any, step: int) -> NetworkState | None:
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: with PSCLUS(DISABLED) proxy
+    # subscriptions and publications from the cluster are "seen and rejected"
+    if msg.via and state.qmgr(dst).defs.psclus == "DISABLED":
+        return _log(state, [LogEntry(dst, "PSCLUS_DISABLED", f"{msg} rejected: PSCLUS(DISABLED)", step)])
+    return None
+
+
+def receive_proxy_subscription(state: NetworkState, dst: str, msg: pubsub.ProxySubMsg, step: int,
+                               mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """``dst`` registers or cancels a neighbour's proxy subscription; a new one is answered
+    with the matching retained publications (002 §Retained publications in a distributed
+    publish/subscribe topology)."""
+    refused = _ps_refused_by_psclus(state, dst, msg, step)
+    if refused is not None:
+        return refused
+    q = state.qmgr(dst)
+    ps, new = pubsub.receive_proxy(q.pubsub, msg, aggregate=not mut.no_proxy_aggregation)
+    state = _put_qmgr(state, replace(q, pubsub=ps))
+    if new:
+        for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via):
+            state = _send(state, dst, msg.sender, pm)
+    return state
+
+
+def receive_publication(state: NetworkState, dst: str, msg: pubsub.PublicationMsg, step: int,
+                        mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """``dst`` receives a forwarded publication: fingerprints are decoded from the RFH2
+    folder and the publication is routed (DESIGN §3.3 steps 1-3)."""
+    refused = _ps_refused_by_psclus(state, dst, msg, step)
+    if refused is not None:
+        return refused
+    pub = Publication(msg.topic, msg.origin, msg.serial, msg.retain, msg.fingerprints)
+    return _ps_route(state, dst, pub, msg.sender, msg.via, False, step, mut)
+
+
+def _step_publish(state: NetworkState, step: sc.PublishStep, mut: Mutations) -> NetworkState:
+    """An application publishes ``count`` times; ``scope = "QMGR"`` is MQPMO_SCOPE_QMGR."""
+    q = state.qmgr(step.qmgr)
+    topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
+    state = _log(state, log)
+    if topic is None:
+        return state
+    for _ in range(step.count):
+        q = state.qmgr(step.qmgr)
+        pub = Publication(topic, q.name, q.published, retain=step.retain)
+        state = _put_qmgr(state, replace(q, published=q.published + 1))
+        state = _ps_route(state, q.name, pub, None, None, step.scope == "QMGR", step.index, mut)
+    return state
+
+
+def _step_subscribe(state: NetworkState, step: sc.SubscribeStep, mut: Mutations) -> NetworkState:
+    q = state.qmgr(step.qmgr)
+    topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
+    if topic is None:
+        return _log(state, log)
+    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=step.scope, group=step.group,
+                              dest=step.dest, durable=step.durable, created=step.index)
+    ps, errors = pubsub.subscribe(pubsub_space(q), q.pubsub, sub, step.new_only)
+    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
+
+
+def _step_unsubscribe(state: NetworkState, step: sc.UnsubscribeStep, mut: Mutations) -> NetworkState:
+    q = state.qmgr(step.qmgr)
+    ps, errors = pubsub.unsubscribe(q.pubsub, step.name)
+    ps = replace(ps, republishers=tuple(r for r in ps.republishers if r.subscription != step.name))
+    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
+
+
+def _step_republish(state: NetworkState, step: sc.RepublishStep, mut: Mutations) -> NetworkState:
+    """From now on an application gets each publication delivered to ``subscription`` and
+    publishes it again with action NEW or FORWARD (002 §Loop detection fingerprint format)."""
+    q = state.qmgr(step.qmgr)
+    if q.pubsub.subscription(step.subscription) is None:
+        return _log(state, [LogEntry(q.name, "MQRC_NO_SUBSCRIPTION", f"no subscription named {step.subscription}",
+                                     step.index)])
+    rep = pubsub.Republisher(step.subscription, step.action, step.topic)
+    reps = tuple(sorted(set(q.pubsub.republishers) | {rep}, key=lambda r: (r.subscription, r.action, r.topic)))
+    return _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, republishers=reps)))
+
+
+def refresh_proxy_subscriptions(state: NetworkState, name: str) -> NetworkState:
+    """REFRESH QMGR TYPE(PROXYSUB): every proxy subscription is sent again (002 §Resynchronization
+    of proxy subscriptions); the neighbours already holding one keep one (aggregation)."""
+    q = state.qmgr(name)
+    return _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, proxies_sent=())))
+
+
+_MESSAGE_HANDLERS.update({
+    pubsub.ProxySubMsg: receive_proxy_subscription,
+    pubsub.PublicationMsg: receive_publication,
+})
+_STEP_HANDLERS.update({
+    sc.PublishStep: _step_publish,
+    sc.SubscribeStep: _step_subscribe,
+    sc.UnsubscribeStep: _step_unsubscribe,
+    sc.RepublishStep: _step_republish,
+})
