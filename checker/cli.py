@@ -157,6 +157,9 @@ def _check_properties(scenario) -> tuple:
     from spec.system import check_expectations
 
     props = list(REPOSITORY)
+    from properties.pubsub import PROPERTIES as PUBSUB
+
+    props += list(PUBSUB)  # issue #6
     if scenario.expects:
         def at_end(state):
             return state.next_step == len(scenario.steps) and state.in_flight() == 0

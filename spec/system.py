@@ -229,6 +229,10 @@ class Mutations:
     relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
     ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
     no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
+    no_fingerprint_check: bool = False  # a publication that already visited a queue manager is accepted again
+    relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
+    ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
+    no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
 
 
 NO_MUTATIONS = Mutations()
@@ -769,6 +773,8 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = _channel_status_by_name(state, name, op.name, "RUNNING")
         elif isinstance(op, objects.RefreshProxySubscriptions):
             state = refresh_proxy_subscriptions(state, name)
+        elif isinstance(op, objects.RefreshProxySubscriptions):
+            state = refresh_proxy_subscriptions(state, name)
     return publish_own(state, name, step, mut)
 
 
@@ -993,6 +999,7 @@ class MQNetwork:
         for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
             state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
         state = pubsub_after_step(state, INITIAL, self.mutations)
+        state = pubsub_after_step(state, INITIAL, self.mutations)
         if not self.explore_initial:
             state = settle(self, state)
         return (state,)
@@ -1145,6 +1152,8 @@ def describe_step(step: Any) -> str:
         return f"{step.action} queue manager {step.name}"
     if isinstance(step, sc.AdvanceStep):
         return f"advance the clock {step.days} days"
+    if isinstance(step, sc.RepublishStep):
+        return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
     if isinstance(step, sc.RepublishStep):
         return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
     return type(step).__name__

@@ -1,0 +1,377 @@
+"""Publish/subscribe properties (DESIGN §4, PS-…): what distributed publish/subscribe promises.
+
+Each property reads ``spec.system.NetworkState`` and cites its seed section; each
+``always``/``at_quiescence`` property names a ``sometimes`` witness (STYLE habit 4).
+"Settled" means nothing in flight and every queue manager running.
+
+The routing graph used by PS-EXACTLY-ONCE-ACYCLIC and PS-LOOP-DUPLICATES has the queue
+managers as nodes, hierarchy links as edges, and one extra node per publish/subscribe
+cluster joined to each member (a cluster is one hop, so a three-member cluster is not a
+cycle). A loop-free path is a sequence of linked queue managers without repetition and
+without two consecutive hops in the same cluster (the one-hop rule); fingerprints let a
+publication follow exactly these paths (002 §How loop detection works).
+
+Abstracted: publications delivered from the retained store (several may legitimately
+arrive — 002 §Retained publications in a distributed publish/subscribe topology) are left
+out of the counting properties.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from checker.model import Property
+from spec import pubsub
+from spec.system import NetworkState, pubsub_links, pubsub_space
+from spec.topic_tree import is_blocked, node_of
+from spec.topics import compile_subscription
+
+
+def settled(state: NetworkState) -> bool:
+    return state.in_flight() == 0 and all(q.running for q in state.qmgrs)
+
+
+def _entries(state: NetworkState) -> dict[tuple[str, int], pubsub.PublishedEntry]:
+    return {(q.name, e.serial): e for q in state.qmgrs for e in q.pubsub.published_log}
+
+
+def _publication_msgs(state: NetworkState):
+    for ch in state.channels:
+        for m in ch.messages:
+            if isinstance(m, pubsub.PublicationMsg):
+                yield ch, m
+
+
+def _live_copies(state: NetworkState) -> Counter:
+    """(qmgr, subscription, origin, serial) -> copies delivered, retained and retained-store
+    deliveries left out."""
+    entries = _entries(state)
+    out: Counter = Counter()
+    for q in state.qmgrs:
+        for d in q.pubsub.deliveries:
+            e = entries.get((d.origin, d.serial))
+            if d.retained or e is None or e.retain:
+                continue
+            out[(q.name, d.subscription, d.origin, d.serial)] += 1
+    return out
+
+
+# --- the routing graph --------------------------------------------------------------------
+def _links(state: NetworkState) -> dict[str, set[tuple[str, str]]]:
+    """Symmetric links: qmgr -> {(neighbour, via)}."""
+    out: dict[str, set[tuple[str, str]]] = {q.name: set() for q in state.qmgrs}
+    for q in state.qmgrs:
+        for link in pubsub_links(state, q):
+            out[q.name].add((link.neighbour, link.via))
+            out.setdefault(link.neighbour, set()).add((q.name, link.via))
+    return out
+
+
+def topology_is_acyclic(state: NetworkState) -> bool:
+    """Is the routing graph (clusters as hub nodes) a forest?"""
+    edges = set()
+    for q, links in _links(state).items():
+        for n, via in links:
+            edges.add(tuple(sorted((q, n))) if not via else tuple(sorted((q, "cluster:" + via))))
+    nodes = {x for e in edges for x in e}
+    parent = {x: x for x in nodes}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return False
+        parent[ra] = rb
+    return True
+
+
+def loop_free_paths(state: NetworkState, origin: str, target: str) -> int:
+    """Paths origin -> target over links, no queue manager twice, no two consecutive hops
+    in the same cluster."""
+    if origin == target:
+        return 1
+    links = _links(state)
+
+    def walk(at: str, came_via: str | None, seen: frozenset) -> int:
+        if at == target:
+            return 1
+        total = 0
+        for n, via in sorted(links.get(at, ())):
+            if n in seen or (via and via == came_via):
+                continue
+            total += walk(n, via, seen | {n})
+        return total
+
+    return walk(origin, None, frozenset({origin}))
+
+
+# --- PS-LOCAL-DELIVERY ----------------------------------------------------------------------
+def local_delivery(model, state: NetworkState) -> bool:
+    # 002 §Publication scope: "The publication is delivered to local subscribers" whatever
+    # the scope; each matching eligible subscription that existed at the time gets it once
+    if not settled(state):
+        return True
+    for q in state.qmgrs:
+        space = pubsub_space(q)
+        got = {(d.subscription, d.serial) for d in q.pubsub.deliveries if d.origin == q.name}
+        for e in q.pubsub.published_log:
+            then = pubsub.LocalPubSub(subscriptions=tuple(s for s in q.pubsub.subscriptions if s.order < e.next_order))
+            for sub in pubsub.recipients(space, then, e.topic):
+                if (sub.name, e.serial) not in got:
+                    return False
+    return True
+
+
+def local_delivered(model, state: NetworkState) -> bool:
+    return settled(state) and any(d.origin == q.name for q in state.qmgrs for d in q.pubsub.deliveries)
+
+
+# --- PS-SCOPE -------------------------------------------------------------------------------
+def scope_respected(model, state: NetworkState) -> bool:
+    # 002 §Combining publication and subscription scopes: "If the publisher and subscriber
+    # are connected to different queue managers, both settings must be ALL"
+    entries = _entries(state)
+    for q in state.qmgrs:
+        space = pubsub_space(q)
+        for d in q.pubsub.deliveries:
+            if d.origin == q.name:
+                continue
+            e = entries.get((d.origin, d.serial))
+            if e is not None and not e.forwardable:
+                return False
+            sub = q.pubsub.subscription(d.subscription)
+            if sub is not None and pubsub.effective_scope(space, sub) != pubsub.SCOPE_ALL:
+                return False
+    return True
+
+
+def remote_delivery(model, state: NetworkState) -> bool:
+    return any(d.origin != q.name for q in state.qmgrs for d in q.pubsub.deliveries)
+
+
+# --- PS-WILDCARD-BLOCK ----------------------------------------------------------------------
+def wildcard_block(model, state: NetworkState) -> bool:
+    # 002 §Controlling wildcard usage with the WILDCARD property
+    for q in state.qmgrs:
+        subs = {s.name: s for s in q.pubsub.subscriptions}
+        for d in q.pubsub.deliveries:
+            s = subs.get(d.subscription)
+            if s is not None and is_blocked(s.blocking, d.topic):
+                return False
+    return True
+
+
+def block_matters(model, state: NetworkState) -> bool:
+    for q in state.qmgrs:
+        for d in q.pubsub.deliveries:
+            for s in q.pubsub.subscriptions:
+                if s.blocking and is_blocked(s.blocking, d.topic) and compile_subscription(s.topic, s.scheme).matches(d.topic):
+                    return True
+    return False
+
+
+# --- PS-ONE-HOP-CLUSTER ---------------------------------------------------------------------
+def one_hop_cluster(model, state: NetworkState) -> bool:
+    # 002 §Overlapping cluster support: publications cannot be routed on through a cluster;
+    # DESIGN §3.3: never relayed to members of the cluster it came from
+    return not any(m.via and m.prev_via == m.via for _, m in _publication_msgs(state))
+
+
+def cluster_forward(model, state: NetworkState) -> bool:
+    return any(m.via for _, m in _publication_msgs(state))
+
+
+# --- PS-PROXY-AGGREGATION / PS-PUB-AGGREGATION ----------------------------------------------
+def proxy_aggregation(model, state: NetworkState) -> bool:
+    # 002 §Proxy subscription aggregation and publication aggregation
+    for q in state.qmgrs:
+        keys = [(n, t) for n, _, t in q.pubsub.proxies]
+        if len(keys) != len(set(keys)):
+            return False
+    return True
+
+
+def proxy_held(model, state: NetworkState) -> bool:
+    return any(q.pubsub.proxies for q in state.qmgrs)
+
+
+def pub_aggregation(model, state: NetworkState) -> bool:
+    # 002 §Proxy subscription aggregation and publication aggregation: one copy of a
+    # publication per neighbour, however many of its proxy subscriptions match
+    for ch in state.channels:
+        seen = [(m.origin, m.serial, m.rfp) for m in ch.messages if isinstance(m, pubsub.PublicationMsg)]
+        if len(seen) != len(set(seen)):
+            return False
+    return True
+
+
+def pub_forwarded(model, state: NetworkState) -> bool:
+    return any(True for _ in _publication_msgs(state))
+
+
+# --- PS-PROXY-CONVERGENCE -------------------------------------------------------------------
+def required_proxies(model, state: NetworkState) -> dict[str, tuple]:
+    """The proxy subscriptions each queue manager should hold, computed from scratch as the
+    least fixpoint of "send t to N when demand for t from sources other than N exists"."""
+    from spec.system import NO_MUTATIONS
+
+    mut = getattr(model, "mutations", NO_MUTATIONS)
+    held: dict[str, tuple] = {q.name: () for q in state.qmgrs}
+    running = [q for q in state.qmgrs if q.running]
+    for _ in range(4 * len(state.qmgrs) + 4):
+        nxt: dict[str, list] = {q.name: [] for q in state.qmgrs}
+        for q in running:
+            for n, v, t in pubsub.desired_proxies(pubsub_space(q), q.pubsub, pubsub_links(state, q),
+                                                  proxies=held[q.name], aggregate=not mut.no_proxy_aggregation,
+                                                  relay_within_cluster=mut.relay_within_cluster):
+                if n in nxt:
+                    nxt[n].append((q.name, v, t))
+        new = {k: tuple(sorted(v)) for k, v in nxt.items()}
+        if new == held:
+            return held
+        held = new
+    return held
+
+
+def proxy_convergence(model, state: NetworkState) -> bool:
+    # 002 §How does distributed publish/subscribe work?: proxy subscriptions follow the
+    # subscriptions; at quiescence what is held is what current subscriptions require
+    if not settled(state):
+        return True
+    return required_proxies(model, state) == {q.name: q.pubsub.proxies for q in state.qmgrs}
+
+
+def proxies_settled(model, state: NetworkState) -> bool:
+    return settled(state) and proxy_held(model, state)
+
+
+# --- PS-EXACTLY-ONCE-ACYCLIC / PS-LOOP-DUPLICATES -------------------------------------------
+def exactly_once_acyclic(model, state: NetworkState) -> bool:
+    # 002 §How loop detection works: without a loop, no subscription gets a copy twice
+    if not topology_is_acyclic(state):
+        return True
+    return all(n <= 1 for n in _live_copies(state).values())
+
+
+def loop_duplicates_bounded(model, state: NetworkState) -> bool:
+    # 002 §How loop detection works: "publications are propagated in both directions around
+    # the loop" — at most one copy per loop-free path, then the fingerprints stop it
+    for (qname, _, origin, _), n in _live_copies(state).items():
+        if n > 1 and n > loop_free_paths(state, origin, qname):
+            return False
+    return True
+
+
+def duplicates_delivered(model, state: NetworkState) -> bool:
+    return any(n > 1 for n in _live_copies(state).values())
+
+
+# --- PS-MISSED-BEFORE-PROXY -----------------------------------------------------------------
+def _forced_at(space, topic: str) -> bool:
+    node = node_of(topic)
+    return any(o.proxysub == "FORCE" and node[:len(node_of(o.topicstr))] == node_of(o.topicstr)
+               for o in (*space.local, *space.cluster))
+
+
+def missed(state: NetworkState):
+    """(publication entry, origin, subscriber qmgr, subscription) for each remote publication
+    a subscription made before it did not get although the route exists now."""
+    if not settled(state):
+        return
+    by_name = {q.name: q for q in state.qmgrs}
+    for q in state.qmgrs:
+        routes = [compile_subscription(t) for _, _, t in q.pubsub.proxies]
+        for e in q.pubsub.published_log:
+            if not e.forwardable or not any(m.matches(e.topic) for m in routes):
+                continue
+            for r in by_name.values():
+                if r.name == q.name:
+                    continue
+                space = pubsub_space(r)
+                got = {(d.subscription) for d in r.pubsub.deliveries if (d.origin, d.serial) == (q.name, e.serial)}
+                for sub in r.pubsub.subscriptions:
+                    if sub.created == pubsub.UNSTAMPED or sub.created >= e.step or sub.name in got:
+                        continue
+                    if not compile_subscription(sub.topic, sub.scheme).matches(e.topic) or sub.group:
+                        continue
+                    if is_blocked(sub.blocking, e.topic) or pubsub.effective_scope(space, sub) != pubsub.SCOPE_ALL:
+                        continue
+                    yield e, q.name, r, sub
+
+
+def missed_before_proxy(model, state: NetworkState) -> bool:
+    return any(True for _ in missed(state))
+
+
+def force_no_miss(model, state: NetworkState) -> bool:
+    # 002 §Wildcards and cluster topics / DESIGN §3.3 PROXYSUB(FORCE): the wildcard proxy
+    # subscription is in place before any subscriber exists, so nothing races it
+    return not any(_forced_at(pubsub_space(r), e.topic) for e, _, r, _ in missed(state))
+
+
+def force_delivered(model, state: NetworkState) -> bool:
+    for q in state.qmgrs:
+        space = pubsub_space(q)
+        if any(d.origin != q.name and _forced_at(space, d.topic) for d in q.pubsub.deliveries):
+            return True
+    return False
+
+
+PROPERTIES = (
+    Property.at_quiescence("PS-LOCAL-DELIVERY", "a publication reaches every matching eligible subscription of its "
+                           "own queue manager", local_delivery, citation="002 §Publication scope",
+                           witness="PS-LOCAL-DELIVERED"),
+    Property.sometimes("PS-LOCAL-DELIVERED", "a local publication is delivered and the network settles",
+                       local_delivered, citation="002 §Publication scope"),
+    Property.always("PS-SCOPE", "remote delivery needs PUBSCOPE ALL at the publisher and SUBSCOPE ALL at the "
+                    "subscriber", scope_respected, citation="002 §Combining publication and subscription scopes",
+                    witness="PS-REMOTE-DELIVERY"),
+    Property.sometimes("PS-REMOTE-DELIVERY", "a publication is delivered at another queue manager", remote_delivery,
+                       citation="002 §How does distributed publish/subscribe work?"),
+    Property.always("PS-WILDCARD-BLOCK", "no wildcard subscription receives a publication below a WILDCARD(BLOCK) "
+                    "topic less specific than it", wildcard_block,
+                    citation="002 §Controlling wildcard usage with the WILDCARD property", witness="PS-BLOCK-MATTERS"),
+    Property.sometimes("PS-BLOCK-MATTERS", "a blocked wildcard subscription matches a publication delivered beside it",
+                       block_matters, citation="002 §Controlling wildcard usage with the WILDCARD property"),
+    Property.always("PS-ONE-HOP-CLUSTER", "a publication from a cluster member is never relayed to members of that "
+                    "cluster", one_hop_cluster, citation="002 §Overlapping cluster support, and publish/subscribe",
+                    witness="PS-CLUSTER-FORWARD"),
+    Property.sometimes("PS-CLUSTER-FORWARD", "a publication travels between members of a publish/subscribe cluster",
+                       cluster_forward, citation="002 §Publish/subscribe clusters"),
+    Property.always("PS-PROXY-AGGREGATION", "at most one proxy subscription per topic string per neighbour",
+                    proxy_aggregation, citation="002 §Proxy subscription aggregation and publication aggregation",
+                    witness="PS-PROXY-HELD"),
+    Property.sometimes("PS-PROXY-HELD", "a queue manager holds a proxy subscription", proxy_held,
+                       citation="002 §Proxy subscription aggregation and publication aggregation"),
+    Property.always("PS-PUB-AGGREGATION", "at most one copy of a publication per neighbour", pub_aggregation,
+                    citation="002 §Proxy subscription aggregation and publication aggregation",
+                    witness="PS-PUB-FORWARDED"),
+    Property.sometimes("PS-PUB-FORWARDED", "a publication is forwarded to a neighbour", pub_forwarded,
+                       citation="002 §More on routing mechanisms"),
+    Property.at_quiescence("PS-PROXY-CONVERGENCE", "settled proxy subscriptions are exactly what current "
+                           "subscriptions require", proxy_convergence,
+                           citation="002 §How does distributed publish/subscribe work?", witness="PS-PROXIES-SETTLED"),
+    Property.sometimes("PS-PROXIES-SETTLED", "the network settles with proxy subscriptions in place", proxies_settled,
+                       citation="002 §How does distributed publish/subscribe work?"),
+    Property.eventually("PS-TERMINATION", "every publication's propagation ends (no cycle of internal actions)",
+                        citation="002 §How loop detection works"),
+    Property.always("PS-EXACTLY-ONCE-ACYCLIC", "without loops, no subscription receives a publication twice",
+                    exactly_once_acyclic, citation="002 §How loop detection works", witness="PS-REMOTE-DELIVERY"),
+    Property.always("PS-LOOP-DUPLICATES", "a subscription receives at most one copy per loop-free path",
+                    loop_duplicates_bounded, citation="002 §How loop detection works",
+                    witness="PS-DUPLICATES-DELIVERED"),
+    Property.sometimes("PS-DUPLICATES-DELIVERED", "a subscription receives duplicate copies (a loop)",
+                       duplicates_delivered, citation="002 §How loop detection works"),
+    Property.sometimes("PS-MISSED-BEFORE-PROXY", "a publication races a proxy subscription and is missed",
+                       missed_before_proxy, citation="002 §Proxy subscription aggregation and publication aggregation"),
+    Property.at_quiescence("PS-FORCE-NO-MISS", "under PROXYSUB(FORCE) no publication races a proxy subscription",
+                           force_no_miss, citation="002 §More on routing mechanisms",
+                           witness="PS-FORCE-DELIVERED"),
+    Property.sometimes("PS-FORCE-DELIVERED", "a publication reaches a remote subscription under PROXYSUB(FORCE)",
+                       force_delivered, citation="002 §More on routing mechanisms"),
+)
