@@ -40,3 +40,21 @@ def test_topic_suite_passes_under_two_hash_seeds():
     for seed in SEEDS:
         code, out, err = run_with_seed(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_topics.py"], seed)
         assert code == 0, out + err
+
+
+def _without_timings(text: str) -> dict:
+    import json
+
+    data = json.loads(text)
+    for key in ("seconds", "states_per_second"):
+        data["statistics"].pop(key, None)
+    return data
+
+
+@pytest.mark.parametrize("example", ["fr-mesh-broken.toml", "reset-deleted-qmgr.toml"])
+def test_check_results_identical_under_two_hash_seeds(example):
+    # same states, same counts, same verdicts, same first counterexample (DESIGN §2.1)
+    argv = ["-m", "checker.cli", "check", f"examples/{example}", "--json", "--quiet"]
+    (code_a, out_a, _), (code_b, out_b, _) = (run_with_seed(argv, seed) for seed in SEEDS)
+    assert code_a == code_b == 1
+    assert _without_timings(out_a) == _without_timings(out_b)

@@ -1,0 +1,61 @@
+"""Exploration throughput on the MQ network model (spec.system) rather than a toy.
+
+Reproduce:  python benchmarks/bench_network.py [--quick]
+
+Each row explores a bundled example with every property of `mqcheck check`, including the
+initial queue managers joining their clusters (--explore-initial), which is where the
+interleavings are. Reported: distinct and generated states, depth, seconds, states per
+second, bytes per visited state (the fingerprint set), bytes of one encoded state, and
+the process's peak resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from checker.cli import _check_properties  # noqa: E402
+from checker.explore import explore  # noqa: E402
+from spec.scenario import load_scenario  # noqa: E402
+from spec.system import MQNetwork  # noqa: E402
+
+CASES = [
+    ("fr-mesh-broken.toml", True),
+    ("fr-mesh-complete.toml", True),
+    ("cluster-two-frs.toml", False),
+    ("reset-deleted-qmgr.toml", True),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="only the smaller rows")
+    parser.add_argument("--workers", type=int, default=None, help="explorer workers (default: the engine's)")
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}")
+    print("| example | start | distinct | generated | depth | seconds | states/s | bytes/visited state | bytes/encoded state |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, initial in CASES[:2] if args.quick else CASES:
+        scenario = load_scenario(ROOT / "examples" / name)
+        model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial)
+        start = time.perf_counter()
+        result = explore(model, workers=args.workers)
+        seconds = time.perf_counter() - start
+        st = result.statistics
+        (init,) = model.init_states()
+        print(f"| {name} | {'joining explored' if initial else 'settled'} | {st.distinct_states:,} | "
+              f"{st.generated_states:,} | {st.max_depth} | {seconds:.1f} | {st.distinct_states / seconds:,.0f} | "
+              f"{st.visited_bytes_per_state:.1f} | {len(model.encode(init)):,} |")
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory: {peak_mb:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
