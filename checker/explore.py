@@ -230,6 +230,31 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     inner_in: list = []      # reached by an internal action
     generated = 0
     back_edge = False
+    if internal is None:
+        # every action internal (the model has no is_internal): the common case, kept lean
+        for i in range(lo, hi):
+            s = frontier[i]
+            ai = -1
+            before = generated
+            for a in actions(s):
+                ai += 1
+                t = next_state(s, a)
+                if t is None:
+                    continue
+                generated += 1
+                j = setdefault(t, n)
+                if j == n:
+                    n += 1
+                    cand.append(t)
+                    origin.append((base + i) << 32 | ai)
+                elif j < first and old[j]:
+                    back_edge = True
+            if quiet and generated == before:
+                for p in quiet:
+                    if not p.predicate(model, s):
+                        part.quiet_fail.append((base + i, p.id))
+        inner_in = [True] * len(cand)
+        lo = hi   # skip the general loop below
     for i in range(lo, hi):
         s = frontier[i]
         settled = True
