@@ -333,3 +333,25 @@ def test_random_graphs_match_a_naive_bfs_and_networkx(edges, external):
         assert cycle[0] == cycle[-1] and len(cycle) >= 2
         assert all(g.has_edge(a, b) for a, b in zip(cycle, cycle[1:]))
     assert r.verdicts["Q"].status is Status.HOLDS
+
+
+# ============================================================ odds and ends
+def test_real_results_round_trip_through_json():
+    for model in (BoundedCounters(3), PingPongLivelock(), VacuousInvariant()):
+        r = explore(model, workers=1)
+        assert Result.from_json(r.to_json()) == r
+
+
+def test_a_model_without_initial_states():
+    r = explore(DirectedGraph({}, init=()), workers=1)
+    assert counts(r) == (0, 0, 0) and r.complete
+
+
+def test_progress_goes_to_stderr(capsys, monkeypatch):
+    monkeypatch.setattr(explore_mod, "CHUNK", 1)
+    ticks = iter(range(0, 1000, 2))     # every chunk looks two seconds later
+    monkeypatch.setattr(explore_mod.time, "perf_counter", lambda: float(next(ticks)))
+    explore(BoundedCounters(2), progress=True, workers=1)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "states/s, depth" in err and "frontier" in err and "done: 9 states, depth 4" in err
