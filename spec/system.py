@@ -229,10 +229,6 @@ class Mutations:
     relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
     ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
     no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
-    no_fingerprint_check: bool = False  # a publication that already visited a queue manager is accepted again
-    relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
-    ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
-    no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
 
 
 NO_MUTATIONS = Mutations()
@@ -773,8 +769,6 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = _channel_status_by_name(state, name, op.name, "RUNNING")
         elif isinstance(op, objects.RefreshProxySubscriptions):
             state = refresh_proxy_subscriptions(state, name)
-        elif isinstance(op, objects.RefreshProxySubscriptions):
-            state = refresh_proxy_subscriptions(state, name)
     return publish_own(state, name, step, mut)
 
 
@@ -999,7 +993,6 @@ class MQNetwork:
         for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
             state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
         state = pubsub_after_step(state, INITIAL, self.mutations)
-        state = pubsub_after_step(state, INITIAL, self.mutations)
         if not self.explore_initial:
             state = settle(self, state)
         return (state,)
@@ -1154,8 +1147,6 @@ def describe_step(step: Any) -> str:
         return f"advance the clock {step.days} days"
     if isinstance(step, sc.RepublishStep):
         return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
-    if isinstance(step, sc.RepublishStep):
-        return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
     return type(step).__name__
 
 
@@ -1273,14 +1264,25 @@ class RunReport:
         }
 
 
+SETTLE_LIMIT = 5000  # deliveries one settling may take before it is called endless
+
+
 def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     """Deliver every in-flight message in a fixed order until nothing can move: the first
-    deliverable channel in (source, destination) order, one message at a time."""
-    while True:
+    deliverable channel in (source, destination) order, one message at a time. A network
+    that is still busy after :data:`SETTLE_LIMIT` deliveries (a publication loop that no
+    fingerprint stops, e.g. republishing with MQACTP_NEW) is left as it is, with a
+    NOT_SETTLED entry in the log."""
+    for _ in range(SETTLE_LIMIT):
         delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
         if not delivers:
             return state
         state = model.next_state(state, delivers[0])
+    if not any(isinstance(a, ChannelDeliver) for a in model.actions(state)):
+        return state
+    first = state.qmgrs[0].name if state.qmgrs else ""
+    return _log(state, [LogEntry(first, "NOT_SETTLED", f"messages still in flight after {SETTLE_LIMIT} deliveries "
+                                                      f"(an endless publication loop?)", state.next_step - 1)])
 
 
 def run_scenario(scenario: sc.Scenario) -> RunReport:
