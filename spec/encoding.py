@@ -21,7 +21,8 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 # The entry keeps the object alive, so its id cannot be reused while cached; the memo
 # changes how fast an encoding is produced, never what it is.
 _MEMO: dict[int, tuple[object, str]] = {}
-_MEMO_LIMIT = 200_000
+_MEMO_LIMIT = 100_000
+_TOP_LIMIT = 20_000  # whole states: only recent ones are hashed again (a checker's level dict)
 
 
 def _fields(cls: type) -> tuple[str, ...]:
@@ -103,7 +104,7 @@ def canonical_bytes(value: Any) -> bytes:
     _encode(value, out)
     data = "".join(out).encode("utf-8", "surrogatepass")
     if dataclasses.is_dataclass(value):
-        if len(_TOP) >= _MEMO_LIMIT:
+        if len(_TOP) >= _TOP_LIMIT:
             _TOP.clear()
         _TOP[id(value)] = (value, data)
     return data
