@@ -20,6 +20,7 @@ recorded against its subscription; DEST is kept for display), authorities.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from spec.topic_tree import Node, TopicSpace, is_blocked
 from spec.topics import compile_subscription
@@ -470,19 +471,28 @@ def demand_sources(space: TopicSpace, ps: LocalPubSub, proxies: tuple[ProxyKey, 
     return tuple(out)
 
 
+@lru_cache(maxsize=65536)
+def _topic_facts(space: TopicSpace, topic: str) -> tuple[bool, str]:
+    """(effective SUBSCOPE is ALL, cluster) at a proxy subscription's resolution node.
+    Cached: a pure function of immutable inputs (it changes how fast, never what)."""
+    subscope_all = space.effective_for_subscription(topic, "topic", "subscope") == SCOPE_ALL
+    return subscope_all, (space.effective_for_subscription(topic, "topic", "cluster") or "").strip()
+
+
 def _may_send(space: TopicSpace, topic: str, source: str | None, source_via: str | None, link: Link,
               relay_within_cluster: bool) -> bool:
     if source == link.neighbour:
         return False  # demand from N is never sent back to N
+    subscope_all, cluster = _topic_facts(space, topic)
     # DESIGN §3.3: forwarding needs the topic's effective SUBSCOPE ALL here (002 §Combine
     # and isolate topic spaces in multiple clusters: the bridge's SUBSCOPE(QMGR) isolates)
-    if space.effective_for_subscription(topic, "topic", "subscope") != SCOPE_ALL:
+    if not subscope_all:
         return False
     if link.via == HIERARCHY:
         return True  # 002 §Topic spaces: hierarchies propagate every proxy subscription
     # 002 §Topic spaces: in a cluster only subscriptions resolving to a cluster topic of
     # that cluster; §Overlapping cluster support: "limited to the single cluster"
-    if (space.effective_for_subscription(topic, "topic", "cluster") or "").strip() != link.via:
+    if cluster != link.via:
         return False
     # DESIGN §3.3: one hop — what came from a member of C is never relayed to C's members
     return relay_within_cluster or source_via != link.via
