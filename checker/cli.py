@@ -53,12 +53,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from spec.scenario import load_scenario
     from spec.system import run_scenario
 
-    report = run_scenario(load_scenario(args.scenario))
+    report = run_scenario(load_scenario(args.scenario), explain=args.explain)
     data = report.to_json()
+    if args.explain:
+        from spec.system import explanations_of
+
+        data["explanations"] = explanations_of(report.final)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(_render_run(report, data))
+        if args.explain:
+            print(_render_explanations(data["explanations"]))
     for note in report.unmodelled:
         print(f"mqcheck: note: {note}", file=sys.stderr)
     return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
@@ -82,6 +88,7 @@ def _render_run(report, data: dict) -> str:
     else:
         lines.append("Deliveries: no subscriptions")
     lines.append("")
+    lines.extend(_render_messages(data))
     repo_rows = [[qmgr, cluster, ", ".join(view["qmgrs"]),
                   "; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items()) or "-",
                   ", ".join(view["topics"]) or "-"]
@@ -109,6 +116,32 @@ def _render_run(report, data: dict) -> str:
         for r in report.expectations:
             lines.append(f"  [[expect]] #{r.index}: {'ok' if r.ok else 'FAILED'}")
             lines.extend(f"    - {f}" for f in r.failures)
+    return "\n".join(lines)
+
+
+def _render_messages(data: dict) -> list[str]:
+    """The ``messages`` table of ``run``: per handle, how many arrived at each queue manager."""
+    from tabulate import tabulate
+
+    rows = [[handle, qmgr, n, f"{100 * n / total:.0f}%"] for handle, per in data.get("messages", {}).items()
+            for total in [sum(per.values()) or 1] for qmgr, n in per.items()]
+    if not data.get("messages"):
+        return []
+    if not rows:
+        return ["Messages: none arrived", ""]
+    return ["Messages (arrived on each queue manager's instance)",
+            tabulate(rows, headers=["handle", "queue manager", "messages", "share"], tablefmt="simple"), ""]
+
+
+def _render_explanations(rows: list[dict]) -> str:
+    """``run --explain``: for each run of the workload algorithm, the rules applied and
+    what each eliminated (``spec.workload.Choice.lines``)."""
+    if not rows:
+        return "\nWorkload choices: none"
+    lines = ["", "Workload choices (001's rules, in order)"]
+    for r in rows:
+        lines.append(f"steps[{r['step']}] {r['handle']} message {r['message']} at {r['qmgr']}: {r['put']}")
+        lines.extend(f"    {line}" for line in r["rules"])
     return "\n".join(lines)
 
 
@@ -154,9 +187,10 @@ def _trace_lines(trace) -> list[str]:
 def _check_properties(scenario) -> tuple:
     from checker.model import Property
     from properties.repository import PROPERTIES as REPOSITORY
+    from properties.workload import PROPERTIES as WORKLOAD
     from spec.system import check_expectations
 
-    props = list(REPOSITORY)
+    props = list(REPOSITORY) + list(WORKLOAD)
     from properties.pubsub import PROPERTIES as PUBSUB
 
     props += list(PUBSUB)  # issue #6
@@ -279,6 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML, DESIGN.md §2.2)")
     run.add_argument("--json", action="store_true", help="print the result as JSON (stable keys)")
+    run.add_argument("--explain", action="store_true",
+                     help="show, for each workload choice, the rules applied and what each eliminated")
     run.set_defaults(handler=_cmd_run)
 
     check = sub.add_parser(

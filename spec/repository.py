@@ -68,6 +68,7 @@ class QueueInfo:
     defbind: str = "OPEN"
     clwlrank: int = 0
     clwlprty: int = 0
+    qmgr_alias: bool = False  # a clustered QREMOTE with a blank RNAME (000 Scenarios 2 and 5)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,8 +32,11 @@ Publish/subscribe between queue managers (proxy subscriptions, publication forwa
 fingerprints, republishing applications) is the section "distributed publish/subscribe"
 at the end, with its rules in ``spec.pubsub``.
 
-Not yet modelled (reported in every run, never silently ignored): the workload algorithm's message
-routing, bind options.
+Application messages are the section "workload management and bind options" at the end:
+MQOPEN/MQPUT/MQCLOSE make handles and put messages, ``spec.workload`` chooses where they go
+under the bind options of ``spec.binding``, they travel as ``AppMessage`` on the same
+channels, and the receiving queue manager puts them to its local queue or runs the
+algorithm again (gateways, aliases).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from spec import objects, pubsub, repository as rp, scenario as sc
+from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc, workload as wl
 from spec.encoding import canonical_bytes
 from spec.pubsub import LocalPubSub, Publication
 from spec.topic_tree import TopicSpace
@@ -75,6 +78,12 @@ class QmgrState:
     running: bool = True
     seq: int = 0  # the sequence number of its last published cluster record
     caches: tuple[rp.ClusterCache, ...] = ()  # sorted by cluster
+    # workload management and bind options (issue #7; spec/binding.py):
+    handles: tuple[bd.Handle, ...] = ()  # queues its applications opened, sorted by handle name
+    wl_history: bd.FrozenHistory = bd.FrozenHistory()  # MQWDR DestSeqFactor/DestSeqNumber per channel
+    arrivals: tuple[tuple[str, str, str, int], ...] = ()  # (handle, queue, group, count) put to local queues here
+    decisions: tuple[bd.Decision, ...] = ()  # ghost: every run of the algorithm here, in order
+    explained: tuple[tuple[int, int, str, int, str, str, tuple[str, ...]], ...] = ()  # --explain: order, step, handle, serial, qmgr, what, lines
 
     @property
     def qmid(self) -> str:
@@ -229,13 +238,15 @@ class Mutations:
     relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
     ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
     no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
+    rank_after_status: bool = False  # workload: channel status filters before rank (001 rules 3-4 vs 8-11)
+    weight_ignored: bool = False  # workload: every CLWLWGHT treated as 50
+    redrive_bound_messages: bool = False  # bind: bound messages re-driven when their channel retries
+    explain: bool = False  # not a mutant: record each choice's explanation (mqcheck run --explain)
 
 
 NO_MUTATIONS = Mutations()
 
 _UNMODELLED_STEPS = {
-    sc.PutStep: "putting messages to cluster queues (workload management)",
-    sc.CloseStep: "closing queue handles (bind options)",
 }
 _UNMODELLED_OPERATIONS = {
 }
@@ -386,7 +397,8 @@ def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str,
         netprty=rcvr.netprty)
     for queue in q.defs.queues:
         if cluster in objects.clusters_of(queue, q.defs):
-            own[(rp.QUEUE, queue.name)] = rp.QueueInfo(queue.put, queue.defbind, queue.clwlrank, queue.clwlprty)
+            own[(rp.QUEUE, queue.name)] = rp.QueueInfo(queue.put, queue.defbind, queue.clwlrank, queue.clwlprty,
+                                                       queue.is_qmgr_alias)
     for topic in q.defs.topics:
         if topic.cluster == cluster:
             own[(rp.TOPIC, topic.name)] = topic
@@ -862,7 +874,8 @@ def _step_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> Networ
 
 def _step_channel(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> NetworkState:
     existing = state.channel(step.qmgr, step.to) or Channel(step.qmgr, step.to)
-    return _set_channel(state, replace(existing, status=step.status))
+    state = _set_channel(state, replace(existing, status=step.status))
+    return _wl_redrive(state, step.qmgr, step.to, step.index, mut)
 
 
 def _step_qmgr(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario: sc.Scenario) -> NetworkState:
@@ -1034,7 +1047,8 @@ class MQNetwork:
             ch = state.channel(action.src, action.dst)
             if ch is None or state.faults <= 0:
                 return None
-            return replace(_set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1)
+            state = replace(_set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1)
+            return _wl_redrive(state, action.src, action.dst, state.next_step - 1, self.mutations)
         if isinstance(action, QmgrStop):
             q = state.find(action.name)
             if q is None or not q.running or state.faults <= 0:
@@ -1068,7 +1082,8 @@ class MQNetwork:
         handler = _STEP_HANDLERS.get(type(step))
         if handler is None:  # an unmodelled step: reported by unmodelled_in, no effect
             return state
-        blocked = _require_running(state, step.qmgr, step.index)
+        qmgr = getattr(step, "qmgr", None) or _wl_handle_qmgr(state, step.handle)  # put/close: the handle's
+        blocked = _require_running(state, qmgr, step.index) if qmgr else None
         if blocked is not None:
             return blocked
         return handler(state, step, self.mutations)
@@ -1104,6 +1119,7 @@ class MQNetwork:
             "channels": {f"{c.src}->{c.dst}": c.status for c in state.channels if c.status != "INACTIVE"},
             "stopped": [q.name for q in state.qmgrs if not q.running],
             "deliveries": deliveries_of(state),
+            "messages": messages_of(state),
             "repositories": repositories_of(state),
             "errors": [f"{e.qmgr} {e.code}" for e in state.log],
         }
@@ -1113,12 +1129,15 @@ class MQNetwork:
 # handler(state, destination, message, step index, mutations) -> state.
 _MESSAGE_HANDLERS = {
     rp.RepoMsg: process_repo_message,
+    bd.AppMessage: lambda state, dst, msg, step, mut: _wl_arrive_message(state, dst, msg, step, mut),
 }
 
 # Scenario steps that act at one running queue manager: handler(state, step, mutations).
 _STEP_HANDLERS = {
     sc.MqscStep: _step_mqsc,
-    sc.OpenStep: _step_open,
+    sc.OpenStep: lambda state, step, mut: _wl_open(_step_open(state, step, mut), step, mut),
+    sc.PutStep: lambda state, step, mut: _wl_put(state, step, mut),
+    sc.CloseStep: lambda state, step, mut: _wl_close(state, step, mut),
 }
 
 
@@ -1138,7 +1157,13 @@ def describe_step(step: Any) -> str:
         more = f" (+{len(step.commands) - 1} more)" if len(step.commands) > 1 else ""
         return f"MQSC at {step.qmgr}: {first}{more}"
     if isinstance(step, sc.OpenStep):
-        return f"MQOPEN {step.queue} at {step.qmgr} as {step.handle}"
+        target = f" (queue manager {step.target_qmgr})" if step.target_qmgr else ""
+        return f"MQOPEN {step.queue}{target} at {step.qmgr} as {step.handle}, bind {step.bind}"
+    if isinstance(step, sc.PutStep):
+        group = f" in group {step.group}" if step.group else ""
+        return f"MQPUT x{step.count} to {step.handle}{group}"
+    if isinstance(step, sc.CloseStep):
+        return f"MQCLOSE {step.handle}"
     if isinstance(step, sc.ChannelStep):
         return f"channel {step.qmgr}->{step.to} {step.status}"
     if isinstance(step, sc.QmgrStep):
@@ -1219,8 +1244,11 @@ def check_expectations(scenario: sc.Scenario, state: NetworkState) -> tuple[Expe
                 failures.append(f"expected error {e.code} at {e.qmgr}; not logged")
         if expect.no_errors and state.log:
             failures.append(f"expected no errors; {len(state.log)} logged ({state.log[0].code} first)")
-        if expect.messages:
-            failures.append("message counts are not modelled yet (workload management)")
+        got_messages = messages_of(state)
+        for m in expect.messages:
+            got = {k: v for k, v in got_messages.get(m.handle, {}).items() if v}
+            if got != dict(m.counts):
+                failures.append(f"messages of {m.handle}: expected {dict(m.counts)}, got {got}")
         for r in expect.repositories:
             view = repos.get(r.qmgr, {}).get(r.cluster)
             if view is None:
@@ -1253,6 +1281,7 @@ class RunReport:
         return {
             "scenario": self.scenario,
             "deliveries": deliveries_of(self.final),
+            "messages": messages_of(self.final),
             "repositories": repositories_of(self.final),
             "errors": [{"qmgr": e.qmgr, "code": e.code, "detail": e.detail, "step": e.step} for e in self.final.log],
             "expectations": [
@@ -1285,10 +1314,11 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
                                                       f"(an endless publication loop?)", state.next_step - 1)])
 
 
-def run_scenario(scenario: sc.Scenario) -> RunReport:
+def run_scenario(scenario: sc.Scenario, explain: bool = False) -> RunReport:
     """The deterministic scheduler of ``mqcheck run`` (DESIGN §2.3): the initial MQSC, let
-    the network settle, then each step followed by settling."""
-    model = MQNetwork(scenario, faults=0, explore_initial=False)
+    the network settle, then each step followed by settling. ``explain`` records each
+    workload choice's explanation (:func:`explanations_of`)."""
+    model = MQNetwork(scenario, faults=0, explore_initial=False, mutations=Mutations(explain=explain))
     (state,) = model.init_states()
     while state.next_step < len(scenario.steps):
         state = settle(model, model.next_state(state, ScenarioStep(state.next_step)))
@@ -1480,3 +1510,280 @@ _STEP_HANDLERS.update({
     sc.UnsubscribeStep: _step_unsubscribe,
     sc.RepublishStep: _step_republish,
 })
+
+
+# --- workload management and bind options (issue #7) -----------------------------------
+# The glue between the network and spec/binding.py + spec/workload.py: handles live in the
+# opening queue manager's state, application messages travel as bd.AppMessage on the same
+# channels as repository messages, each queue manager threads its own workload history.
+HOP_LIMIT_PER_QMGR = 4  # bd module docstring: a modelling bound, far above any settled path
+
+
+def _wl_handle_qmgr(state: NetworkState, handle: str) -> str:
+    for q in state.qmgrs:
+        if any(h.name == handle for h in q.handles):
+            return q.name
+    return ""
+
+
+def _wl_joined(q: QmgrState) -> frozenset[str]:
+    return frozenset(c.cluster for c in q.caches)
+
+
+def _wl_handle(q: QmgrState, name: str) -> bd.Handle | None:
+    return next((h for h in q.handles if h.name == name), None)
+
+
+def _wl_put_handle(q: QmgrState, handle: bd.Handle) -> QmgrState:
+    rest = tuple(h for h in q.handles if h.name != handle.name)
+    return replace(q, handles=tuple(sorted(rest + (handle,), key=lambda h: h.name)))
+
+
+def _wl_status_of(state: NetworkState, q: QmgrState) -> dict[str, str]:
+    """Destination -> status of q's channel to it (a channel never used is INACTIVE)."""
+    return {ch.dst: ch.status for ch in state.channels if ch.src == q.name}
+
+
+def _wl_mutated(view: wl.QmgrView, put: wl.Put, mut: Mutations) -> wl.QmgrView:
+    """The view a mutant algorithm sees (DESIGN §5 mutants; never used unmutated)."""
+    if mut.weight_ignored:
+        view = replace(view, receivers=tuple(replace(r, clwlwght=wl.CLWLWGHT_DEFAULT) for r in view.receivers),
+                       local_receivers=tuple(replace(r, clwlwght=wl.CLWLWGHT_DEFAULT) for r in view.local_receivers))
+    if mut.rank_after_status:
+        hosts = {x.qmgr for x in view.queues if x.name == put.object_name} | {put.target_qmgr}
+        routes = [r for r in view.receivers if r.qmgr in hosts]
+        if routes:
+            best = min(bd.status_class(view.status(*r.key)) for r in routes)
+            view = replace(view, receivers=tuple(r for r in view.receivers if r.qmgr not in hosts
+                                                 or bd.status_class(view.status(*r.key)) == best))
+    return view
+
+
+def _wl_choose(state: NetworkState, qname: str, put: wl.Put, handle: str, serial: int, bind: str, step: int,
+               mut: Mutations, redrive: str = "", exclude_local: bool = False
+               ) -> tuple[NetworkState, wl.Choice]:
+    """Run the algorithm at ``qname``, thread its history, record the ghost decision."""
+    q = state.qmgr(qname)
+    view = bd.view_of(q, _wl_status_of(state, q), exclude_local)
+    history = bd.thaw_history(q.wl_history)
+    choice, decision = bd.decide(view, put, history, handle, serial, bind, bool(redrive), _wl_mutated(view, put, mut),
+                                 redrive)
+    explained = q.explained
+    if mut.explain:
+        order = sum(len(x.decisions) for x in state.qmgrs)  # the choices' global order
+        what = put.object_name + (f" (queue manager {put.target_qmgr})" if put.target_qmgr else "")
+        what += f", re-driven from the RETRYING channel to {redrive}" if redrive else ""
+        what += ", arrived over a cluster channel" if put.via_cluster_channel and not redrive else ""
+        explained += ((order, step, handle, serial, qname, what, choice.lines()),)
+    q = replace(q, wl_history=bd.freeze_history(choice.history), decisions=q.decisions + (decision,),
+                explained=explained)
+    return _put_qmgr(state, q), choice
+
+
+def _wl_arrive(state: NetworkState, qname: str, handle: str, queue: str, group: str) -> NetworkState:
+    """A message is put to the local queue ``queue`` at ``qname``."""
+    q = state.qmgr(qname)
+    counts = {(h, qu, g): n for h, qu, g, n in q.arrivals}
+    key = (handle, queue, group)
+    counts[key] = counts.get(key, 0) + 1
+    return _put_qmgr(state, replace(q, arrivals=tuple(sorted((*k, n) for k, n in counts.items()))))
+
+
+def _wl_send_or_arrive(state: NetworkState, qname: str, dest: wl.Destination, msg: bd.AppMessage,
+                       step: int = INITIAL, mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """Put the message to the local queue, or on the transmission queue for ``dest``. A
+    channel that must start for it towards a stopped or deleted queue manager cannot
+    connect: it enters RETRYING and its unbound messages are re-driven (spec/binding.py)."""
+    if dest.local or dest.qmgr == qname:
+        return _wl_arrive(state, qname, msg.handle, msg.queue, msg.group)
+    state = _send(state, qname, dest.qmgr, msg)
+    far = state.find(dest.qmgr)
+    ch = state.channel(qname, dest.qmgr)
+    if (far is None or not far.running) and ch.status in FLOWING:
+        state = _set_channel(state, replace(ch, status="RETRYING"))
+        state = _wl_redrive(state, qname, dest.qmgr, step, mut)
+    return state
+
+
+def _wl_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> NetworkState:
+    """MQOPEN: a handle; with MQOO_BIND_ON_OPEN (asked, or AS_Q_DEF with DEFBIND(OPEN)) the
+    algorithm chooses now, when the queue is known (001: "used at the point a cluster queue
+    is opened"); otherwise at the first put (spec/binding.py docstring)."""
+    q = state.qmgr(step.qmgr)
+    handle = bd.Handle(step.handle, q.name, step.queue, step.target_qmgr, step.bind)
+    res = bd.resolve_local(q.defs, q.name, step.queue, step.target_qmgr, _wl_joined(q))
+    if res.kind == "error":
+        return _log(state, [LogEntry(q.name, res.reason, f"MQOPEN {step.queue}: {res.reason}", step.index)])
+    state = _put_qmgr(state, _wl_put_handle(q, handle))
+    if res.kind == "cluster":
+        state, handle = _wl_resolve_bind(state, handle, res, step.index, mut, serial=0)
+    return state
+
+
+def _wl_resolve_bind(state: NetworkState, handle: bd.Handle, res: bd.Resolved, step: int, mut: Mutations,
+                     serial: int) -> tuple[NetworkState, bd.Handle]:
+    """Settle what the handle's bind option means, and bind an ON_OPEN handle."""
+    q = state.qmgr(handle.qmgr)
+    view = bd.view_of(q, _wl_status_of(state, q), res.exclude_local)
+    known = bool(bd.candidates(view, wl.Put(res.queue, res.target_qmgr)))
+    if not handle.bind:
+        if handle.option != bd.BIND_AS_Q_DEF:
+            handle = replace(handle, bind=handle.option)
+        elif res.defbind:
+            handle = replace(handle, bind=bd.bind_from_defbind(res.defbind))
+        elif known:
+            # 000 §Workload balancing - Bind Options: the DEFBIND of the cluster queue opened
+            instances = [x for x in view.queues if x.name == res.queue]
+            defbind = instances[0].defbind if instances else "OPEN"
+            handle = replace(handle, bind=bd.bind_from_defbind(defbind))
+    if handle.bind == bd.BIND_ON_OPEN and handle.bound is None and known:
+        state, choice = _wl_choose(state, q.name, wl.Put(res.queue, res.target_qmgr), handle.name, serial,
+                                   handle.bind, step, mut, exclude_local=res.exclude_local)
+        if choice.destination is None:
+            state = _log(state, [LogEntry(q.name, str(choice.reason), f"MQOPEN {handle.queue}: {choice.reason}", step)])
+        handle = replace(handle, bound=choice.destination)
+    state = _put_qmgr(state, _wl_put_handle(state.qmgr(q.name), handle))
+    return state, handle
+
+
+def _wl_put(state: NetworkState, step: sc.PutStep, mut: Mutations) -> NetworkState | None:
+    """MQPUT ``count`` times. While the queue is still unknown here and the repository is
+    still exchanging messages (the first MQOPEN's subscription, 000 §First MQOPEN of a
+    Queue), the put waits: ``None``, the step is not enabled yet. ``run`` settles before
+    every step, so it never waits there."""
+    qname = _wl_handle_qmgr(state, step.handle)
+    if not qname:  # the open failed (logged then)
+        return state
+    if _wl_waits_for_repository(state, qname, step.handle):
+        return None
+    for _ in range(step.count):
+        state = _wl_put_one(state, qname, step.handle, step.group, step.index, mut)
+    return state
+
+
+def _wl_waits_for_repository(state: NetworkState, qname: str, name: str) -> bool:
+    q = state.qmgr(qname)
+    handle = _wl_handle(q, name)
+    res = bd.resolve_local(q.defs, qname, handle.queue, handle.target_qmgr, _wl_joined(q))
+    if res.kind != "cluster" or handle.bound is not None:
+        return False
+    if bd.candidates(bd.view_of(q, {}, res.exclude_local), wl.Put(res.queue, res.target_qmgr)):
+        return False
+    return any(isinstance(m, rp.RepoMsg) for ch in state.channels if qname in (ch.src, ch.dst) for m in ch.messages)
+
+
+def _wl_put_one(state: NetworkState, qname: str, name: str, group: str, step: int, mut: Mutations) -> NetworkState:
+    """One MQPUT through a handle (000 §When does workload balancing occur?; 004 §Pros and
+    cons of binding)."""
+    q = state.qmgr(qname)
+    handle = _wl_handle(q, name)
+    serial = handle.puts
+    handle = replace(handle, puts=serial + 1)
+    state = _put_qmgr(state, _wl_put_handle(q, handle))
+    res = bd.resolve_local(q.defs, qname, handle.queue, handle.target_qmgr, _wl_joined(q))
+    if res.kind == "error":
+        return _log(state, [LogEntry(qname, res.reason, f"MQPUT {handle.queue}: {res.reason}", step)])
+    msg = bd.AppMessage(name, serial, res.queue, res.target_qmgr, False, group, (qname,))
+    if res.kind == "local":
+        return _wl_arrive(state, qname, name, res.queue, group)
+    state, handle = _wl_resolve_bind(state, handle, res, step, mut, serial=serial)
+    grouped = handle.bind == bd.BIND_ON_GROUP and bool(group)
+    if handle.bind == bd.BIND_ON_OPEN or (grouped and handle.group == group):
+        dest = handle.bound  # chosen at MQOPEN / at the group's first message
+    else:
+        dest = None
+    if dest is None:
+        bind = handle.bind or bd.BIND_NOT_FIXED
+        state, choice = _wl_choose(state, qname, wl.Put(res.queue, res.target_qmgr), name, serial, bind, step, mut,
+                                   exclude_local=res.exclude_local)
+        dest = choice.destination
+        if dest is None:
+            return _log(state, [LogEntry(qname, str(choice.reason), f"MQPUT {handle.queue}: {choice.reason}", step)])
+        if handle.bind == bd.BIND_ON_OPEN or grouped:
+            handle = replace(handle, bound=dest, group=group)
+            state = _put_qmgr(state, _wl_put_handle(state.qmgr(qname), handle))
+    # 004 §Pros and cons of binding: bound messages cannot change target; nor can those
+    # naming a queue manager ("Unless it's fixed for another reason")
+    bound = handle.bind == bd.BIND_ON_OPEN or grouped or bool(res.target_qmgr)
+    return _wl_send_or_arrive(state, qname, dest, replace(msg, bound=bound), step, mut)
+
+
+def _wl_close(state: NetworkState, step: sc.CloseStep, mut: Mutations) -> NetworkState:
+    qname = _wl_handle_qmgr(state, step.handle)
+    if not qname:
+        return state
+    q = state.qmgr(qname)
+    return _put_qmgr(state, _wl_put_handle(q, replace(_wl_handle(q, step.handle), closed=True)))
+
+
+def _wl_arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int, mut: Mutations) -> NetworkState:
+    """The receiving channel puts the message (000 §When does workload balancing occur?:
+    "at the far end the channel code issues an MQPUT ... and the workload algorithm will be
+    called"): name resolution here, then the local queue or the algorithm again."""
+    q = state.qmgr(dst)
+    msg = replace(msg, hops=msg.hops + (dst,))
+    if len(msg.hops) > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
+        return _log(state, [LogEntry(dst, "HOP_LIMIT", f"{msg}: dead-lettered after {len(msg.hops)} hops", step)])
+    res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _wl_joined(q))
+    if res.kind == "error":
+        return _log(state, [LogEntry(dst, res.reason, f"{msg}: put to the dead-letter queue", step)])
+    if res.kind == "local":
+        return _wl_arrive(state, dst, msg.handle, res.queue, msg.group)
+    put = wl.Put(res.queue, res.target_qmgr, via_cluster_channel=True)
+    state, choice = _wl_choose(state, dst, put, msg.handle, msg.serial, "", step, mut, exclude_local=res.exclude_local)
+    if choice.destination is None:
+        return _log(state, [LogEntry(dst, str(choice.reason), f"{msg}: put to the dead-letter queue", step)])
+    onward = replace(msg, queue=res.queue, target_qmgr=res.target_qmgr, bound=msg.bound or bool(res.target_qmgr))
+    return _wl_send_or_arrive(state, dst, choice.destination, onward, step, mut)
+
+
+def _wl_redrive(state: NetworkState, src: str, dst: str, step: int, mut: Mutations) -> NetworkState:
+    """A channel entered RETRYING: its unbound application messages go through the
+    algorithm again and move if another destination is chosen (000 §When does workload
+    balancing occur?; 004 §Channel availability routing). Bound messages stay."""
+    ch = state.channel(src, dst)
+    q = state.find(src)
+    if ch is None or ch.status != "RETRYING" or q is None or not q.running:
+        return state
+    if not any(isinstance(m, bd.AppMessage) for m in ch.messages):
+        return state
+    keep: list[Any] = []
+    moved: list[tuple[wl.Destination, bd.AppMessage]] = []
+    for m in ch.messages:
+        if not isinstance(m, bd.AppMessage) or (m.bound and not mut.redrive_bound_messages):
+            keep.append(m)
+            continue
+        obj = state.qmgr(src).defs.queue(m.queue)
+        exclude = obj is not None and obj.qtype != "QLOCAL"
+        put = wl.Put(m.queue, m.target_qmgr, via_cluster_channel=len(m.hops) > 1)
+        state, choice = _wl_choose(state, src, put, m.handle, m.serial, "REDRIVE", step, mut, redrive=dst,
+                                   exclude_local=exclude)
+        dest = choice.destination
+        if dest is None or (dest.qmgr == dst and not dest.local):
+            keep.append(m)
+        else:
+            moved.append((dest, m))
+    state = _set_channel(state, replace(state.channel(src, dst), messages=tuple(keep)))
+    for dest, m in moved:
+        state = _wl_send_or_arrive(state, src, dest, m, step, mut)
+    return state
+
+
+def messages_of(state: NetworkState) -> dict[str, dict[str, int]]:
+    """Per open handle, how many of its messages arrived on each queue manager's local
+    queue (DESIGN §2.3 ``messages``); every handle is listed, queue managers that got none
+    are not."""
+    out: dict[str, dict[str, int]] = {h.name: {} for q in state.qmgrs for h in q.handles}
+    for q in state.qmgrs:
+        for handle, _queue, _group, n in q.arrivals:
+            per = out.setdefault(handle, {})
+            per[q.name] = per.get(q.name, 0) + n
+    return {h: dict(sorted(per.items())) for h, per in sorted(out.items())}
+
+
+def explanations_of(state: NetworkState) -> list[dict]:
+    """Every recorded workload choice (``run_scenario(..., explain=True)``), in step order:
+    where it ran, for which message, and the rules' lines (``Choice.lines()``)."""
+    rows = sorted((order, {"step": s, "handle": h, "message": n, "qmgr": qm, "put": what, "rules": list(lines)})
+                  for q in state.qmgrs for order, s, h, n, qm, what, lines in q.explained)
+    return [row for _, row in rows]

@@ -202,7 +202,9 @@ def test_failed_expectation_exits_1(tmp_path, capsys):
     assert "expected ['a/c'], got ['a/b']" in data["expectations"][0]["failures"][0]
 
 
-def test_unmodelled_steps_are_reported_and_their_expectations_fail(tmp_path):
+def test_put_and_message_expectations_are_modelled(tmp_path):
+    # issue #7: put/close are modelled, message counts are checked (no longer "not
+    # modelled yet"); QM1 is in no cluster, so its CLUSTER(C1) queue is just a local queue
     path = tmp_path / "s.toml"
     path.write_text(textwrap.dedent("""
         name = "workload"
@@ -213,15 +215,15 @@ def test_unmodelled_steps_are_reported_and_their_expectations_fail(tmp_path):
         [[steps]]
         put = { handle = "h1", count = 3 }
         [[expect]]
-        messages = { h1 = { QM1 = 3 } }
+        messages = { h1 = { QM1 = 2 } }
     """))
     proc = subprocess.run([sys.executable, "-m", "checker.cli", "run", str(path), "--json"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     data = json.loads(proc.stdout)
-    assert len(data["unmodelled"]) == 1  # open is modelled (repository subscription); put is not yet
-    assert "not modelled yet" in proc.stderr
-    assert data["expectations"][0]["ok"] is False
+    assert data["unmodelled"] == [] and "not modelled yet" not in proc.stderr
+    assert data["messages"] == {"h1": {"QM1": 3}}
+    assert data["expectations"][0]["failures"] == ["messages of h1: expected {'QM1': 2}, got {'QM1': 3}"]
 
 
 # ---------------------------------------------------------------------------------------

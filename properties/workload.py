@@ -1,0 +1,420 @@
+"""Workload management and bind-option properties (DESIGN §4, WL-… and BD-…).
+
+Every run of the algorithm in the network leaves a ghost :class:`spec.binding.Decision` at
+the queue manager where it ran: the routes that survived 001 rules 1-2 (computed by
+``spec.binding.candidates``, apart from ``spec.workload``) and what was chosen. The WL-
+properties check each decision against a naive reading of 001's later rules, so a choice
+that breaks a rule is caught in the state right after it is made; the BD- properties read
+the handles and the messages waiting on the channels. Each ``always`` property names a
+``sometimes`` witness (STYLE habit 4).
+
+WL-ROUND-ROBIN and WL-WEIGHTS are exact counting statements over a put sequence: from a
+fresh history (no channel used yet) over a static set of finalists, after n choices with
+counts cnt_c and weights w_c, (1) no channel is more than one pick ahead of another,
+weighted: (cnt_c - 1) * w_j <= cnt_j * w_c for every pair, and (2) at the end of every full
+weight cycle (``spec.workload.weight_cycle``) cnt_c = n * w_c / sum(w) exactly. (A bound
+"within ±1 of n * w_c / sum(w) at every n" is false mid-cycle: a heavy channel's first pick
+comes late; (1) is the statement that holds.)
+
+WL-NO-BOUNCE-WITH-RANK: no application message goes back to a queue manager it was put
+at, and no gateway that received a message over a cluster channel sends it on to another
+gateway's alias of the same name (000's "bounce between the alias queues on SERVERB and
+SERVERC"). On 000's overlapping-cluster gateways it fails without rank (the trace shows the
+bounce) and holds with rank. The algorithm's history grows with every choice, so a bounce
+is finite and the explorer's termination check (no cycle of internal actions) cannot see
+it: the property states the termination 000 asks for — one gateway hop, then the queue.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from checker.model import Property
+from spec import binding as bd
+from spec import workload as wl
+from spec.system import NetworkState, _wl_status_of
+
+CITE_001 = "001 The cluster workload management algorithm"
+
+
+def _decisions(state: NetworkState):
+    for q in state.qmgrs:
+        yield from q.decisions
+
+
+def _chosen_routes(d: bd.Decision) -> list[bd.Candidate]:
+    """The candidates the choice stands for (a local choice without a channel — rule 6 —
+    stands for every local route)."""
+    qmgr, channel, local = d.chosen
+    if local and not channel:
+        return [c for c in d.candidates if c.local]
+    return [c for c in d.candidates if (c.qmgr, c.channel, c.local) == (qmgr, channel, local)]
+
+
+def _rank_survivors(d: bd.Decision) -> list[bd.Candidate]:
+    # 001 rules 3 and 4: channel rank first, then queue rank among what is left
+    top = max(c.channel_rank for c in d.candidates)
+    kept = [c for c in d.candidates if c.channel_rank == top]
+    qtop = max(c.queue_rank for c in kept)
+    return [c for c in kept if c.queue_rank == qtop]
+
+
+def _enabled(cands: list[bd.Candidate]) -> list[bd.Candidate]:
+    # 001 rule 5
+    on = [c for c in cands if c.put_enabled]
+    return on or cands
+
+
+def _local_used(d: bd.Decision) -> bool:
+    # 001 rule 6: the local instance is used (CLWLUSEQ LOCAL, or arrived over a channel)
+    survivors = _enabled(_rank_survivors(d))
+    return any(c.local for c in survivors) and (d.useq == "LOCAL" or d.via_cluster_channel)
+
+
+def _judged(state: NetworkState, named_too: bool = False):
+    for d in _decisions(state):
+        if d.candidates and (named_too or not d.named):
+            yield d
+
+
+# --- WL-SHARED-CLUSTER --------------------------------------------------------------------
+def chosen_shares_a_cluster(model, state: NetworkState) -> bool:
+    # 001 rules 1-2: only routes sharing a cluster (and the queue's cluster) can be chosen
+    for d in _decisions(state):
+        if d.chosen is None or (d.chosen[2] and not d.chosen[1] and not any(c.local for c in d.candidates)):
+            continue
+        if not _chosen_routes(d):
+            return False
+    return True
+
+
+def remote_choice_made(model, state: NetworkState) -> bool:
+    return any(d.chosen and not d.chosen[2] for d in _decisions(state))
+
+
+# --- WL-PUT-INHIBITED ---------------------------------------------------------------------
+def put_inhibited_respected(model, state: NetworkState) -> bool:
+    # 001 rule 5 and its note: a PUT(DISABLED) instance is chosen only when no enabled one
+    # survives rank; only disabled ones: MQRC_CLUSTER_PUT_INHIBITED
+    for d in _judged(state):
+        survivors = _rank_survivors(d)
+        if not any(c.put_enabled for c in survivors):
+            if d.reason != str(wl.Reason.MQRC_CLUSTER_PUT_INHIBITED):
+                return False
+        elif d.chosen is None or not any(c.put_enabled for c in _chosen_routes(d)):
+            return False
+    return True
+
+
+def put_disabled_seen(model, state: NetworkState) -> bool:
+    return any(not c.put_enabled for d in _decisions(state) for c in d.candidates)
+
+
+# --- WL-RANK ------------------------------------------------------------------------------
+def highest_rank_chosen(model, state: NetworkState) -> bool:
+    # 001 rules 3-4, before status: "destinations with the highest rank will be chosen
+    # regardless of the channel status" (000 §Queue Rank example)
+    for d in _judged(state):
+        if d.chosen is None:
+            continue
+        survivors = {(c.qmgr, c.channel, c.local) for c in _rank_survivors(d)}
+        if not any((c.qmgr, c.channel, c.local) in survivors for c in _chosen_routes(d)):
+            return False
+    return True
+
+
+def ranks_differ(model, state: NetworkState) -> bool:
+    return any(len({(c.channel_rank, c.queue_rank) for c in d.candidates}) > 1 for d in _decisions(state))
+
+
+# --- WL-STATUS ----------------------------------------------------------------------------
+def best_status_chosen(model, state: NetworkState) -> bool:
+    # 001 rules 7-11: among what rank, PUT and SUSPEND leave, the best status class
+    for d in _judged(state):
+        if d.chosen is None or _local_used(d):
+            continue
+        kept = _enabled(_rank_survivors(d))
+        if len({c.qmgr for c in kept}) > 1 and not all(c.suspended for c in kept):
+            kept = [c for c in kept if not c.suspended]  # rule 7
+        best = min(c.status_class for c in kept)
+        if not any(c.status_class == best for c in _chosen_routes(d)):
+            return False
+    return True
+
+
+def statuses_differ(model, state: NetworkState) -> bool:
+    return any(len({c.status_class for c in d.candidates}) > 1 for d in _decisions(state))
+
+
+# --- WL-LOCAL-USEQ ------------------------------------------------------------------------
+def local_instance_used(model, state: NetworkState) -> bool:
+    # 001 rule 6 / 000 §Utilising remote destinations
+    return all(d.chosen is not None and d.chosen[2] for d in _judged(state) if _local_used(d))
+
+
+def local_candidate_seen(model, state: NetworkState) -> bool:
+    return any(c.local for d in _decisions(state) for c in d.candidates)
+
+
+# --- WL-MRUC ------------------------------------------------------------------------------
+def mruc_respected(model, state: NetworkState) -> bool:
+    # 001 rule 15: at most CLWLMRUC channels reach the final choice, and the choice is one
+    for d in _decisions(state):
+        if d.chosen is None or not d.finalists:
+            continue
+        if len(d.finalists) > d.clwlmruc or (d.chosen[0], d.chosen[1]) not in {(q, c) for q, c, _ in d.finalists}:
+            return False
+    return True
+
+
+def mruc_cut(model, state: NetworkState) -> bool:
+    return any(d.finalists and len({(c.qmgr, c.channel) for c in d.candidates}) > d.clwlmruc
+               for d in _decisions(state))
+
+
+# --- WL-ROUND-ROBIN / WL-WEIGHTS -----------------------------------------------------------
+def _segments(state: NetworkState):
+    """Per queue manager, the runs of choices from a fresh history over one finalist set."""
+    for q in state.qmgrs:
+        run: list[bd.Decision] = []
+        for d in q.decisions:
+            if d.fresh or (run and d.finalists != run[0].finalists):
+                if run:
+                    yield run
+                run = []
+            if d.fresh or run:
+                if d.chosen is None or not d.finalists:
+                    if run:
+                        yield run
+                    run = []
+                    continue
+                run.append(d)
+        if run:
+            yield run
+
+
+def _counts_ok(run: list[bd.Decision], equal_weights: bool) -> bool:
+    weights = {(q, c): w for q, c, w in run[0].finalists}
+    if equal_weights != (len(set(weights.values())) == 1):
+        return True  # the other property's business
+    counts = Counter((d.chosen[0], d.chosen[1]) for d in run)
+    for c, wc in weights.items():
+        for j, wj in weights.items():
+            if (counts[c] - 1) * wj > counts[j] * wc:
+                return False
+    n = len(run)
+    if n % wl.weight_cycle(tuple(weights.values())) == 0:
+        total = sum(weights.values())
+        return all(counts[c] * total == n * w for c, w in weights.items())
+    return True
+
+
+def round_robin(model, state: NetworkState) -> bool:
+    # 001: all CLWLWGHT equal: "the least recently used channel is chosen ... round-robin"
+    return all(_counts_ok(run, True) for run in _segments(state))
+
+
+def weighted(model, state: NetworkState) -> bool:
+    # 001 final choice: DestSeqFactor += 1000/CLWLWGHT; 000 §Channel Weight example
+    return all(_counts_ok(run, False) for run in _segments(state))
+
+
+def balanced_run_seen(model, state: NetworkState) -> bool:
+    return any(len(run) >= 2 and len(run[0].finalists) >= 2 for run in _segments(state))
+
+
+# --- WL-NO-BOUNCE-WITH-RANK ---------------------------------------------------------------
+def _app_messages(state: NetworkState):
+    for ch in state.channels:
+        for m in ch.messages:
+            if isinstance(m, bd.AppMessage):
+                yield ch, m
+
+
+def _bounces(state: NetworkState, ch, m: bd.AppMessage) -> bool:
+    """The message goes back to a queue manager it was put at, or a gateway that received it
+    over a cluster channel sends it to another gateway's alias of the same name."""
+    if ch.dst in m.hops:
+        return True
+    far = state.find(ch.dst)
+    obj = far.defs.queue(m.queue) if far is not None else None
+    return len(m.hops) >= 2 and obj is not None and obj.qtype != "QLOCAL"
+
+
+def no_bounce(model, state: NetworkState) -> bool:
+    # 000 §Rank and Overlapping Clusters: "Without using rank, messages put to CLUSQ ... could
+    # bounce between the alias queues on SERVERB and SERVERC"; with rank they do not
+    return not any(_bounces(state, ch, m) for ch, m in _app_messages(state))
+
+
+def gateway_hop(model, state: NetworkState) -> bool:
+    return any(len(m.hops) >= 2 for _, m in _app_messages(state))
+
+
+# --- BD-ON-OPEN-FIXED / BD-ON-GROUP -------------------------------------------------------
+def _handles(state: NetworkState):
+    for q in state.qmgrs:
+        yield from q.handles
+
+
+def _first_hop(state: NetworkState, handle: bd.Handle):
+    for ch, m in _app_messages(state):
+        if m.handle == handle.name and m.hops == (handle.qmgr,) and ch.src == handle.qmgr:
+            yield ch.dst, m
+
+
+def on_open_fixed(model, state: NetworkState) -> bool:
+    # 000 §Workload balancing - Bind Options: "All messages put using open handle are bound
+    # to same destination"; 004: "Once a target has been chosen it cannot change"
+    for h in _handles(state):
+        if h.bind == bd.BIND_ON_OPEN and h.bound is not None:
+            if any(dst != h.bound.qmgr for dst, _ in _first_hop(state, h)):
+                return False
+    return True
+
+
+def on_open_bound(model, state: NetworkState) -> bool:
+    return any(h.bind == bd.BIND_ON_OPEN and h.bound is not None and h.puts >= 2 for h in _handles(state))
+
+
+def on_group_fixed(model, state: NetworkState) -> bool:
+    # 001: the algorithm runs "each time a new message group is started"; 004 §Pros and cons
+    # of binding: the bind context is the logical group
+    for h in _handles(state):
+        if h.bind != bd.BIND_ON_GROUP:
+            continue
+        by_group: dict[str, set[str]] = {}
+        for dst, m in _first_hop(state, h):
+            if m.group:
+                by_group.setdefault(m.group, set()).add(dst)
+        arrived: dict[str, set[str]] = {}
+        for q in state.qmgrs:
+            for handle, _queue, group, n in q.arrivals:
+                if handle == h.name and group and n:
+                    arrived.setdefault(group, set()).add(q.name)
+        if any(len(v) > 1 for v in by_group.values()) or any(len(v) > 1 for v in arrived.values()):
+            return False
+    return True
+
+
+def group_bound(model, state: NetworkState) -> bool:
+    return any(h.bind == bd.BIND_ON_GROUP and h.group and h.puts >= 2 for h in _handles(state))
+
+
+# --- BD-NOT-FIXED-REDRIVE -----------------------------------------------------------------
+def stuck_messages(state: NetworkState):
+    """Messages waiting for a RETRYING channel although the algorithm, run for them now,
+    would choose another destination (004 §Channel availability routing)."""
+    for ch, m in _app_messages(state):
+        if ch.status != "RETRYING":
+            continue
+        q = state.find(ch.src)
+        if q is None or not q.running:
+            continue
+        obj = q.defs.queue(m.queue)
+        view = bd.view_of(q, _wl_status_of(state, q), obj is not None and obj.qtype != "QLOCAL")
+        choice = wl.choose(view, wl.Put(m.queue, m.target_qmgr, len(m.hops) > 1), bd.thaw_history(q.wl_history))
+        if choice.destination is not None and (choice.destination.qmgr != ch.dst or choice.destination.local):
+            yield ch, m
+
+
+def not_fixed_redriven(model, state: NetworkState) -> bool:
+    # 000 §When does workload balancing occur?: "any bind_not_fixed messages waiting to be
+    # sent down that channel will go through workload balancing again"; bound messages do
+    # not (004: "Things that can prevent routing ... Binding messages to a target"), so a
+    # bound handle's message violates this: the stuck-message counterexample.
+    return next(stuck_messages(state), None) is None
+
+
+def redriven_elsewhere(model, state: NetworkState) -> bool:
+    return any(d.redrive and d.chosen and d.chosen[0] != d.away_from for d in _decisions(state))
+
+
+# --- BD-AS-Q-DEF --------------------------------------------------------------------------
+def _defbind(state: NetworkState, h: bd.Handle) -> str:
+    q = state.qmgr(h.qmgr)
+    res = bd.resolve_local(q.defs, q.name, h.queue, h.target_qmgr)
+    if res.defbind:
+        return res.defbind
+    view = bd.view_of(q, {}, res.exclude_local)
+    instances = [x for x in view.queues if x.name == res.queue]
+    return instances[0].defbind if instances else ""
+
+
+def as_q_def(model, state: NetworkState) -> bool:
+    # 000 §Workload balancing - Bind Options; DESIGN §3.6: the DEFBIND of the object opened
+    for h in _handles(state):
+        if h.option == bd.BIND_AS_Q_DEF and h.bind:
+            defbind = _defbind(state, h)
+            if defbind and bd.bind_from_defbind(defbind) != h.bind:
+                return False
+    return True
+
+
+def as_q_def_resolved(model, state: NetworkState) -> bool:
+    return any(h.option == bd.BIND_AS_Q_DEF and h.bind for h in _handles(state))
+
+
+PROPERTIES = (
+    Property.always("WL-SHARED-CLUSTER", "every choice is a route sharing a cluster with the chooser and the queue",
+                    chosen_shares_a_cluster, citation=f"{CITE_001}, rules 1-2", witness="WL-REMOTE-CHOICE"),
+    Property.sometimes("WL-REMOTE-CHOICE", "a remote destination is chosen", remote_choice_made,
+                       citation=CITE_001),
+    Property.always("WL-PUT-INHIBITED", "PUT(DISABLED) instances are chosen never while an enabled one survives "
+                    "rank; only disabled ones give MQRC_CLUSTER_PUT_INHIBITED", put_inhibited_respected,
+                    citation=f"{CITE_001}, rule 5", witness="WL-PUT-DISABLED-SEEN"),
+    Property.sometimes("WL-PUT-DISABLED-SEEN", "a choice sees a PUT(DISABLED) instance", put_disabled_seen,
+                       citation=f"{CITE_001}, rule 5"),
+    Property.always("WL-RANK", "the choice has the highest channel rank, then the highest queue rank, whatever the "
+                    "channel status", highest_rank_chosen, citation=f"{CITE_001}, rules 3-4; 000 §Queue Rank example",
+                    witness="WL-RANKS-DIFFER"),
+    Property.sometimes("WL-RANKS-DIFFER", "a choice among routes of different ranks", ranks_differ,
+                       citation="000 §Rank - basics"),
+    Property.always("WL-STATUS", "among what rank, PUT and SUSPEND leave, a channel of the best status class is chosen",
+                    best_status_chosen, citation=f"{CITE_001}, rules 7-11; DESIGN §3.7",
+                    witness="WL-STATUSES-DIFFER"),
+    Property.sometimes("WL-STATUSES-DIFFER", "a choice among channels in different status classes", statuses_differ,
+                       citation="004 §Channel availability routing"),
+    Property.always("WL-LOCAL-USEQ", "the local instance is used under CLWLUSEQ(LOCAL) or for a message that arrived "
+                    "over a cluster channel", local_instance_used,
+                    citation=f"{CITE_001}, rule 6; 000 §Utilising remote destinations",
+                    witness="WL-LOCAL-CANDIDATE"),
+    Property.sometimes("WL-LOCAL-CANDIDATE", "a choice where a local instance competes", local_candidate_seen,
+                       citation=f"{CITE_001}, rule 6"),
+    Property.always("WL-MRUC", "at most CLWLMRUC channels reach the final choice, and the choice is one of them",
+                    mruc_respected, citation=f"{CITE_001}, rule 15", witness="WL-MRUC-CUT"),
+    Property.sometimes("WL-MRUC-CUT", "CLWLMRUC cuts the channels", mruc_cut, citation=f"{CITE_001}, rule 15"),
+    Property.always("WL-ROUND-ROBIN", "equal weights: no channel is more than one pick ahead of another, and every "
+                    "full cycle is exactly even", round_robin, citation=f"{CITE_001}, final choice",
+                    witness="WL-BALANCED"),
+    Property.always("WL-WEIGHTS", "counts follow CLWLWGHT: no channel more than one weighted pick ahead, exactly "
+                    "proportional at every full weight cycle", weighted,
+                    citation=f"{CITE_001}, final choice; 000 §Channel Weight example", witness="WL-BALANCED"),
+    Property.sometimes("WL-BALANCED", "two or more puts are balanced over two or more channels", balanced_run_seen,
+                       citation=f"{CITE_001}, final choice"),
+    Property.always("WL-NO-BOUNCE-WITH-RANK", "no message comes back to a queue manager it was put at",
+                    no_bounce, citation="000 §Rank and Overlapping Clusters", witness="WL-GATEWAY-HOP"),
+    Property.sometimes("WL-GATEWAY-HOP", "a message goes on from the queue manager it arrived at", gateway_hop,
+                       citation="000 §Routing messages in and out of clusters"),
+    Property.always("BD-ON-OPEN-FIXED", "every message of a BIND_ON_OPEN handle goes to the destination chosen at "
+                    "MQOPEN, even when its channel fails", on_open_fixed,
+                    citation="000 §Workload balancing - Bind Options; 004 §Pros and cons of binding",
+                    witness="BD-ON-OPEN-BOUND"),
+    Property.sometimes("BD-ON-OPEN-BOUND", "a BIND_ON_OPEN handle puts two or more messages", on_open_bound,
+                       citation="000 §Workload balancing - Bind Options"),
+    Property.always("BD-ON-GROUP", "the messages of one logical group go to one destination", on_group_fixed,
+                    citation="001 (MQOO_BIND_ON_GROUP); 004 §Pros and cons of binding", witness="BD-GROUP-BOUND"),
+    Property.sometimes("BD-GROUP-BOUND", "a BIND_ON_GROUP handle puts a group of two or more", group_bound,
+                       citation="004 §Channel workload balancing"),
+    Property.always("BD-NOT-FIXED-REDRIVE", "no message waits for a RETRYING channel when the algorithm would now "
+                    "choose elsewhere (bound messages do: the stuck-message trace)", not_fixed_redriven,
+                    citation="000 §When does workload balancing occur?; 004 §Channel availability routing",
+                    witness="BD-REDRIVEN"),
+    Property.sometimes("BD-REDRIVEN", "a message waiting for a RETRYING channel is re-driven elsewhere",
+                       redriven_elsewhere, citation="000 §When does workload balancing occur?"),
+    Property.always("BD-AS-Q-DEF", "MQOO_BIND_AS_Q_DEF binds as the DEFBIND of the object opened (an alias's own)",
+                    as_q_def, citation="000 §Workload balancing - Bind Options; 004 §Pros and cons of binding",
+                    witness="BD-AS-Q-DEF-RESOLVED"),
+    Property.sometimes("BD-AS-Q-DEF-RESOLVED", "a BIND_AS_Q_DEF handle's binding is resolved", as_q_def_resolved,
+                       citation="000 §Workload balancing - Bind Options"),
+)

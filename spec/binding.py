@@ -1,0 +1,398 @@
+"""Bind options, handles, application messages and the network side of workload management.
+
+Sources: 000 §Workload balancing - Bind Options, §When does workload balancing occur?,
+§Utilising remote destinations, §Routing messages in and out of clusters (Scenarios 1-5),
+§Rank and Overlapping Clusters; 001 (when the algorithm runs); 004 §Pros and cons of
+binding, §Channel availability routing; DESIGN §3.5, §3.6.
+
+Everything here is a pure function of plain values; ``spec.system`` moves the messages over
+channels and keeps the values in its state. What this module supplies:
+
+- :func:`view_of`: a queue manager's :class:`spec.workload.QmgrView`, built from its cluster
+  caches (the records of every cluster it has joined), its own CLUSRCVRs and clustered local
+  queues, and the statuses of its channels;
+- :func:`resolve_local`: name resolution *before* the algorithm (local QALIAS, QREMOTE and
+  queue manager aliases; 000 Scenarios 1-5), which also yields the DEFBIND that
+  MQOO_BIND_AS_Q_DEF reads (an alias's own DEFBIND counts: 004 "don't forget aliases");
+- :class:`Handle`: an open queue and its binding (MQOO_BIND_ON_OPEN: one choice per handle;
+  MQOO_BIND_ON_GROUP: one per logical group; MQOO_BIND_NOT_FIXED: one per put; a named
+  target queue manager fixes the destination, 004 "Unless it's fixed for another reason");
+- :class:`AppMessage`: a message on a cluster transmission queue, with whether it is bound
+  (bound messages are never re-driven) and the queue managers it has passed (a ghost);
+- :class:`Decision`: a ghost record of each run of the algorithm — the routes that survived
+  001 rules 1-2, computed here independently of ``spec.workload``, and what was chosen — so
+  the WL-/BD- properties can check every choice against a naive reference;
+- :func:`freeze_history`/:func:`thaw_history`: the algorithm's history as canonical values
+  (DestSeqFactor is a Fraction, which the state encoding does not take).
+
+Modelling choices, argued:
+- An MQOPEN whose queue is not yet in the cache (a partial repository's first open: 000
+  §First MQOPEN of a Queue) does not fail: MQ lets the open succeed and resolves it when the
+  repository answers. The ON_OPEN/ON_GROUP choice (and AS_Q_DEF's DEFBIND) is then made at
+  the first put. ``mqcheck run`` settles between steps, so the view is complete by then.
+- A put through a handle whose queue is still unknown waits while the queue manager's
+  repository is exchanging messages (the subscription and its answer); once nothing is in
+  flight and the queue is still unknown, it fails with MQRC_UNKNOWN_OBJECT_NAME (logged).
+- MQOO_BIND_ON_GROUP for a message outside any group behaves as MQOO_BIND_NOT_FIXED (the
+  MQI reference; the seeds say only "one choice per logical message group").
+- A message arriving over a cluster channel for a queue the receiving queue manager hosts
+  as a QLOCAL re-runs the algorithm with "arrived over a cluster channel" (001 rule 6: the
+  local instance is used unless an earlier rule eliminated it). A clustered QALIAS or
+  QREMOTE is resolved first and the algorithm runs for what it names, the alias itself not
+  being a local instance (000 §Rank and Overlapping Clusters: gateways with alias queues
+  can bounce a message between them unless rank settles it).
+- A channel that has to start for a message towards a stopped or deleted queue manager
+  cannot connect and enters RETRYING (until a ``channel`` step or the checker's recovery
+  sets it running). Re-driving happens when a channel *enters* RETRYING (that, a fault or
+  a ``channel`` step), as 000 §When does workload balancing occur? describes: its unbound
+  messages run through the algorithm again, which now sees the channel RETRYING.
+- A message that has passed ``hop_limit`` queue managers is dead-lettered and logged
+  (HOP_LIMIT): MQ has no such limit, but an exploration needs every path to be finite; the
+  limit is far above any path a settled configuration takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from spec import objects, repository as rp
+from spec import workload as wl
+
+__all__ = [
+    "BIND_ON_OPEN", "BIND_NOT_FIXED", "BIND_ON_GROUP", "BIND_AS_Q_DEF",
+    "Handle", "AppMessage", "Candidate", "Decision", "Resolved",
+    "bind_from_defbind", "resolve_local", "view_of", "candidates", "decide",
+    "freeze_history", "thaw_history", "FrozenHistory", "status_class",
+]
+
+BIND_ON_OPEN, BIND_NOT_FIXED, BIND_ON_GROUP, BIND_AS_Q_DEF = "ON_OPEN", "NOT_FIXED", "ON_GROUP", "AS_Q_DEF"
+_DEFBIND_TO_BIND = {"OPEN": BIND_ON_OPEN, "NOTFIXED": BIND_NOT_FIXED, "GROUP": BIND_ON_GROUP}
+
+
+def bind_from_defbind(defbind: str) -> str:
+    """MQOO_BIND_AS_Q_DEF: the queue's DEFBIND as a bind option (000 §Workload balancing -
+    Bind Options: DEFBIND OPEN is the default).
+
+    >>> bind_from_defbind("NOTFIXED"), bind_from_defbind("OPEN")
+    ('NOT_FIXED', 'ON_OPEN')
+    """
+    return _DEFBIND_TO_BIND[defbind]
+
+
+def status_class(status: str) -> int:
+    """0 for INACTIVE/RUNNING ... 3 for REQUESTING/PAUSED/STOPPED/SWITCHING (001 rules 8-11)."""
+    s = wl.ChannelStatus(status)
+    return next(i for i, members in enumerate(wl.STATUS_CLASSES) if s in members)
+
+
+# ---------------------------------------------------------------------------------------
+# History as canonical values
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class FrozenHistory:
+    """:class:`spec.workload.History` with each DestSeqFactor as (numerator, denominator)."""
+
+    channels: tuple[tuple[str, str, int, int, int], ...] = ()  # qmgr, channel, num, den, DestSeqNumber
+    last_number: int = 0
+    observed: tuple[tuple[str, str, tuple[int, int, int, int]], ...] = ()
+
+
+def freeze_history(h: wl.History) -> FrozenHistory:
+    return FrozenHistory(tuple((u.qmgr, u.channel, u.factor.numerator, u.factor.denominator, u.number)
+                               for u in h.channels), h.last_number, h.observed)
+
+
+def thaw_history(f: FrozenHistory) -> wl.History:
+    return wl.History(tuple(wl.ChannelUse(q, c, Fraction(n, d), number) for q, c, n, d, number in f.channels),
+                      f.last_number, f.observed)
+
+
+# ---------------------------------------------------------------------------------------
+# Handles and messages
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Handle:
+    """An open queue at ``qmgr`` (the scenario's ``handle`` id).
+
+    ``option`` is what the application asked (AS_Q_DEF, ON_OPEN, NOT_FIXED, ON_GROUP);
+    ``bind`` what it means once resolved ("" until the first choice: see the module
+    docstring); ``bound`` the destination of an ON_OPEN handle or of the current group of an
+    ON_GROUP handle (``group``); ``puts`` how many messages were put (the next serial)."""
+
+    name: str
+    qmgr: str
+    queue: str  # the object name opened
+    target_qmgr: str = ""
+    option: str = BIND_AS_Q_DEF
+    bind: str = ""
+    bound: wl.Destination | None = None
+    group: str = ""
+    puts: int = 0
+    closed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AppMessage:
+    """An application message on a cluster transmission queue.
+
+    ``queue``/``target_qmgr`` are the names it is addressed to after resolution at the
+    queue manager that sent it; ``bound``: its destination may not change (ON_OPEN, a
+    group, or a named queue manager) so it is never re-driven; ``hops``: the queue managers
+    it has been put at, in order (a ghost for WL-NO-BOUNCE-WITH-RANK)."""
+
+    handle: str
+    serial: int
+    queue: str
+    target_qmgr: str = ""
+    bound: bool = False
+    group: str = ""
+    hops: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        to = f"{self.queue}@{self.target_qmgr}" if self.target_qmgr else self.queue
+        return f"MSG {self.handle}#{self.serial} to {to}{' (bound)' if self.bound else ''} via {'>'.join(self.hops)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A route that survived 001 rules 1-2 (a ghost, computed independently of
+    ``spec.workload``) with the attributes the later rules read."""
+
+    qmgr: str
+    channel: str
+    local: bool
+    channel_rank: int
+    queue_rank: int
+    put_enabled: bool
+    status_class: int
+    suspended: bool
+    channel_prty: int
+    queue_prty: int
+    weight: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A ghost record of one run of the algorithm at ``qmgr`` for a message of ``handle``.
+
+    ``chosen`` is (queue manager, channel, local) or None with ``reason``; ``finalists`` the
+    (queue manager, channel, CLWLWGHT) left after rule 15; ``redrive``: the message was on a
+    transmission queue whose channel entered RETRYING; ``fresh``: the history had no use of
+    any channel before this choice (for WL-WEIGHTS' exact counts)."""
+
+    handle: str
+    serial: int
+    qmgr: str
+    queue: str
+    bind: str
+    via_cluster_channel: bool
+    useq: str  # the effective CLWLUSEQ of the local instance ("" when there is none)
+    clwlmruc: int
+    candidates: tuple[Candidate, ...]
+    chosen: tuple[str, str, bool] | None
+    reason: str
+    finalists: tuple[tuple[str, str, int], ...] = ()
+    redrive: bool = False
+    fresh: bool = False
+    named: bool = False  # a queue manager was named (rank, status and USEQ checks do not apply)
+    away_from: str = ""  # redrive: the queue manager the RETRYING channel leads to
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What a name resolves to at one queue manager: ``local`` (put to ``queue`` here),
+    ``cluster`` (run the algorithm for ``queue``/``target_qmgr``), or ``error``
+    (``reason``). ``defbind`` is the DEFBIND of the object opened (its first local
+    definition, an alias's own); "" when no local object was involved."""
+
+    kind: str
+    queue: str
+    target_qmgr: str = ""
+    defbind: str = ""
+    reason: str = ""
+    exclude_local: bool = False  # an alias resolved to its own name: it is not the local instance
+
+
+def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_qmgr: str = "",
+                  joined: frozenset[str] | None = None) -> Resolved:
+    """Local name resolution at ``qmgr`` before the algorithm (000 §Routing messages in
+    and out of clusters; 'Name resolution' in the MQ manuals). ``joined``: the clusters
+    ``qmgr`` is a member of (None: all its queues' clusters); a QLOCAL in none of them is
+    just a local queue.
+
+    >>> from spec.mqsc import parse
+    >>> qm, _ = objects.apply_commands(objects.QueueManagerDef("QMA"), parse(
+    ...     "DEFINE QREMOTE(CQM) RNAME(' ') RQMNAME(' ')\\nDEFINE QALIAS(A1) TARGET(CQ1) DEFBIND(NOTFIXED)"))
+    >>> resolve_local(qm, "QMA", "CQ1", "CQM")           # 000 Scenario 3: the name goes
+    Resolved(kind='cluster', queue='CQ1', target_qmgr='', defbind='', reason='', exclude_local=False)
+    >>> resolve_local(qm, "QMA", "A1").defbind          # an alias's own DEFBIND
+    'NOTFIXED'
+    """
+    defbind = ""
+    seen: set[tuple[str, str, bool]] = set()
+    exclude = False
+    while True:
+        if (queue, target_qmgr, exclude) in seen:
+            return Resolved("error", queue, target_qmgr, defbind, "MQRC_ALIAS_BASE_Q_TYPE_ERROR")
+        seen.add((queue, target_qmgr, exclude))
+        if target_qmgr == qmgr:
+            target_qmgr = ""
+        if target_qmgr:
+            alias = defs.queue(target_qmgr)
+            if alias is not None and alias.is_qmgr_alias:
+                # a queue manager alias: QREMOTE(X) RNAME(' ') RQMNAME(Y) maps X to Y (blank: none)
+                target_qmgr = alias.rqmname
+                continue
+            return Resolved("cluster", queue, target_qmgr, defbind)
+        obj = defs.queue(queue)
+        if obj is None or (exclude and obj.qtype != "QLOCAL"):
+            return Resolved("cluster", queue, "", defbind, exclude_local=exclude)
+        defbind = defbind or obj.defbind
+        if obj.qtype == "QLOCAL":
+            if obj.usage == "XMITQ":
+                return Resolved("error", queue, "", defbind, "MQRC_UNKNOWN_OBJECT_NAME")
+            clusters = set(objects.clusters_of(obj, defs))
+            if clusters if joined is None else clusters & joined:
+                return Resolved("cluster", queue, "", defbind)  # the local instance competes (rule 6)
+            return Resolved("local", queue, "", defbind)
+        if obj.qtype == "QALIAS":
+            if obj.target == queue:
+                # a gateway's clustered alias for the cluster queue of the same name: the
+                # name goes on to the cluster (000 §Rank and Overlapping Clusters)
+                exclude = True
+                continue
+            queue = obj.target
+            continue
+        # QREMOTE with RNAME: a remote queue definition
+        if not obj.rname:
+            return Resolved("error", queue, "", defbind, "MQRC_UNKNOWN_OBJECT_NAME")
+        if obj.rname == queue and not obj.rqmname:
+            exclude = True
+            continue
+        queue, target_qmgr = obj.rname, obj.rqmname
+
+
+# ---------------------------------------------------------------------------------------
+# The view (DESIGN §3.5: what the network model supplies to the algorithm)
+# ---------------------------------------------------------------------------------------
+def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> wl.QmgrView:
+    """The view of queue manager ``q`` (a ``spec.system.QmgrState``): its cluster caches'
+    live records of others, its own CLUSRCVRs and clustered QLOCALs, and ``status_of``
+    (destination queue manager -> status of q's channel to it; missing = INACTIVE)."""
+    defs = q.defs
+    joined = {c.cluster for c in q.caches}
+    own_suspended = set()
+    for c in q.caches:
+        rec = c.get((rp.QMGR, c.cluster, q.qmid, ""))
+        if rec is not None and not rec.deleted and rec.info.suspended:
+            own_suspended.add(c.cluster)
+    local_receivers = []
+    for ch in defs.channels:
+        if ch.chltype != "CLUSRCVR":
+            continue
+        clusters = tuple(c for c in objects.clusters_of(ch, defs) if c in joined)
+        if clusters:
+            local_receivers.append(wl.ClusterReceiver(q.name, ch.name, clusters, ch.clwlwght, ch.clwlrank,
+                                                      ch.clwlprty, ch.netprty, bool(own_suspended & set(clusters))))
+    receivers: dict[tuple[str, str], wl.ClusterReceiver] = {}
+    queues: dict[tuple[str, str], wl.QueueInstance] = {}
+    aliases: dict[tuple[str, str], wl.QmgrAlias] = {}
+    for cache in q.caches:
+        for r in cache.live():
+            if r.owner_name == q.name:
+                continue
+            if r.kind == rp.QMGR:
+                i = r.info
+                key = (r.owner_name, i.channel)
+                old = receivers.get(key)
+                if old is None:
+                    receivers[key] = wl.ClusterReceiver(r.owner_name, i.channel, (cache.cluster,), i.clwlwght,
+                                                        i.clwlrank, i.clwlprty, i.netprty, i.suspended)
+                else:
+                    receivers[key] = replace(old, clusters=old.clusters + (cache.cluster,),
+                                             suspended=old.suspended or i.suspended)
+            elif r.kind == rp.QUEUE:
+                i = r.info
+                key = (r.owner_name, r.key)
+                put = i.put == "ENABLED"
+                if getattr(i, "qmgr_alias", False):
+                    old = aliases.get(key)
+                    aliases[key] = (replace(old, clusters=old.clusters + (cache.cluster,)) if old else
+                                    wl.QmgrAlias(r.owner_name, r.key, (cache.cluster,), put, i.clwlrank, i.clwlprty))
+                else:
+                    old = queues.get(key)
+                    queues[key] = (replace(old, clusters=old.clusters + (cache.cluster,)) if old else
+                                   wl.QueueInstance(r.owner_name, r.key, (cache.cluster,), put, i.clwlrank,
+                                                    i.clwlprty, defbind=i.defbind))
+    local_queues = []
+    if not exclude_local:
+        for queue in defs.queues:
+            clusters = tuple(c for c in objects.clusters_of(queue, defs) if c in joined)
+            if queue.qtype == "QLOCAL" and clusters:
+                local_queues.append(wl.QueueInstance(q.name, queue.name, clusters, queue.put == "ENABLED",
+                                                     queue.clwlrank, queue.clwlprty, queue.clwluseq, queue.defbind))
+    statuses = tuple(wl.ChannelState(r.qmgr, r.channel, status_of.get(r.qmgr, "INACTIVE"))
+                     for r in sorted(receivers.values(), key=lambda r: r.key))
+    return wl.QmgrView(q.name, tuple(local_receivers), tuple(sorted(receivers.values(), key=lambda r: r.key)),
+                       tuple(sorted(queues.values(), key=lambda x: (x.qmgr, x.name))),
+                       tuple(sorted(aliases.values(), key=lambda x: (x.qmgr, x.name))),
+                       tuple(local_queues), statuses, defs.clwluseq, defs.clwlmruc)
+
+
+def candidates(view: wl.QmgrView, put: wl.Put) -> tuple[Candidate, ...]:
+    """The routes that survive 001 rules 1-2: a naive reference, written apart from
+    ``spec.workload``, for the WL- properties (queue puts only; a named queue manager gives
+    its routes with queue attributes at their defaults)."""
+    mine = view.clusters
+    out = []
+    if put.target_qmgr:
+        for r in view.receivers:
+            named = r.qmgr == put.target_qmgr or any(a.qmgr == r.qmgr and a.name == put.target_qmgr
+                                                      for a in view.aliases)
+            if named and mine & set(r.clusters):
+                out.append(_candidate(view, r, None, False))
+        return tuple(out)
+    for qi in view.queues:
+        if qi.name != put.object_name or qi.qmgr == view.qmgr or not mine & set(qi.clusters):
+            continue
+        for r in view.receivers:
+            if r.qmgr == qi.qmgr and mine & set(r.clusters) and set(r.clusters) & set(qi.clusters):
+                out.append(_candidate(view, r, qi, False))
+    local = view.local_queue(put.object_name)
+    if local is not None:
+        for r in view.local_receivers:
+            if set(r.clusters) & set(local.clusters):
+                out.append(_candidate(view, r, local, True))
+    return tuple(sorted(out, key=lambda c: (c.qmgr, c.channel, c.local)))
+
+
+def _candidate(view: wl.QmgrView, r: wl.ClusterReceiver, qi: wl.QueueInstance | None, local: bool) -> Candidate:
+    return Candidate(r.qmgr, r.channel, local, r.clwlrank, qi.clwlrank if qi else 0,
+                     qi.put_enabled if qi else True, status_class(view.status(*r.key)), r.suspended,
+                     r.clwlprty, qi.clwlprty if qi else 0, r.clwlwght)
+
+
+def decide(view: wl.QmgrView, put: wl.Put, history: wl.History, handle: str, serial: int, bind: str,
+           redrive: bool = False, choose_view: wl.QmgrView | None = None, away_from: str = ""
+           ) -> tuple[wl.Choice, Decision]:
+    """Run the algorithm once and record the ghost :class:`Decision` beside it (from
+    ``view``; ``choose_view`` is what a mutant algorithm sees instead, tests only)."""
+    choice = wl.choose(choose_view or view, put, history)
+    local = view.local_queue(put.object_name)
+    useq = "" if local is None else (view.clwluseq if local.clwluseq == "QMGR" else local.clwluseq)
+    d = choice.destination
+    decision = Decision(
+        handle, serial, view.qmgr, put.object_name, bind, put.via_cluster_channel, useq, view.clwlmruc,
+        candidates(view, put), None if d is None else (d.qmgr, d.channel, d.local), str(choice.reason),
+        tuple((f.qmgr, f.channel, _weight(view, f.qmgr, f.channel)) for f in choice.finalists),
+        redrive, not any(u.number for u in history.channels), bool(put.target_qmgr), away_from)
+    return choice, decision
+
+
+def _weight(view: wl.QmgrView, qmgr: str, channel: str) -> int:
+    for r in view.all_receivers():
+        if r.key == (qmgr, channel):
+            return r.clwlwght
+    return wl.CLWLWGHT_DEFAULT
