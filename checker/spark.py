@@ -496,6 +496,10 @@ class _Search:
     partitions: int | None = None
     on_level: Any = None  # test hook: called as on_level(event, level)
 
+    @property
+    def track_back_edges(self) -> bool:
+        return any(_kind(p) == "eventually" for p in self.properties)
+
     # -- driver phase ------------------------------------------------------------------
 
     def init_level(self) -> tuple[dict[int, tuple], dict[int, bytes], int]:
@@ -567,28 +571,31 @@ class _Search:
             successors.write.format("noop").mode("overwrite").save()
             self._absorb(tally.value, level)
             return 0, 0, 0, {"wall": time.perf_counter() - t0}
-        seen = (
-            spark.read.parquet(run.seen_root)
-            .where(F.col("level") <= level)
-            .select("fp", F.lit(True).alias("old"))
-        )
-        grouped = (
-            successors.join(seen, "fp", "left")
-            .groupBy("fp")
-            .agg(
-                F.min(F.struct("parent", "action", "state")).alias("best"),
+        seen = spark.read.parquet(run.seen_root).where(F.col("level") <= level).select("fp")
+        if self.track_back_edges:
+            # Old states carry no payload into the aggregation; an old state reached by an
+            # internal action leaves a back-edge row (termination needs to know of any).
+            joined = successors.join(seen.withColumn("old", F.lit(True)), "fp", "left")
+            grouped = joined.groupBy("fp").agg(
+                F.min(F.when(F.col("old").isNull(), F.struct("parent", "action", "state")))
+                .alias("best"),
                 F.max("old").alias("old"),
                 F.max(F.col("internal") & F.col("old")).alias("back"),
             )
-        )
-        # One write, three tables: a new state's seen row (fp, parent, action: kept for
-        # traces) and frontier row (with the state); an old state reached by an internal
-        # action gets a back-edge row (termination needs to know whether any exist).
-        tables = (
-            F.when(F.col("old").isNull(), F.array(F.lit("seen"), F.lit("frontier")))
-            .when(F.col("back"), F.array(F.lit("backedge")))
-            .otherwise(F.array().cast("array<string>"))
-        )
+            tables = (
+                F.when(F.col("old").isNull(), F.array(F.lit("seen"), F.lit("frontier")))
+                .when(F.col("back"), F.array(F.lit("backedge")))
+                .otherwise(F.array().cast("array<string>"))
+            )
+        else:
+            grouped = (
+                successors.join(seen, "fp", "left_anti")
+                .groupBy("fp")
+                .agg(F.min(F.struct("parent", "action", "state")).alias("best"))
+            )
+            tables = F.array(F.lit("seen"), F.lit("frontier"))
+        # One write, up to three tables: a new state's seen row (fp, parent, action: kept
+        # for traces) and its frontier row (with the state), and the back-edge rows.
         out = grouped.select(
             "fp", "best.parent", "best.action", "best.state", F.explode(tables).alias("table")
         )

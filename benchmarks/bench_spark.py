@@ -1,0 +1,141 @@
+"""The Spark backend (checker.spark) against the local engine (checker.explore) on
+FingerprintFlood instances.
+
+    python benchmarks/bench_spark.py                          # FF(tree,20) and FF(complete,4)
+    python benchmarks/bench_spark.py --instances tree:20 --thresholds 0,20000
+
+For each instance: the local engine (its default two processes), then ``explore_spark`` on
+``--master`` (default local[2]) once per driver threshold. Printed per run: distinct
+states, seconds, states/s and the ratio to the local engine, driver and Spark levels, the
+fixed per-level overhead (median wall time of the Spark levels with under 1,000 new states),
+Python expansion task-seconds summed over tasks, bytes on disk per state (the seen table
+kept for traces, and the largest frontier), and the driver's resident memory at the first
+and the last Spark level (flat = the driver holds no level). Then, per Spark level of the
+last run: new states, generated successors, wall seconds, Python task-seconds. The dedup
+and the writes run inside the same Spark job as the expansion (one job per level), so their
+share is the wall time minus the Python expansion time spread over the cores.
+
+Timings on a shared machine are noisy; rerun and compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from ff_model import FingerprintFlood  # noqa: E402
+
+from checker.explore import explore  # noqa: E402
+from checker.spark import explore_spark, make_session  # noqa: E402
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def dir_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*.parquet"))
+
+
+def run_spark(spark, model, threshold: int, partitions: int | None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
+        root = Path(tmp) / "run"
+        memory: dict[int, float] = {}
+        frontier_bytes = [0]
+
+        def hook(event: str, level: int) -> None:
+            if event == "committed":
+                memory[level] = rss_mb()
+                f = root / "levels" / "table=frontier" / f"level={level}"
+                if f.is_dir():
+                    frontier_bytes[0] = max(frontier_bytes[0], dir_bytes(f))
+
+        t = time.perf_counter()
+        r = explore_spark(model, spark=spark, run_dir=root, driver_threshold=threshold,
+                          partitions=partitions, _on_level=hook)
+        seconds = time.perf_counter() - t
+        levels = json.loads((root / "manifest.json").read_text())["progress"]["levels"]
+        seen = dir_bytes(root / "levels" / "table=seen")
+    s = r.statistics
+    spark_levels = [lv for lv in levels if lv.get("phase") == "spark"]
+    small = [lv["wall"] for lv in spark_levels if lv["new"] < 1000]
+    spark_mem = [memory[lv["level"]] for lv in spark_levels if lv["level"] in memory]
+    return {
+        "distinct": s.distinct_states, "generated": s.generated_states, "depth": s.max_depth,
+        "seconds": seconds, "rate": s.distinct_states / seconds,
+        "driver_levels": sum(1 for lv in levels if lv.get("phase") == "driver"),
+        "spark_levels": len(spark_levels),
+        "overhead": statistics.median(small) if small else float("nan"),
+        "python_task_s": sum(lv.get("python_task_s", 0.0) for lv in spark_levels),
+        "seen_bytes_per_state": seen / s.distinct_states,
+        "max_frontier_bytes_per_state": frontier_bytes[0] / max(
+            (lv["new"] for lv in levels), default=1),
+        "driver_rss_first_last": (spark_mem[0], spark_mem[-1]) if spark_mem else None,
+        "levels": spark_levels,
+        "verdicts": {k: v.status.value for k, v in r.verdicts.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--instances", default="tree:20,complete:4")
+    parser.add_argument("--thresholds", default="20000,0",
+                        help="driver thresholds to run (0: every level on Spark)")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--partitions", type=int)
+    args = parser.parse_args()
+    spark = make_session(args.master, ["spark.ui.enabled=false"], "mqcheck-bench")
+    spark.sparkContext.addPyFile(str(HERE / "ff_model.py"))
+    print("| model | engine | states | generated | depth | s | states/s | vs local | "
+          "driver/Spark levels | level overhead s | Python task-s | seen B/state | "
+          "frontier B/state | driver RSS MB first→last Spark level |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    last = None
+    for spec in args.instances.split(","):
+        topology, n = spec.split(":")
+        model = FingerprintFlood(topology, int(n))
+        t = time.perf_counter()
+        local = explore(model)
+        local_s = time.perf_counter() - t
+        ls = local.statistics
+        local_rate = ls.distinct_states / local_s
+        print(f"| {model.name} | local (explore, 2 processes) | {ls.distinct_states:,} | "
+              f"{ls.generated_states:,} | {ls.max_depth} | {local_s:.1f} | {local_rate:,.0f} | "
+              f"1.00 | – | – | – | {ls.visited_bytes_per_state} (RAM) | – | – |", flush=True)
+        for threshold in (int(x) for x in args.thresholds.split(",")):
+            r = run_spark(spark, model, threshold, args.partitions)
+            assert r["distinct"] == ls.distinct_states, (r["distinct"], ls.distinct_states)
+            assert r["verdicts"] == {k: v.status.value for k, v in local.verdicts.items()}
+            mem = r["driver_rss_first_last"]
+            print(f"| {model.name} | spark {args.master}, threshold {threshold:,} | "
+                  f"{r['distinct']:,} | {r['generated']:,} | {r['depth']} | {r['seconds']:.1f} | "
+                  f"{r['rate']:,.0f} | {r['rate'] / local_rate:.2f} | "
+                  f"{r['driver_levels']}/{r['spark_levels']} | {r['overhead']:.2f} | "
+                  f"{r['python_task_s']:.1f} | {r['seen_bytes_per_state']:.1f} | "
+                  f"{r['max_frontier_bytes_per_state']:.1f} | "
+                  + (f"{mem[0]:.0f}→{mem[1]:.0f}" if mem else "–") + " |", flush=True)
+            last = (model.name, threshold, r["levels"])
+    if last:
+        name, threshold, levels = last
+        print(f"\nPer Spark level, {name}, threshold {threshold:,}:\n")
+        print("| level | new states | generated | wall s | Python task-s |")
+        print("|---|---|---|---|---|")
+        for lv in levels:
+            print(f"| {lv['level']} | {lv['new']:,} | {lv['generated']:,} | {lv['wall']:.2f} | "
+                  f"{lv.get('python_task_s', 0.0):.2f} |")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
