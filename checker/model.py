@@ -228,8 +228,9 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        """True when the verdict is not a failure (violations and missing witnesses are)."""
-        return self.status not in (Status.VIOLATED,)
+        """False only for a violation (a missing witness is reported, not failed:
+        ``sometimes`` properties are evidence, and vacuity is flagged separately)."""
+        return self.status is not Status.VIOLATED
 
 
 @dataclass
