@@ -495,6 +495,7 @@ class _Search:
     spark: Any = None
     partitions: int | None = None
     on_level: Any = None  # test hook: called as on_level(event, level)
+    session_args: tuple = (None, ())  # make_session(master, conf) when Spark is first needed
 
     @property
     def track_back_edges(self) -> bool:
@@ -643,7 +644,7 @@ class _Search:
                 seen_mem = frontier_mem = None
             if p.phase == "spark":
                 if self.spark is None:
-                    self.spark = make_session()
+                    self.spark = make_session(*self.session_args)
                 new, generated, back, times = self.spark_level(level)
             else:
                 rows, states, generated, back, times = self.driver_level(
@@ -795,6 +796,8 @@ def explore_spark(
     fingerprint_bits: int = 64,
     property_ids: Sequence[str] | None = None,
     keep_frontiers: bool = False,
+    master: str | None = None,
+    conf: Iterable[str] | dict[str, str] = (),
     _on_level: Any = None,
 ):
     """Explore every reachable state of ``model`` breadth-first on Spark; return a
@@ -804,8 +807,9 @@ def explore_spark(
     verdicts and shortest-trace lengths, under any ``PYTHONHASHSEED`` and partition count.
     ``run_dir`` keeps the levels (a temporary directory, removed afterwards, when None);
     ``resume=True`` continues the run recorded there from its last complete level, with
-    the bounds given now. ``spark`` defaults to ``make_session()``, started only when a
-    frontier first exceeds ``driver_threshold`` states. ``partitions`` is the number of
+    the bounds given now. ``spark`` defaults to ``make_session(master, conf)``, started
+    only when a frontier first exceeds ``driver_threshold`` states (small models never
+    start a JVM). ``partitions`` is the number of
     expansion tasks per level (default: twice the default parallelism).
     """
     import tempfile
@@ -841,6 +845,7 @@ def explore_spark(
         search = _Search(
             model, properties, _Checks.of(properties), codec, run, identity, progress,
             spark=spark, partitions=partitions, on_level=_on_level,
+            session_args=(master, dict(conf) if isinstance(conf, dict) else parse_conf(conf)),
         )
         if not resume:
             root.mkdir(parents=True, exist_ok=True)
