@@ -238,7 +238,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         from checker.explore import explore
 
         progress = sys.stderr.isatty() and not args.quiet
-        result = explore(model, timeout=args.timeout, progress=progress, **bounds)
+        result = explore(model, timeout=args.timeout, progress=progress, workers=args.workers,
+                         fingerprint_bits=args.fingerprint_bits, memory_limit_mb=args.memory_limit_mb,
+                         stop_on_violation=args.stop_on_violation, **bounds)
     if args.json:
         data = result.to_dict()
         data["scenario"] = scenario.name
@@ -336,6 +338,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--property", action="append", metavar="ID", help="check only this property (repeatable)")
     check.add_argument("--faults", type=int, metavar="N", default=None,
                        help="let the checker fail up to N channels (default: the scenario's [check] faults)")
+    check.add_argument("--fingerprint-bits", type=int, choices=(64, 128), default=64,
+                       help="fingerprint width (the collision estimate is reported either way)")
+    check.add_argument("--memory-limit-mb", type=float, metavar="MB", help="stop (incomplete) past this resident size")
+    check.add_argument("--stop-on-violation", action="store_true",
+                       help="stop after the BFS level where the first violation appears (other verdicts incomplete)")
+    check.add_argument("--workers", type=int, choices=(1, 2), default=None,
+                       help="local backend: 1 process, or fork a second for large levels (default: when a core is idle)")
     check.add_argument("--explore-initial", action="store_true",
                        help="also explore the initial queue managers joining their clusters (default: start "
                             "from the settled initial configuration; [check] explore_initial)")
