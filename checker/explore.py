@@ -70,6 +70,7 @@ import numpy as np
 
 from checker.model import (
     Kind,
+    select_properties,
     Result,
     Statistics,
     Status,
@@ -438,25 +439,7 @@ def explore(
 
 
 def _select(model: Any, property_ids: Iterable[str] | None) -> list:
-    props = list(model.properties())
-    by_id = {p.id: p for p in props}
-    if len(by_id) != len(props):
-        raise ValueError("property ids must be unique")
-    for p in props:
-        if p.witness is not None:
-            w = by_id.get(p.witness)
-            if w is None or w.kind is not Kind.SOMETIMES:
-                raise ValueError(f"property {p.id}: witness {p.witness!r} is not a sometimes "
-                                 "property of this model")
-    if property_ids is None:
-        return props
-    wanted = list(dict.fromkeys(property_ids))
-    unknown = [i for i in wanted if i not in by_id]
-    if unknown:
-        raise ValueError(f"unknown property id(s): {', '.join(unknown)}; "
-                         f"known: {', '.join(sorted(by_id))}")
-    keep = set(wanted) | {by_id[i].witness for i in wanted if by_id[i].witness}
-    return [p for p in props if p.id in keep]
+    return select_properties(model, property_ids)
 
 
 @contextmanager

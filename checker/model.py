@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -146,6 +146,34 @@ class Property:
     @classmethod
     def config(cls, id: str, title: str, predicate: Any, *, citation: str = "") -> "Property":
         return cls(id, title, Kind.CONFIG, predicate, citation)
+
+
+def select_properties(model: Any, property_ids: Iterable[str] | None) -> list[Property]:
+    """The properties a run checks: all of the model's, or the ids asked for plus the
+    ``sometimes`` witnesses they name. Every backend uses this one rule.
+
+    Raises ``ValueError`` for duplicate ids, a witness that is not a ``sometimes``
+    property of the model, or an unknown id (naming the known ones).
+    """
+    props = list(model.properties())
+    by_id = {p.id: p for p in props}
+    if len(by_id) != len(props):
+        raise ValueError("property ids must be unique")
+    for p in props:
+        if p.witness is not None:
+            w = by_id.get(p.witness)
+            if w is None or w.kind is not Kind.SOMETIMES:
+                raise ValueError(f"property {p.id}: witness {p.witness!r} is not a sometimes "
+                                 "property of this model")
+    if property_ids is None:
+        return props
+    wanted = list(dict.fromkeys(property_ids))
+    unknown = [i for i in wanted if i not in by_id]
+    if unknown:
+        raise ValueError(f"unknown property id(s): {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(by_id))}")
+    keep = set(wanted) | {by_id[i].witness for i in wanted if by_id[i].witness}
+    return [p for p in props if p.id in keep]
 
 
 # --------------------------------------------------------------------------- results
