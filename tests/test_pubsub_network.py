@@ -5,14 +5,15 @@ the proxy-subscription data model."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from checker.cli import main
 from spec import pubsub
-from spec.scenario import load_scenario
-from spec.system import run_scenario
+from spec.scenario import load_scenario, parse_scenario
+from spec.system import deliveries_of, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -108,3 +109,186 @@ def test_rfp_folder_as_002_prints_it():
 def test_rfp_folder_refuses_malformed(bad):
     with pytest.raises(ValueError):
         pubsub.decode_rfp_folder(bad)
+
+
+def run_text(text: str) -> dict:
+    report = run_scenario(parse_scenario(textwrap.dedent(text), "t.toml"))
+    return {"deliveries": deliveries_of(report.final), "errors": [(e.qmgr, e.code) for e in report.final.log],
+            "final": report.final}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Publish/subscribe hierarchy example: Scenario 3 (the hierarchy's channels are
+# cluster channels of DEMO; FOOTBALL is not a cluster topic, so only the hierarchy carries it)
+# ---------------------------------------------------------------------------------------
+def test_hierarchy_scenario_3_over_cluster_channels():
+    got = run_text("""
+        [qmgrs.QM1]
+        mqsc = '''
+        ALTER QMGR PSMODE(ENABLED) REPOS(DEMO)
+        DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('localhost(9999)') CLUSTER(DEMO)
+        DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('localhost(7777)') CLUSTER(DEMO)
+        DEFINE TOPIC(FOOTBALL) TOPICSTR('Sport/Soccer')
+        '''
+        [qmgrs.QM2]
+        mqsc = '''
+        ALTER QMGR PSMODE(ENABLED) REPOS(DEMO) PARENT(QM1)
+        DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('localhost(7777)') CLUSTER(DEMO)
+        DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('localhost(9999)') CLUSTER(DEMO)
+        '''
+        [qmgrs.QM3]
+        mqsc = '''
+        ALTER QMGR PSMODE(ENABLED) PARENT(QM1)
+        DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('localhost(8888)') CLUSTER(DEMO)
+        DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('localhost(9999)') CLUSTER(DEMO)
+        '''
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "SUB1", topic = "Sport/Soccer" }
+        [[steps]]
+        subscribe = { qmgr = "QM3", name = "SUB3", topic = "Sport/Soccer" }
+        [[steps]]
+        publish = { qmgr = "QM2", topic = "Sport/Soccer" }
+    """)
+    assert got["deliveries"] == {"QM1": {"SUB1": ["Sport/Soccer"]}, "QM3": {"SUB3": ["Sport/Soccer"]}}
+    assert got["errors"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Combining publication and subscription scopes, §Publication scope, §Subscription
+# scope; §Combine and isolate topic spaces in multiple clusters; §Overlapping cluster support
+# ---------------------------------------------------------------------------------------
+def test_football_results_service(capsys):
+    code, data = run_json(capsys, "ps-football-results.toml")
+    assert code == 0
+    assert data["deliveries"] == {
+        "LEEDS": {"ALLRESULTS": ["Football/result/Leeds/Wigan", "Football/result/Wigan/Leeds"],
+                  "HOMERESULTS": ["Football/result/Leeds/Wigan"], "MYTEAM": ["Football/myteam/Leeds/Wigan"]},
+        "WIGAN": {"ALLRESULTS": ["Football/result/Leeds/Wigan", "Football/result/Wigan/Leeds"],
+                  "MYTEAM": ["Football/myteam/Wigan/Leeds"]},
+    }
+
+
+def test_clusters_joined_by_a_hierarchy(capsys):
+    code, data = run_json(capsys, "ps-clusters-joined.toml")
+    assert code == 0 and data["deliveries"] == {"PB": {"TEXAS": ["USA/Texas"]}}
+
+
+def test_clusters_isolated_by_a_bridge(capsys):
+    code, data = run_json(capsys, "ps-clusters-bridged.toml")
+    assert code == 0 and data["deliveries"] == {"PB": {"TEXAS": ["USA/Texas"], "TIMES": []}}
+
+
+def test_overlapping_clusters_sport_wildcard(capsys):
+    code, data = run_json(capsys, "ps-overlapping-sport.toml")
+    assert code == 0
+    assert data["deliveries"] == {
+        "QM3": {"SPORT": ["/Sport/Football", "/Sport/Tennis"], "FOOTBALL": ["/Sport/Football"],
+                "TENNIS": ["/Sport/Tennis"]},
+        "QM4": {"SPORTONLY": []},
+    }
+
+
+HIER = """
+    [qmgrs.QM1]
+    mqsc = '''{qm1}'''
+    [qmgrs.QM2]
+    mqsc = '''ALTER QMGR PARENT(QM1)
+    {qm2}'''
+"""
+
+
+@pytest.mark.parametrize("qm1,qm2,steps,expected", [
+    # MQPMO_SCOPE_QMGR overrides PUBSCOPE(ALL): only local subscribers
+    ("", "", '[[steps]]\nsubscribe = { qmgr = "QM2", name = "S", topic = "a/b" }\n'
+             '[[steps]]\npublish = { qmgr = "QM1", topic = "a/b", scope = "QMGR" }\n', {"QM2": {"S": []}}),
+    # PUBSCOPE(QMGR) at the publisher, inherited through ASPARENT below it
+    ("DEFINE TOPIC(A) TOPICSTR('a') PUBSCOPE(QMGR)\nDEFINE TOPIC(AB) TOPICSTR('a/b')", "",
+     '[[steps]]\nsubscribe = { qmgr = "QM2", name = "S", topic = "a/b" }\n'
+     '[[steps]]\npublish = { qmgr = "QM1", topic = "a/b" }\n', {"QM2": {"S": []}}),
+    # SUBSCOPE(QMGR) at the subscriber: no proxy subscription, only local publications
+    ("", "DEFINE TOPIC(A) TOPICSTR('a') SUBSCOPE(QMGR)",
+     '[[steps]]\nsubscribe = { qmgr = "QM2", name = "S", topic = "a/b" }\n'
+     '[[steps]]\npublish = { qmgr = "QM1", topic = "a/b" }\n[[steps]]\npublish = { qmgr = "QM2", topic = "a/b" }\n',
+     {"QM2": {"S": ["a/b"]}}),
+    # MQSO_SCOPE_QMGR beside an ALL subscription: the publication arrives, only ALL gets it
+    ("", "", '[[steps]]\nsubscribe = { qmgr = "QM2", name = "ALL", topic = "a/b" }\n'
+             '[[steps]]\nsubscribe = { qmgr = "QM2", name = "LOCAL", topic = "a/b", scope = "QMGR" }\n'
+             '[[steps]]\npublish = { qmgr = "QM1", topic = "a/b" }\n', {"QM2": {"ALL": ["a/b"], "LOCAL": []}}),
+    # a character-scheme subscription's proxy subscription is converted to 'IBM/#' (002 §Wildcard rules)
+    ("", "", '[[steps]]\nsubscribe = { qmgr = "QM2", name = "C", topic = "IBM/*/Results", scheme = "char" }\n'
+             '[[steps]]\npublish = { qmgr = "QM1", topic = "IBM/Patents/Software/Results" }\n'
+             '[[steps]]\npublish = { qmgr = "QM1", topic = "IBM/Other" }\n',
+     {"QM2": {"C": ["IBM/Patents/Software/Results"]}}),
+    # WILDCARD(BLOCK) at the publishing queue manager applies to a wildcard proxy subscription
+    ("DEFINE TOPIC(FB) TOPICSTR('Sports/Football') WILDCARD(BLOCK)", "",
+     '[[steps]]\nsubscribe = { qmgr = "QM2", name = "ALL", topic = "Sports/#" }\n'
+     '[[steps]]\npublish = { qmgr = "QM1", topic = "Sports/Football/Arsenal" }\n'
+     '[[steps]]\npublish = { qmgr = "QM1", topic = "Sports/Rugby" }\n', {"QM2": {"ALL": ["Sports/Rugby"]}}),
+    # grouped subscriptions with a remote publication: the most specific one, if eligible
+    ("", "", '[[steps]]\nsubscribe = { qmgr = "QM2", name = "WIDE", topic = "a/#", group = "G" }\n'
+             '[[steps]]\nsubscribe = { qmgr = "QM2", name = "NARROW", topic = "a/b", group = "G" }\n'
+             '[[steps]]\npublish = { qmgr = "QM1", topic = "a/b" }\n'
+             '[[steps]]\npublish = { qmgr = "QM1", topic = "a/c" }\n', {"QM2": {"WIDE": ["a/c"], "NARROW": ["a/b"]}}),
+], ids=["mqpmo-scope-qmgr", "pubscope-asparent", "subscope-qmgr", "mqso-scope-qmgr", "char-wildcard-proxy",
+        "wildcard-block-proxy", "grouped-remote"])
+def test_scopes_and_wildcards_between_queue_managers(qm1, qm2, steps, expected):
+    got = run_text(HIER.format(qm1=qm1, qm2=qm2) + "\n" + steps)
+    assert got["deliveries"] == expected
+
+
+def test_retained_publications_from_two_queue_managers(capsys):
+    # 002 §Retained publications in a distributed publish/subscribe topology
+    code, data = run_json(capsys, "ps-retained-hierarchy.toml")
+    assert code == 0 and data["deliveries"] == {"QM1": {"LATEST": ["Weather/Leeds", "Weather/Leeds"]}}
+
+
+def test_psclus_disabled_member_takes_no_part():
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: WIGAN ignores the cluster
+    # topics and rejects the proxy subscriptions other members send it
+    text = (EXAMPLES / "ps-football-results.toml").read_text().replace(
+        "DEFINE CHANNEL(TO.WIGAN)", "ALTER QMGR PSCLUS(DISABLED)\nDEFINE CHANNEL(TO.WIGAN)")
+    report = run_scenario(parse_scenario(text, "psclus.toml"))
+    got = deliveries_of(report.final)
+    assert got["LEEDS"]["ALLRESULTS"] == ["Football/result/Leeds/Wigan"]
+    assert got["WIGAN"]["ALLRESULTS"] == ["Football/result/Wigan/Leeds"]
+    assert got["WIGAN"]["MYTEAM"] == ["Football/myteam/Wigan/Leeds"]
+    assert ("WIGAN", "PSCLUS_DISABLED") in {(e.qmgr, e.code) for e in report.final.log}
+
+
+def test_refresh_proxysub_resends_lost_proxy_subscriptions():
+    # 002 §Resynchronization of proxy subscriptions: a proxy subscription lost from the
+    # transmission queue is sent again by REFRESH QMGR TYPE(PROXYSUB); the publication
+    # missed meanwhile is not recovered
+    got = run_text(HIER.format(qm1="", qm2="") + """
+    [[steps]]
+    channel = { qmgr = "QM2", to = "QM1", status = "STOPPED" }
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "S", topic = "a/b" }
+    [[steps]]
+    mqsc = { qmgr = "QM2", commands = "CLEAR QLOCAL(SYSTEM.CLUSTER.TRANSMIT.QUEUE)" }
+    [[steps]]
+    channel = { qmgr = "QM2", to = "QM1", status = "RUNNING" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "a/b" }
+    [[steps]]
+    mqsc = { qmgr = "QM2", commands = "REFRESH QMGR TYPE(PROXYSUB)" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "a/b" }
+    """)
+    assert got["deliveries"] == {"QM2": {"S": ["a/b"]}}
+    assert got["final"].qmgr("QM1").pubsub.proxies == (("QM2", "", "a/b"),)
+
+
+def test_unsubscribe_cancels_the_proxy_subscription_along_the_hierarchy():
+    got = run_text("""
+        [qmgrs.QM1]
+        [qmgrs.QM2]
+        mqsc = "ALTER QMGR PARENT(QM1)"
+        [qmgrs.QM3]
+        mqsc = "ALTER QMGR PARENT(QM2)"
+        [[steps]]
+        subscribe = { qmgr = "QM3", name = "S", topic = "a/#" }
+        [[steps]]
+        unsubscribe = { qmgr = "QM3", name = "S" }
+    """)
+    assert all(q.pubsub.proxies == () and q.pubsub.proxies_sent == () for q in got["final"].qmgrs)
