@@ -61,6 +61,9 @@ from spec.system import MQNetwork, Mutations, messages_of, run_scenario  # noqa:
     ("wl-bind-options.toml", "h_alias", {"SERVER1": 2, "SERVER2": 2, "SERVER3": 2}),
     ("wl-bind-options.toml", "h_group", {"SERVER1": 1, "SERVER2": 4, "SERVER3": 4}),
     ("wl-bind-options.toml", "h_target", {"SERVER3": 4}),
+    # 000 Scenarios 4 and 5: the gateway QMC resolves its clustered alias and balances over RED
+    ("wl-gateway-scenarios.toml", "scenario4", {"QME": 2, "QMF": 2, "QMG": 2}),
+    ("wl-gateway-scenarios.toml", "scenario5", {"QME": 2, "QMF": 2, "QMG": 2}),
     ("wl-stuck-on-open.toml", "app", {"SERVER1": 2}),
     ("wl-rank-beats-status.toml", "app", {"SERVER1": 2}),
     ("wl-redrive-not-fixed.toml", "app", {"SERVER1": 1, "SERVER2": 1}),
@@ -108,6 +111,18 @@ def test_explain_shows_the_redrive_and_the_bounce(capsys):
     rows = json.loads(capsys.readouterr().out)["explanations"]
     path = [r["qmgr"] for r in rows if r["message"] == 0]
     assert path == ["SERVERA", "SERVERB", "SERVERC", "SERVERD"]  # B sends it to C's alias
+
+
+def test_gateway_reruns_the_algorithm(capsys):
+    # 000 §When does workload balancing occur?: "at the far end the channel code issues an
+    # MQPUT ... and the workload algorithm will be called"
+    assert main(["run", str(EXAMPLES / "wl-gateway-scenarios.toml"), "--explain", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["explanations"]
+    first = [(r["qmgr"], r["put"]) for r in rows if (r["handle"], r["message"]) == ("scenario5", 0)]
+    assert first == [("QMA", "CQ1 (queue manager CQM)"), ("QMC", "CQ1, arrived over a cluster channel"),
+                     ("QME", "CQ1, arrived over a cluster channel")]
+    at_gateway = next(r["rules"] for r in rows if (r["handle"], r["message"], r["qmgr"]) == ("scenario5", 0, "QMC"))
+    assert at_gateway[0] == "resolve (possible destinations): queue CQ1: 3 route(s)"
 
 
 # ---------------------------------------------------------------------------------------
