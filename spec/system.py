@@ -1119,6 +1119,7 @@ class MQNetwork:
             "channels": {f"{c.src}->{c.dst}": c.status for c in state.channels if c.status != "INACTIVE"},
             "stopped": [q.name for q in state.qmgrs if not q.running],
             "deliveries": deliveries_of(state),
+            "proxy_subscriptions": proxy_subscriptions_of(state),
             "messages": messages_of(state),
             "repositories": repositories_of(state),
             "errors": [f"{e.qmgr} {e.code}" for e in state.log],
@@ -1500,6 +1501,12 @@ def refresh_proxy_subscriptions(state: NetworkState, name: str) -> NetworkState:
     return _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, proxies_sent=())))
 
 
+def proxy_subscriptions_of(state: NetworkState) -> dict[str, list[str]]:
+    """Per queue manager, the proxy subscriptions neighbours hold there ("QM2 (CL1): topic")."""
+    return {q.name: [f"{n}{' (' + v + ')' if v else ''}: {t}" for n, v, t in q.pubsub.proxies]
+            for q in state.qmgrs if q.pubsub.proxies}
+
+
 _MESSAGE_HANDLERS.update({
     pubsub.ProxySubMsg: receive_proxy_subscription,
     pubsub.PublicationMsg: receive_publication,
@@ -1615,9 +1622,31 @@ def _wl_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> NetworkS
     if res.kind == "error":
         return _log(state, [LogEntry(q.name, res.reason, f"MQOPEN {step.queue}: {res.reason}", step.index)])
     state = _put_qmgr(state, _wl_put_handle(q, handle))
+    if res.target_qmgr:
+        state = _wl_subscribe_target(state, q.name, res.target_qmgr, mut)
     if res.kind == "cluster":
         state, handle = _wl_resolve_bind(state, handle, res, step.index, mut, serial=0)
     return state
+
+
+def _wl_subscribe_target(state: NetworkState, name: str, target: str, mut: Mutations) -> NetworkState:
+    """A partial repository that opens a queue on a named queue manager subscribes for that
+    name as a queue manager and as a queue manager alias (a clustered QREMOTE record), as
+    _step_open does for the queue (000 §First MQOPEN of a Queue)."""
+    q = state.qmgr(name)
+    out = _Outbox()
+    for cache in q.caches:
+        keys = tuple(k for k in ((rp.QMGR, target), (rp.QUEUE, target)) if k not in cache.interests)
+        if cache.full or not keys:
+            continue
+        for key in keys:
+            cache = rp.subscribe_interest(cache, key)
+        targets, _ = _two_frs(state, q, cache, mut)
+        for fr in targets:
+            out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=keys))
+        q = _put_cache(q, cache)
+    state = _put_qmgr(state, q)
+    return out.flush(state, q)
 
 
 def _wl_resolve_bind(state: NetworkState, handle: bd.Handle, res: bd.Resolved, step: int, mut: Mutations,

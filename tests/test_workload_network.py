@@ -36,6 +36,17 @@ from spec.system import MQNetwork, Mutations, messages_of, run_scenario  # noqa:
 # Seed examples with `mqcheck run` — exact counts (001's "approximately" is exact in the
 # model: no administrative traffic shares the channels)
 # ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("wl-*.toml")))
+def test_properties_hold_on_every_run(example):
+    # every WL-/BD- always property holds in the final state of `mqcheck run`, whose ghost
+    # decisions cover every choice made (000's 100-put examples included)
+    final = run_scenario(load_scenario(EXAMPLES / example)).final
+    model = MQNetwork(load_scenario(EXAMPLES / example))
+    for prop in PROPERTIES:
+        if prop.kind.value == "always":
+            assert prop.predicate(model, final), prop.id
+
+
 @pytest.mark.parametrize("example,handle,counts", [
     # 000 §Channel Weight example: SERVER1 20%, SERVER2 50%, SERVER3 20%, SERVER4 10%
     ("wl-channel-weight.toml", "app", {"SERVER1": 20, "SERVER2": 50, "SERVER3": 20, "SERVER4": 10}),
@@ -123,6 +134,19 @@ def test_gateway_reruns_the_algorithm(capsys):
                      ("QME", "CQ1, arrived over a cluster channel")]
     at_gateway = next(r["rules"] for r in rows if (r["handle"], r["message"], r["qmgr"]) == ("scenario5", 0, "QMC"))
     assert at_gateway[0] == "resolve (possible destinations): queue CQ1: 3 route(s)"
+
+
+def test_partial_repository_learns_a_queue_manager_alias_when_it_opens(tmp_path):
+    # 000 §First MQOPEN of a Queue: a partial repository subscribes for what it opens; for
+    # MQOPEN(CQ1, CQM) that is the name CQM too, so Scenario 5 works from a partial repository
+    text = (EXAMPLES / "wl-gateway-scenarios.toml").read_text()
+    text = text.replace("ALTER QMGR REPOS(BLUE)\n", "").replace(
+        "DEFINE CHANNEL(TO.QMA) CHLTYPE(CLUSSDR) CONNAME('qma(1414)') CLUSTER(BLUE)\n", "")
+    path = tmp_path / "pr.toml"
+    path.write_text(text)
+    report = run_scenario(load_scenario(path))
+    assert messages_of(report.final)["scenario5"] == {"QME": 2, "QMF": 2, "QMG": 2}
+    assert all(r.ok for r in report.expectations)
 
 
 # ---------------------------------------------------------------------------------------
