@@ -149,6 +149,7 @@ class ClusterCache:
     discarded: bool = False  # ghost: a duplicate or stale copy was discarded here
     refreshed: bool = False  # ghost: REFRESH CLUSTER was issued here
     removed: tuple[str, ...] = ()  # ghost: QMIDs forcibly removed (RESET CLUSTER) here
+    joined: tuple[str, ...] = ()  # CONNAMEs of manual CLUSSDRs a JOIN has been sent over
 
     # --- views --------------------------------------------------------------------
     def live(self) -> tuple[Record, ...]:

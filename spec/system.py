@@ -540,6 +540,38 @@ def _two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Mut
     return tuple(ordered[:limit]), len(set(known) | set(manual[:1]))
 
 
+def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: "_Outbox") -> rp.ClusterCache:
+    """Send a JOIN, carrying this queue manager's own records, over every manual CLUSSDR
+    whose far end exists and has not had one yet. A CLUSSDR whose CONNAME reaches no
+    CLUSRCVR (yet) retries, as a channel in RETRYING does, and joins once its listener is
+    there (000 §Checking initial definitions)."""
+    own = tuple(r for r in cache.records if r.owner == q.qmid)
+    if not any(r.kind == rp.QMGR and not r.deleted for r in own):
+        return cache
+    sent = set(cache.joined)
+    for ch in _manual_clussdrs(q, cache.cluster):
+        target = resolve_conname(state, ch.conname, cache.cluster)
+        if target is None or target == q.name or ch.conname in sent:
+            continue
+        out.send(target, rp.RepoMsg(rp.JOIN, cache.cluster, q.qmid, q.name, cache.full, records=own))
+        sent.add(ch.conname)
+    return replace(cache, joined=tuple(sorted(sent))) if sent != set(cache.joined) else cache
+
+
+def _retry_joins(state: NetworkState, step: int, mut: Mutations) -> NetworkState:
+    """Queue managers whose manual CLUSSDRs can now reach a CLUSRCVR send their JOIN."""
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        for cache in q.caches:
+            pending = [ch for ch in _manual_clussdrs(q, cache.cluster) if ch.conname not in cache.joined
+                       and resolve_conname(state, ch.conname, cache.cluster) not in (None, q.name)]
+            if pending:
+                state = publish_own(state, q.name, step, mut)
+                break
+    return state
+
+
 def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_MUTATIONS) -> NetworkState:
     """A queue manager compares what it owns with what it last published and publishes the
     differences (new sequence numbers), joining clusters it has just become able to join."""
@@ -572,7 +604,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
                 seq += 1
                 changed.append(replace(held, seq=seq, published=state.clock, deleted=True))
         if not changed:
-            q = _put_cache(q, cache)
+            q = _put_cache(q, _send_joins(state, q, cache, out))
             state = _put_qmgr(state, q)
             continue
         cache, applied, entries = _apply_all(q, cache, changed, step, mut)
@@ -582,12 +614,10 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
         if joining or (rp.QMGR, "") in {(r.kind, r.key) for r in changed if not r.deleted and held_own.get((r.kind, r.key)) is None}:
             # 000 §Initial definitions: the CLUSSDR shows SYSTEM.TEMPQMGR until the FR answers;
             # the queue manager's records go to the FR over the manual CLUSSDR.
-            all_own = tuple(r for r in cache.records if r.owner == q.qmid)
             temp = tuple(sorted({ch.conname for ch in _manual_clussdrs(q, cluster)
                                  if cache.qmgr_record_of(resolve_conname(state, ch.conname, cluster) or "") is None}))
-            cache = replace(cache, tempqmgr=tuple(sorted(set(cache.tempqmgr) | set(temp))))
-            for fr in manual:
-                out.send(fr, rp.RepoMsg(rp.JOIN, cluster, q.qmid, q.name, cache.full, records=all_own))
+            cache = replace(cache, tempqmgr=tuple(sorted(set(cache.tempqmgr) | set(temp))), joined=())
+            cache = _send_joins(state, q, cache, out)
             if cache.full:
                 q = _put_cache(q, cache)
                 _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
@@ -681,9 +711,8 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         state = _put_qmgr(state, q)
         out = _Outbox()
         temp = tuple(sorted({ch.conname for ch in _manual_clussdrs(q, cl)}))
-        fresh = replace(fresh, tempqmgr=temp, refreshed=True)
-        for fr in _fr_targets_manual(state, q, cl):
-            out.send(fr, rp.RepoMsg(rp.JOIN, cl, q.qmid, q.name, fresh.full, records=own))
+        fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
+        fresh = _send_joins(state, q, fresh, out)
         if fresh.interests and not fresh.full:
             for fr in _fr_targets_manual(state, q, cl)[:1]:
                 out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cl, q.qmid, q.name, False, keys=fresh.interests))
@@ -781,7 +810,8 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = _channel_status_by_name(state, name, op.name, "RUNNING")
         elif isinstance(op, objects.RefreshProxySubscriptions):
             state = refresh_proxy_subscriptions(state, name)
-    return publish_own(state, name, step, mut)
+    state = publish_own(state, name, step, mut)
+    return _retry_joins(state, step, mut)
 
 
 def _suspend(state: NetworkState, name: str, op: Any, step: int, mut: Mutations) -> NetworkState:

@@ -350,3 +350,24 @@ def test_one_fault_anywhere_does_not_break_a_complete_mesh():
     (s,) = model.init_states()
     kinds = {type(a).__name__ for a in model.actions(model.next_state(s, ScenarioStep(0)))}
     assert {"ChannelFail", "QmgrStop", "ChannelDeliver", "ScenarioStep"} <= kinds
+
+
+def test_a_member_defined_before_its_full_repository_still_joins():
+    # The initial MQSC runs queue manager by queue manager (in name order): AAPR's manual
+    # CLUSSDR reaches nothing until ZFR1's CLUSRCVR exists. Like a channel in RETRYING, it
+    # joins once the listener is there.
+    text = 'name = "order"\n' + pr("AAPR", "ZFR1") + fr("ZFR1", "ZFR2") + fr("ZFR2", "ZFR1")
+    final = run_scenario(scenario(text)).final
+    for qmgr in ("AAPR", "ZFR1", "ZFR2"):
+        assert set(view(final, qmgr)["qmgrs"]) == {"AAPR", "ZFR1", "ZFR2"}, qmgr
+    # and a CLUSRCVR defined in a later step lets a waiting CLUSSDR through
+    late = 'name = "late"\n' + pr("PR1", "FR1") + "[qmgrs.FR1]\n" + """
+[[steps]]
+mqsc = { qmgr = "FR1", commands = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+''' }
+"""
+    final = run_scenario(scenario(late)).final
+    assert view(final, "PR1")["qmgrs"] == ["FR1", "PR1"]
+    assert view(final, "FR1")["qmgrs"] == ["FR1", "PR1"]
