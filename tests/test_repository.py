@@ -358,8 +358,11 @@ def test_a_member_defined_before_its_full_repository_still_joins():
     # joins once the listener is there.
     text = 'name = "order"\n' + pr("AAPR", "ZFR1") + fr("ZFR1", "ZFR2") + fr("ZFR2", "ZFR1")
     final = run_scenario(scenario(text)).final
-    for qmgr in ("AAPR", "ZFR1", "ZFR2"):
+    for qmgr in ("ZFR1", "ZFR2"):
         assert set(view(final, qmgr)["qmgrs"]) == {"AAPR", "ZFR1", "ZFR2"}, qmgr
+    # AAPR learns the FRs ZFR1 knew when it answered (003: "When it does this, it
+    # immediately learns which other queue managers in the cluster hold full repositories")
+    assert "ZFR1" in view(final, "AAPR")["qmgrs"] and not final.qmgr("AAPR").cache("DEMO").tempqmgr
     # and a CLUSRCVR defined in a later step lets a waiting CLUSSDR through
     late = 'name = "late"\n' + pr("PR1", "FR1") + "[qmgrs.FR1]\n" + """
 [[steps]]
