@@ -244,6 +244,8 @@ def _expand_one(model, codec: _Codec, checks: _Checks, fp: int, state: Any,
 EXPANSION_SCHEMA = "fp bigint, parent bigint, action int, state binary, internal boolean"
 
 
+OUTPUT_BATCH_ROWS = 65536
+
 SPLIT_FRONTIER_AT = 4096
 """Frontiers at least this large are repartitioned over all expansion tasks."""
 
@@ -269,24 +271,34 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
         started = time.process_time()
         observed: dict[tuple, int] = {}
         generated = 0
+        # Successors are deduplicated within the task first (smallest (parent, action) per
+        # fingerprint, internal if any edge is): the same rule as the JVM's, applied early,
+        # so fewer rows cross into the JVM and the shuffle.
+        best: dict[int, list] = {}
         for batch in batches:
             fps = batch.column("fp").to_pylist()
             blobs = batch.column("state").to_pylist()
-            cols: tuple[list, ...] = ([], [], [], [], [])
             for fp, blob in zip(fps, blobs):
                 for kind, child, parent, action, shipped, internal in _expand_one(
                     model, codec, checks, fp, codec.unpack(blob), check_only
                 ):
                     if kind == KIND_SUCCESSOR:
-                        cols[0].append(child)
-                        cols[1].append(parent)
-                        cols[2].append(action)
-                        cols[3].append(shipped)
-                        cols[4].append(internal)
+                        generated += 1
+                        row = best.get(child)
+                        if row is None:
+                            best[child] = [parent, action, shipped, internal]
+                        else:
+                            if (parent, action) < (row[0], row[1]):
+                                row[0], row[1] = parent, action
+                            row[3] = row[3] or internal
                     else:
                         key = ("obs", kind, action)
                         observed[key] = min(observed.get(key, child), child)
-            generated += len(cols[0])
+        children = list(best)
+        for lo in range(0, len(children), OUTPUT_BATCH_ROWS):
+            chunk = children[lo : lo + OUTPUT_BATCH_ROWS]
+            rows = [best[c] for c in chunk]
+            cols = [chunk] + [[r[i] for r in rows] for i in range(4)]
             yield pa.RecordBatch.from_arrays(
                 [pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema
             )
