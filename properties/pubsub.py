@@ -290,8 +290,8 @@ def missed(state: NetworkState):
             if not e.forwardable or not any(m.matches(e.topic) for m in routes):
                 continue
             for r in by_name.values():
-                if r.name == q.name:
-                    continue
+                if r.name == q.name or r.qmid in e.fingerprints:
+                    continue  # (a publication that already visited R is R's to discard)
                 space = pubsub_space(r)
                 got = {(d.subscription) for d in r.pubsub.deliveries if (d.origin, d.serial) == (q.name, e.serial)}
                 for sub in r.pubsub.subscriptions:

@@ -314,6 +314,7 @@ class PublishedEntry:
     forwardable: bool  # its PUBSCOPE (or the publisher's MQPMO_SCOPE_QMGR) allowed forwarding
     next_order: int  # local subscriptions with a smaller order existed when it was made
     retain: bool = False
+    fingerprints: tuple[str, ...] = ()  # the chain it started with (MQACTP_FORWARD republications)
 
 
 @dataclass(frozen=True, slots=True)
@@ -624,7 +625,8 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
     forwardable = not scope_qmgr and space.effective(pub.topic, "pubscope") == SCOPE_ALL
     if not arrived:
         ps = replace(ps, published_log=ps.published_log + (
-            PublishedEntry(pub.serial, pub.topic, step, forwardable, ps.next_order, pub.retain),))
+            PublishedEntry(pub.serial, pub.topic, step, forwardable, ps.next_order, pub.retain,
+                           pub.fingerprints),))
     sends: list[tuple[str, PublicationMsg]] = []
     if forwardable:
         rfp = encode_rfp_folder(pub.fingerprints + (qmid,))

@@ -1324,7 +1324,7 @@ class RunReport:
         }
 
 
-SETTLE_LIMIT = 5000  # deliveries one settling may take before it is called endless
+SETTLE_LIMIT = 2000  # deliveries one settling may take before it is called endless
 
 
 def settle(model: MQNetwork, state: NetworkState) -> NetworkState:

@@ -52,12 +52,15 @@ def test_forward_republishing_terminates():
     r = explore_example("ps-republish-forward.toml")
     assert r.complete
     assert r.verdicts["PS-TERMINATION"].status is Status.HOLDS
+    assert r.verdicts["EXPECT"].status is Status.HOLDS  # LOOP_DETECTED in every interleaving
+    assert not r.violations()
 
 
 def test_new_republishing_never_settles():
     r = explore_example("ps-republish-new.toml", max_states=150)
     assert not r.complete
     assert r.verdicts["PS-TERMINATION"].status is Status.HOLDS_UP_TO_BOUND
+    assert r.exit_status() == 3 and not r.violations()
     # the evidence: a chain of states, each one delivery longer than the last
     assert r.statistics.max_depth >= 130
 
