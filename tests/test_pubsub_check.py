@@ -71,3 +71,11 @@ def test_every_always_property_holds_on_the_clusters_joined_example():
     bad = [v.property_id for v in r.violations() if v.property_id != "EXPECT"]
     assert bad == []
     assert r.verdicts["PS-CLUSTER-FORWARD"].status is Status.WITNESSED
+
+
+def test_hierarchy_loop_after_unsubscribe_keeps_proxies_and_can_livelock():
+    r = explore_example("ps-hierarchy-loop-unsubscribe.toml")
+    assert r.complete
+    assert r.verdicts["PS-PROXY-CONVERGENCE"].status is Status.VIOLATED
+    lasso = r.verdicts["PS-TERMINATION"]
+    assert lasso.status is Status.VIOLATED and lasso.trace.loop_start is not None
