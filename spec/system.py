@@ -802,6 +802,7 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
         elif isinstance(op, objects.RefreshCluster):
             state = publish_own(state, name, step, mut)
             state = refresh_cluster(state, name, op.cluster, step, mut)
+            state = pubsub_refresh_cluster(state, name, op.cluster)
         elif isinstance(op, objects.ResetCluster):
             state = reset_cluster(state, name, op, step)
         elif isinstance(op, objects.StopChannel):
@@ -1529,6 +1530,18 @@ def refresh_proxy_subscriptions(state: NetworkState, name: str) -> NetworkState:
     of proxy subscriptions); the neighbours already holding one keep one (aggregation)."""
     q = state.qmgr(name)
     return _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, proxies_sent=())))
+
+
+def pubsub_refresh_cluster(state: NetworkState, name: str, cluster: str) -> NetworkState:
+    """REFRESH CLUSTER discards "any cluster topics and their associated proxy subscriptions"
+    (002 §REFRESH CLUSTER considerations): the proxy subscriptions held here from members of
+    the cluster are gone (until they resynchronise: REFRESH QMGR TYPE(PROXYSUB)), and this
+    queue manager's own are sent again once it knows the members again."""
+    q = state.qmgr(name)
+    hit = (lambda via: bool(via)) if cluster == "*" else (lambda via: via == cluster)
+    ps = replace(q.pubsub, proxies=tuple(p for p in q.pubsub.proxies if not hit(p[1])),
+                 proxies_sent=tuple(p for p in q.pubsub.proxies_sent if not hit(p[1])))
+    return _put_qmgr(state, replace(q, pubsub=ps))
 
 
 def proxy_subscriptions_of(state: NetworkState) -> dict[str, list[str]]:

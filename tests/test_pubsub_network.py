@@ -292,3 +292,26 @@ def test_unsubscribe_cancels_the_proxy_subscription_along_the_hierarchy():
         unsubscribe = { qmgr = "QM3", name = "S" }
     """)
     assert all(q.pubsub.proxies == () and q.pubsub.proxies_sent == () for q in got["final"].qmgrs)
+
+
+def test_refresh_cluster_discards_proxy_subscriptions_until_resynchronised():
+    # 002 §REFRESH CLUSTER considerations: the refreshing queue manager discards "any cluster
+    # topics and their associated proxy subscriptions"; REFRESH QMGR TYPE(PROXYSUB) on the
+    # subscribers' queue manager resynchronises (publications missed meanwhile stay missed)
+    text = (EXAMPLES / "ps-football-results.toml").read_text()
+    text = text[:text.index("# the home grounds")] + """
+[[steps]]
+mqsc = { qmgr = "WIGAN", commands = "REFRESH CLUSTER(LEAGUE)" }
+[[steps]]
+publish = { qmgr = "WIGAN", topic = "Football/result/Wigan/Leeds" }
+[[steps]]
+mqsc = { qmgr = "LEEDS", commands = "REFRESH QMGR TYPE(PROXYSUB)" }
+[[steps]]
+publish = { qmgr = "WIGAN", topic = "Football/result/Wigan/Bolton" }
+[[steps]]
+publish = { qmgr = "LEEDS", topic = "Football/result/Leeds/Wigan" }
+"""
+    got = deliveries_of(run_scenario(parse_scenario(text, "refresh.toml")).final)
+    assert got["LEEDS"]["ALLRESULTS"] == ["Football/result/Wigan/Bolton", "Football/result/Leeds/Wigan"]
+    assert got["WIGAN"]["ALLRESULTS"] == ["Football/result/Wigan/Leeds", "Football/result/Wigan/Bolton",
+                                          "Football/result/Leeds/Wigan"]
