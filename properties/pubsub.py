@@ -170,7 +170,8 @@ def block_matters(model, state: NetworkState) -> bool:
     for q in state.qmgrs:
         for d in q.pubsub.deliveries:
             for s in q.pubsub.subscriptions:
-                if s.blocking and is_blocked(s.blocking, d.topic) and compile_subscription(s.topic, s.scheme).matches(d.topic):
+                if (s.blocking and is_blocked(s.blocking, d.topic)
+                        and compile_subscription(s.topic, s.scheme).matches(d.topic)):
                     return True
     return False
 
@@ -368,7 +369,8 @@ PROPERTIES = (
     Property.sometimes("PS-DUPLICATES-DELIVERED", "a subscription receives duplicate copies (a loop)",
                        duplicates_delivered, citation="002 §How loop detection works"),
     Property.sometimes("PS-MISSED-BEFORE-PROXY", "a publication races a proxy subscription and is missed",
-                       missed_before_proxy, citation="002 §Proxy subscription aggregation and publication aggregation"),
+                       missed_before_proxy,
+                       citation="002 §Proxy subscription aggregation and publication aggregation"),
     Property.at_quiescence("PS-FORCE-NO-MISS", "under PROXYSUB(FORCE) no publication races a proxy subscription",
                            force_no_miss, citation="002 §More on routing mechanisms",
                            witness="PS-FORCE-DELIVERED"),

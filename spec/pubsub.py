@@ -19,10 +19,11 @@ recorded against its subscription; DEST is kept for display), authorities.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from spec.topic_tree import Node, TopicSpace, is_blocked
+from spec.topic_tree import Node, TopicSpace, is_blocked, node_of
 from spec.topics import compile_subscription
 
 SCOPE_ALL = "ALL"
@@ -406,8 +407,6 @@ def rfh2_bytes(fingerprints: tuple[str, ...]) -> bytes:
     >>> parse_rfh2(rfh2_bytes(("QMA_1",)))
     ('QMA_1',)
     """
-    import struct
-
     data = encode_rfp_folder(fingerprints).encode("utf-8")
     data += b" " * (-len(data) % 4)
     length = _RFH2_FIXED + 4 + len(data)
@@ -418,8 +417,6 @@ def rfh2_bytes(fingerprints: tuple[str, ...]) -> bytes:
 def parse_rfh2(raw: bytes) -> tuple[str, ...]:
     """The fingerprints in an MQRFH2 header made by :func:`rfh2_bytes` (or any RFH2 whose
     folders include one ``<ibm>`` folder; other folders are skipped)."""
-    import struct
-
     if len(raw) < _RFH2_FIXED or raw[:4] != b"RFH ":
         raise ValueError("not an MQRFH2 header (StrucId 'RFH ')")
     _, version, length, *_ = struct.unpack(">4siiii8sii", raw[:_RFH2_FIXED])
@@ -446,15 +443,9 @@ def _forced_topics(space: TopicSpace) -> tuple[str, ...]:
     # PROXYSUB(FORCE) at topic string T: a wildcard proxy subscription T/# (DESIGN §3.3)
     out = set()
     for obj in (*space.local, *space.cluster):
-        if obj.proxysub == "FORCE" and space.object_at(_node(obj.topicstr)) is obj:
+        if obj.proxysub == "FORCE" and space.object_at(node_of(obj.topicstr)) is obj:
             out.add(obj.topicstr + "/#" if obj.topicstr else "#")
     return tuple(sorted(out))
-
-
-def _node(topicstr: str) -> Node:
-    from spec.topic_tree import node_of
-
-    return node_of(topicstr)
 
 
 def demand_sources(space: TopicSpace, ps: LocalPubSub, proxies: tuple[ProxyKey, ...] | None = None
@@ -613,8 +604,8 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
     # 1. 002 §How loop detection works: "If its own fingerprint is already present ... the
     # queue manager discards the message, and adds an entry to the error log."
     if arrived and check_fingerprints and qmid in pub.fingerprints:
-        return Routed(ps, errors=(PubSubError("LOOP_DETECTED", f"publication {pub.topic!r} ({pub.origin}#{pub.serial})"
-                                                                f" from {came_from} already visited {qmid}; discarded"),))
+        detail = f"publication {pub.topic!r} ({pub.origin}#{pub.serial}) from {came_from} already visited {qmid}; discarded"
+        return Routed(ps, errors=(PubSubError("LOOP_DETECTED", detail),))
     # 2. local delivery
     before = len(ps.deliveries)
     ps, errors = publish(space, ps, pub, remote=arrived and not ignore_subscope_remote)
@@ -640,8 +631,8 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
         for rep in ps.republishers:
             if rep.subscription != d.subscription or rep.subscription in _chain:
                 continue
-            result = _republish(space, result, rep, pub, me=me, qmid=qmid, step=step, check_fingerprints=check_fingerprints,
-                                aggregate=aggregate, relay_within_cluster=relay_within_cluster,
+            result = _republish(space, result, rep, pub, me=me, qmid=qmid, step=step,
+                                check_fingerprints=check_fingerprints, aggregate=aggregate, relay_within_cluster=relay_within_cluster,
                                 ignore_subscope_remote=ignore_subscope_remote, chain=_chain | {rep.subscription})
     return result
 

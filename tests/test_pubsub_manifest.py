@@ -35,7 +35,8 @@ def summary(result) -> dict:
         "distinct_states": result.statistics.distinct_states,
         "max_depth": result.statistics.max_depth,
         "complete": result.statistics.complete,
-        "verdicts": {pid: v.status.value for pid, v in sorted(result.verdicts.items()) if pid.startswith(("PS-", "EXPECT"))},
+        "verdicts": {pid: v.status.value for pid, v in sorted(result.verdicts.items())
+                     if pid.startswith(("PS-", "EXPECT"))},
     }
 
 
