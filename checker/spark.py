@@ -271,29 +271,50 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
         started = time.process_time()
         observed: dict[tuple, int] = {}
         generated = 0
-        # Successors are deduplicated within the task first (smallest (parent, action) per
-        # fingerprint, internal if any edge is): the same rule as the JVM's, applied early,
-        # so fewer rows cross into the JVM and the shuffle.
-        best: dict[int, list] = {}
+        # Successors are deduplicated within the task first, by the state itself (as the
+        # local engine does within a level), so each distinct one is encoded and hashed
+        # once; then by fingerprint, keeping the smallest (parent, action) — the JVM's rule,
+        # applied early, so fewer rows cross into the JVM and the shuffle.
+        by_state: dict[Any, list] = {}
         for batch in batches:
             fps = batch.column("fp").to_pylist()
             blobs = batch.column("state").to_pylist()
             for fp, blob in zip(fps, blobs):
-                for kind, child, parent, action, shipped, internal in _expand_one(
-                    model, codec, checks, fp, codec.unpack(blob), check_only
-                ):
-                    if kind == KIND_SUCCESSOR:
-                        generated += 1
-                        row = best.get(child)
-                        if row is None:
-                            best[child] = [parent, action, shipped, internal]
-                        else:
-                            if (parent, action) < (row[0], row[1]):
-                                row[0], row[1] = parent, action
-                            row[3] = row[3] or internal
+                state = codec.unpack(blob)
+                if check_only:
+                    for kind, index in checks.observe(model, state, quiescent=False):
+                        key = ("obs", kind, index)
+                        observed[key] = min(observed.get(key, fp), fp)
+                    continue
+                internal_enabled = False
+                for index, action in enumerate(model.actions(state)):
+                    nxt = model.next_state(state, action)
+                    if nxt is None:
+                        continue
+                    generated += 1
+                    internal = _is_internal(model, action)
+                    internal_enabled = internal_enabled or internal
+                    row = by_state.get(nxt)
+                    if row is None:
+                        by_state[nxt] = [fp, index, internal]
                     else:
-                        key = ("obs", kind, action)
-                        observed[key] = min(observed.get(key, child), child)
+                        if (fp, index) < (row[0], row[1]):
+                            row[0], row[1] = fp, index
+                        row[2] = row[2] or internal
+                for kind, index in checks.observe(model, state, not internal_enabled):
+                    key = ("obs", kind, index)
+                    observed[key] = min(observed.get(key, fp), fp)
+        best: dict[int, list] = {}
+        for nxt, (parent, action, internal) in by_state.items():
+            child, shipped = codec.pack(nxt)
+            row = best.get(child)
+            if row is None:
+                best[child] = [parent, action, shipped, internal]
+            else:
+                if (parent, action) < (row[0], row[1]):
+                    row[0], row[1] = parent, action
+                row[3] = row[3] or internal
+        del by_state
         children = list(best)
         for lo in range(0, len(children), OUTPUT_BATCH_ROWS):
             chunk = children[lo : lo + OUTPUT_BATCH_ROWS]
