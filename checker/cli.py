@@ -276,6 +276,19 @@ def _render_check(scenario, model, result, format_verdict) -> str:
     return "\n".join(lines)
 
 
+def _at_least(lowest: int | float, kind=int):
+    """An argparse type: a number no smaller than ``lowest`` (bad values exit 2 with usage)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {text}")
+        return value
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
@@ -332,15 +345,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("scenario", metavar="SCENARIO")
     check.add_argument("--backend", choices=("local", "spark"), default="local")
-    check.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
-    check.add_argument("--max-depth", type=int, metavar="D", help="explore at most D actions deep (incomplete)")
-    check.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after this long (incomplete)")
+    check.add_argument("--max-states", type=_at_least(1), metavar="N", help="stop after N distinct states (incomplete)")
+    check.add_argument("--max-depth", type=_at_least(0), metavar="D", help="explore at most D actions deep (incomplete)")
+    check.add_argument("--timeout", type=_at_least(0.001, float), metavar="SECONDS", help="stop after this long (incomplete)")
     check.add_argument("--property", action="append", metavar="ID", help="check only this property (repeatable)")
-    check.add_argument("--faults", type=int, metavar="N", default=None,
+    check.add_argument("--faults", type=_at_least(0), metavar="N", default=None,
                        help="let the checker fail up to N channels (default: the scenario's [check] faults)")
     check.add_argument("--fingerprint-bits", type=int, choices=(64, 128), default=64,
                        help="fingerprint width (the collision estimate is reported either way)")
-    check.add_argument("--memory-limit-mb", type=float, metavar="MB", help="stop (incomplete) past this resident size")
+    check.add_argument("--memory-limit-mb", type=_at_least(1, float), metavar="MB", help="stop (incomplete) past this resident size")
     check.add_argument("--stop-on-violation", action="store_true",
                        help="stop after the BFS level where the first violation appears (other verdicts incomplete)")
     check.add_argument("--workers", type=int, choices=(1, 2), default=None,

@@ -1,0 +1,69 @@
+"""`mqcheck check` as a user runs it: exit statuses (DESIGN §2.3), honest verdict lines,
+readable traces, JSON, and bad arguments."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def check(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "checker.cli", "check", *argv, "--quiet"],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+
+
+def test_broken_mesh_exits_1_with_a_readable_shortest_trace():
+    proc = check("examples/fr-mesh-broken.toml")
+    assert proc.returncode == 1
+    out = proc.stdout
+    assert "RP-FR-CONVERGENCE" in out and "violated (trace of 4 steps)" in out
+    trace = out[out.index("Counterexample for RP-FR-CONVERGENCE"):]
+    assert "steps[0] MQSC at PR1" in trace and "ChannelDeliver(PR1->FR1)" in trace
+    assert 'in_flight.PR1->FR1: ["JOIN[DEMO] QMGR:PR1#1"]' in trace
+
+
+def test_complete_mesh_exits_0_and_says_complete():
+    proc = check("examples/fr-mesh-complete.toml")
+    assert proc.returncode == 0, proc.stdout
+    assert "holds (complete: " in proc.stdout
+    assert "INCOMPLETE" not in proc.stdout
+
+
+def test_a_bound_gives_incomplete_and_exit_3_never_holds():
+    proc = check("examples/fr-mesh-complete.toml", "--max-states", "5", "--property", "RP-FR-CONVERGENCE")
+    assert proc.returncode == 3
+    assert "holds up to bound (incomplete: " in proc.stdout
+    assert "holds (complete" not in proc.stdout
+    assert "INCOMPLETE" in proc.stdout
+
+
+def test_json_has_statistics_and_one_verdict_per_property():
+    proc = check("examples/fr-mesh-broken.toml", "--json", "--property", "RP-FR-CONVERGENCE")
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 1
+    assert data["scenario"].startswith("Three full repositories")
+    assert {"distinct_states", "generated_states", "max_depth", "complete"} <= set(data["statistics"])
+    assert data["verdicts"]["RP-FR-CONVERGENCE"]["status"] == "violated"
+    assert len(data["verdicts"]["RP-FR-CONVERGENCE"]["trace"]["steps"]) == 5
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["examples/fr-mesh-broken.toml", "--max-states", "0"], "must be at least 1"),
+        (["examples/fr-mesh-broken.toml", "--max-depth", "-1"], "must be at least 0"),
+        (["examples/fr-mesh-broken.toml", "--property", "RP-FR-CONVERGENSE"], "did you mean RP-FR-CONVERGENCE?"),
+        (["/nonexistent.toml"], "cannot read the scenario file"),
+    ],
+)
+def test_bad_arguments_exit_2_without_traceback(argv, message):
+    proc = check(*argv)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
