@@ -2,26 +2,32 @@
 level at a time, on DataFrames (DESIGN §1, issue #8).
 
 Per level d the frontier (the states first reached at depth d) is expanded in Python with
-``mapInArrow``; each frontier state's properties are checked there, exactly once. The
-successors ``(fp, parent, action, state)`` are deduplicated inside the JVM: grouped by
-fingerprint keeping the smallest ``(parent, action)`` (so traces do not depend on
-partitioning), then a ``left_anti`` join against every fingerprint seen so far. Nothing
-the size of a level ever reaches the driver; only counts and violation rows are collected.
+``mapInArrow``; each frontier state's properties are checked there, exactly once, and the
+results come back through an accumulator. Successors ``(fp, parent, action, state)`` are
+deduplicated inside each task, then inside the JVM: grouped by fingerprint keeping the
+smallest ``(parent, action)`` (so traces do not depend on partitioning or hash seeds),
+and joined (``left_anti``, or ``left`` when termination needs back edges) against every
+fingerprint seen so far. Nothing the size of a level reaches the driver; one Spark job
+per level.
 
-The run directory holds, as Parquet, ``seen/level=d`` (fp, parent, action: 20 bytes a
-state before compression, kept for traces) and ``frontier/level=d`` (fp, state: deleted
-once expanded), plus ``manifest.json``, replaced atomically after each complete level.
+The run directory holds, as Parquet, ``levels/table=seen/level=d`` (fp, parent, action:
+16 bytes a state after zstd, kept for traces), ``levels/table=frontier/level=d`` (fp,
+state: deleted once expanded), ``levels/table=backedge/level=d`` (old states reached by
+an internal action), and ``manifest.json``, replaced atomically after each complete level.
 Reading each level back from Parquet keeps query plans small and makes ``resume``
-possible after a crash or Ctrl-C: the run continues from the last complete level.
+possible after a crash or Ctrl-C: the run continues from the last complete level. The
+run directory must be a filesystem path the driver can write (local for ``local[*]``; a
+shared mount on a cluster).
 
-Small levels run on the driver in plain Python (a dict of seen fingerprints) until a
-frontier exceeds ``driver_threshold`` states; from then on every level runs on Spark.
-Both phases apply the same parent rule, so the trace does not depend on the threshold.
+Small levels run on the driver in plain Python until a frontier exceeds
+``driver_threshold`` states; from then on every level runs on Spark. Both phases apply
+the same parent rule, so the trace does not depend on the threshold.
 
-Limits, said plainly: ``eventually`` (termination) properties need cycle detection over
-the whole state graph, which this backend does not do; their verdict is "not checked on
-this backend", never a pass. ``max_states`` is checked between levels, so a bounded run
-may overshoot the bound by up to one level.
+Limits, said plainly: termination (``eventually``) is decided only when no internal
+action leads back into an explored level (then no cycle exists, as in the local engine's
+first pass); otherwise the verdict is "not checked on this backend", never a pass —
+the local engine's edge-storing second pass is not implemented here. Fingerprints are
+64-bit only (Spark ``bigint``).
 """
 
 from __future__ import annotations
