@@ -229,11 +229,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     max_depth = args.max_depth if args.max_depth is not None else scenario.check.max_depth
     bounds = dict(max_states=max_states, max_depth=max_depth, property_ids=args.property or None)
     if args.backend == "spark":
-        from checker.spark import explore_spark, make_session
+        from checker.spark import DEFAULT_DRIVER_THRESHOLD, explore_spark
 
-        spark = make_session(master=args.master, conf=tuple(args.conf or ()))
-        result = explore_spark(model, spark=spark, run_dir=args.run_dir or args.resume,
-                               resume=args.resume is not None, **bounds)
+        if args.fingerprint_bits != 64:
+            raise InputError("the Spark backend stores 64-bit fingerprints; drop --fingerprint-bits or use "
+                             "--backend local", file="<command line>")
+        try:
+            result = explore_spark(
+                model, master=args.master, conf=tuple(args.conf or ()), run_dir=args.run_dir or args.resume,
+                resume=args.resume is not None, partitions=args.partitions,
+                driver_threshold=(DEFAULT_DRIVER_THRESHOLD if args.driver_threshold is None
+                                  else args.driver_threshold), **bounds)
+        except ValueError as err:  # a bad --conf, or a run directory that cannot be used
+            raise InputError(str(err), file="<command line>") from None
     else:
         from checker.explore import explore
 
@@ -347,15 +355,16 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--backend", choices=("local", "spark"), default="local")
     check.add_argument("--max-states", type=_at_least(1), metavar="N", help="stop after N distinct states (incomplete)")
     check.add_argument("--max-depth", type=_at_least(0), metavar="D", help="explore at most D actions deep (incomplete)")
-    check.add_argument("--timeout", type=_at_least(0.001, float), metavar="SECONDS", help="stop after this long (incomplete)")
+    check.add_argument("--timeout", type=_at_least(0.001, float), metavar="SECONDS", help="stop after this long (incomplete); local backend")
     check.add_argument("--property", action="append", metavar="ID", help="check only this property (repeatable)")
     check.add_argument("--faults", type=_at_least(0), metavar="N", default=None,
                        help="let the checker fail up to N channels (default: the scenario's [check] faults)")
     check.add_argument("--fingerprint-bits", type=int, choices=(64, 128), default=64,
                        help="fingerprint width (the collision estimate is reported either way)")
-    check.add_argument("--memory-limit-mb", type=_at_least(1, float), metavar="MB", help="stop (incomplete) past this resident size")
+    check.add_argument("--memory-limit-mb", type=_at_least(1, float), metavar="MB", help="stop (incomplete) past this resident size; local backend")
     check.add_argument("--stop-on-violation", action="store_true",
-                       help="stop after the BFS level where the first violation appears (other verdicts incomplete)")
+                       help="stop after the BFS level where the first violation appears (other verdicts incomplete); "
+                            "local backend")
     check.add_argument("--workers", type=int, choices=(1, 2), default=None,
                        help="local backend: 1 process, or fork a second for large levels (default: when a core is idle)")
     check.add_argument("--explore-initial", action="store_true",
@@ -368,6 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
     spark.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
     spark.add_argument("--run-dir", metavar="DIR", help="where the Spark run keeps its levels and manifest")
     spark.add_argument("--resume", metavar="DIR", help="resume an interrupted Spark run from its run directory")
+    spark.add_argument("--partitions", type=_at_least(1), metavar="N",
+                       help="expansion tasks per level (default 2x the cores)")
+    spark.add_argument("--driver-threshold", type=_at_least(0), metavar="N",
+                       help="frontier size above which levels run on Spark rather than the driver (default 20000)")
     check.set_defaults(handler=_cmd_check)
     return parser
 

@@ -907,30 +907,10 @@ def explore_spark(
 
 
 def _select(model: Any, property_ids: Iterable[str] | None) -> tuple:
-    """The properties to check, witnesses included (the local engine's rule)."""
-    from checker.model import Kind
+    """The properties to check, witnesses included (the one rule of checker.model)."""
+    from checker.model import select_properties
 
-    props = list(model.properties())
-    by_id = {p.id: p for p in props}
-    if len(by_id) != len(props):
-        raise ValueError("property ids must be unique")
-    for p in props:
-        if p.witness is not None:
-            w = by_id.get(p.witness)
-            if w is None or w.kind is not Kind.SOMETIMES:
-                raise ValueError(
-                    f"property {p.id}: witness {p.witness!r} is not a sometimes property of this model"
-                )
-    if property_ids is None:
-        return tuple(props)
-    wanted = list(dict.fromkeys(property_ids))
-    unknown = [i for i in wanted if i not in by_id]
-    if unknown:
-        raise ValueError(
-            f"unknown property id(s): {', '.join(unknown)}; known: {', '.join(sorted(by_id))}"
-        )
-    keep = set(wanted) | {by_id[i].witness for i in wanted if by_id[i].witness}
-    return tuple(p for p in props if p.id in keep)
+    return tuple(select_properties(model, property_ids))
 
 
 # ---------------------------------------------------------------------------------------
