@@ -12,12 +12,23 @@ import json
 import sys
 from collections.abc import Sequence
 
-from spec.errors import InputError
+from spec.errors import InputError, printable
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # no match / an expectation failed / a property violated
 EXIT_BAD_INPUT = 2
 EXIT_INCOMPLETE = 3
+
+
+def _json_text(data: dict) -> str:
+    """JSON for ``run``/``match``: non-ASCII stays readable, but the control characters json
+    leaves raw (C1 controls such as CSI, line separators, bidi overrides) are \\u-escaped like
+    the C0 ones, so the output cannot drive a terminal. Outside strings JSON is ASCII, so
+    the replacement only ever touches string contents."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(ch if ch == "\n" or ch.isprintable() else json.dumps(ch)[1:-1] for ch in text)
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
@@ -36,7 +47,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.scheme == "char":
         result["proxy_subscription"] = matcher.proxy
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        print(_json_text(result))
     else:
         verdict = "yes" if matched else "no"
         relation = "matches" if matched else "does not match"
@@ -60,27 +71,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         data["explanations"] = explanations_of(report.final)
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(_json_text(data))
     else:
         print(_render_run(report, data))
         if args.explain:
             print(_render_explanations(data["explanations"]))
     for note in report.unmodelled:
-        print(f"mqcheck: note: {note}", file=sys.stderr)
+        print(f"mqcheck: note: {printable(note)}", file=sys.stderr)
     return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
 
 
 def _render_run(report, data: dict) -> str:
     from tabulate import tabulate
 
-    lines = [f"Scenario: {report.scenario}", ""]
+    p = printable  # every name, topic and detail here is text the user wrote
+    lines = [f"Scenario: {p(report.scenario)}", ""]
     rows = []
     for q in report.final.qmgrs:
         subs = {s.name: s for s in q.pubsub.subscriptions}
         for name, topics in data["deliveries"].get(q.name, {}).items():
             sub = subs.get(name)
-            described = f"{sub.topic} ({sub.scheme})" if sub else "(deleted)"
-            rows.append([q.name, name, described, "\n".join(topics) if topics else "-"])
+            described = f"{p(sub.topic)} ({sub.scheme})" if sub else "(deleted)"
+            rows.append([p(q.name), p(name), described, "\n".join(map(p, topics)) if topics else "-"])
     if rows:
         lines.append("Deliveries")
         lines.append(tabulate(rows, headers=["queue manager", "subscription", "topic string", "publications received"],
@@ -89,9 +101,9 @@ def _render_run(report, data: dict) -> str:
         lines.append("Deliveries: no subscriptions")
     lines.append("")
     lines.extend(_render_messages(data))
-    repo_rows = [[qmgr, cluster, ", ".join(view["qmgrs"]),
-                  "; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items()) or "-",
-                  ", ".join(view["topics"]) or "-"]
+    repo_rows = [[p(qmgr), p(cluster), p(", ".join(view["qmgrs"])),
+                  p("; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items())) or "-",
+                  p(", ".join(view["topics"])) or "-"]
                  for qmgr, clusters in data.get("repositories", {}).items() for cluster, view in clusters.items()]
     if repo_rows:
         lines.append("Repositories")
@@ -99,13 +111,13 @@ def _render_run(report, data: dict) -> str:
                                                   "queues (hosts)", "cluster topics"], tablefmt="simple"))
         lines.append("")
     for entry in data.get("not_joined", []):
-        lines.append(f"Not joined: {entry['qmgr']}: {entry['reason']}")
+        lines.append(f"Not joined: {p(entry['qmgr'])}: {p(entry['reason'])}")
     if data.get("not_joined"):
         lines.append("")
     if data["errors"]:
         lines.append("Errors logged")
-        lines.append(tabulate([[e["qmgr"], e["code"], "initial MQSC" if e["step"] < 0 else f"steps[{e['step']}]",
-                                e["detail"]] for e in data["errors"]],
+        lines.append(tabulate([[p(e["qmgr"]), p(e["code"]), "initial MQSC" if e["step"] < 0 else f"steps[{e['step']}]",
+                                p(e["detail"])] for e in data["errors"]],
                               headers=["queue manager", "code", "when", "detail"], tablefmt="simple"))
     else:
         lines.append("Errors logged: none")
@@ -115,7 +127,7 @@ def _render_run(report, data: dict) -> str:
         lines.append(f"Expectations: {held} of {len(report.expectations)} hold")
         for r in report.expectations:
             lines.append(f"  [[expect]] #{r.index}: {'ok' if r.ok else 'FAILED'}")
-            lines.extend(f"    - {f}" for f in r.failures)
+            lines.extend(f"    - {p(f)}" for f in r.failures)
     return "\n".join(lines)
 
 
@@ -123,7 +135,8 @@ def _render_messages(data: dict) -> list[str]:
     """The ``messages`` table of ``run``: per handle, how many arrived at each queue manager."""
     from tabulate import tabulate
 
-    rows = [[handle, qmgr, n, f"{100 * n / total:.0f}%"] for handle, per in data.get("messages", {}).items()
+    rows = [[printable(handle), printable(qmgr), n, f"{100 * n / total:.0f}%"]
+            for handle, per in data.get("messages", {}).items()
             for total in [sum(per.values()) or 1] for qmgr, n in per.items()]
     if not data.get("messages"):
         return []
@@ -140,8 +153,8 @@ def _render_explanations(rows: list[dict]) -> str:
         return "\nWorkload choices: none"
     lines = ["", "Workload choices (001's rules, in order)"]
     for r in rows:
-        lines.append(f"steps[{r['step']}] {r['handle']} message {r['message']} at {r['qmgr']}: {r['put']}")
-        lines.extend(f"    {line}" for line in r["rules"])
+        lines.append(printable(f"steps[{r['step']}] {r['handle']} message {r['message']} at {r['qmgr']}: {r['put']}"))
+        lines.extend(f"    {printable(line)}" for line in r["rules"])
     return "\n".join(lines)
 
 
@@ -174,12 +187,12 @@ def _trace_lines(trace) -> list[str]:
                 else:
                     current[key] = value
             mark = "   <- the cycle starts here" if trace.loop_start is not None and number == trace.loop_start + 1 else ""
-            lines.append(f"{number:>4}  {step.action}{mark}")
+            lines.append(f"{number:>4}  {printable(str(step.action))}{mark}")  # actions quote the user's MQSC
         flat = _flatten(current)
         if number > 0:
             for key in sorted(k for k in flat.keys() | previous.keys() if flat.get(k) != previous.get(k)):
                 value = flat.get(key, "(gone)")
-                lines.append(f"          {key}: {json.dumps(value, ensure_ascii=False)}")
+                lines.append(f"          {printable(key)}: {printable(json.dumps(value, ensure_ascii=False))}")
         previous = flat
     return lines
 
@@ -210,11 +223,29 @@ def _check_properties(scenario) -> tuple:
     return tuple(props)
 
 
+def _check_backend_options(args: argparse.Namespace) -> None:
+    """Options of one backend given to the other are errors, not silently ignored."""
+    spark_only = {"--master": args.master, "--conf": args.conf, "--run-dir": args.run_dir,
+                  "--resume": args.resume, "--partitions": args.partitions,
+                  "--driver-threshold": args.driver_threshold}
+    local_only = {"--timeout": args.timeout, "--memory-limit-mb": args.memory_limit_mb,
+                  "--stop-on-violation": args.stop_on_violation or None, "--workers": args.workers}
+    given = [k for k, v in (spark_only if args.backend != "spark" else local_only).items() if v is not None]
+    if given:
+        other = "--backend spark" if args.backend != "spark" else "--backend local"
+        raise InputError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} with {other}",
+                         file="<command line>")
+    if args.run_dir is not None and args.resume is not None:
+        raise InputError("give either --run-dir DIR (a new run) or --resume DIR (continue one), not both",
+                         file="<command line>")
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from checker.model import format_verdict
     from spec.scenario import load_scenario
     from spec.system import MQNetwork
 
+    _check_backend_options(args)
     scenario = load_scenario(args.scenario)
     explore_initial = True if args.explore_initial else None
     model = MQNetwork(scenario, _check_properties(scenario), faults=args.faults, explore_initial=explore_initial)
@@ -265,7 +296,7 @@ def _render_check(scenario, model, result, format_verdict) -> str:
     st = result.statistics
     state_word = "complete" if st.complete else f"INCOMPLETE ({st.stop_reason})"
     lines = [
-        f"Scenario: {scenario.name} ({scenario.file})",
+        f"Scenario: {printable(scenario.name)} ({printable(str(scenario.file))})",
         f"Explored: {st.distinct_states} distinct states ({st.generated_states} generated), depth {st.max_depth}, "
         f"{state_word}, {st.seconds:.1f} s ({st.states_per_second:,.0f} states/s, {result.backend} backend)",
         f"Fingerprints: {st.fingerprint_bits}-bit, estimated collision probability {st.collision_probability:.1e}",
@@ -277,7 +308,7 @@ def _render_check(scenario, model, result, format_verdict) -> str:
     lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple"))
     for pid, v in result.verdicts.items():
         if v.status.value == "violated" and v.trace is not None:
-            lines += ["", f"Counterexample for {pid}: {v.title} ({v.citation})"]
+            lines += ["", printable(f"Counterexample for {pid}: {v.title} ({v.citation})")]
             lines += _trace_lines(v.trace)
     if not st.complete:
         lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
@@ -358,7 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=_at_least(0.001, float), metavar="SECONDS", help="stop after this long (incomplete); local backend")
     check.add_argument("--property", action="append", metavar="ID", help="check only this property (repeatable)")
     check.add_argument("--faults", type=_at_least(0), metavar="N", default=None,
-                       help="let the checker fail up to N channels (default: the scenario's [check] faults)")
+                       help="let the checker inject up to N failures: a channel into RETRYING or a queue "
+                            "manager stopping, each recovering later (default: the scenario's [check] faults)")
     check.add_argument("--fingerprint-bits", type=int, choices=(64, 128), default=64,
                        help="fingerprint width (the collision estimate is reported either way)")
     check.add_argument("--memory-limit-mb", type=_at_least(1, float), metavar="MB", help="stop (incomplete) past this resident size; local backend")

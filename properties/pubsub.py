@@ -4,16 +4,22 @@ Each property reads ``spec.system.NetworkState`` and cites its seed section; eac
 ``always``/``at_quiescence`` property names a ``sometimes`` witness (STYLE habit 4).
 "Settled" means nothing in flight and every queue manager running.
 
-The routing graph used by PS-EXACTLY-ONCE-ACYCLIC and PS-LOOP-DUPLICATES has the queue
-managers as nodes, hierarchy links as edges, and one extra node per publish/subscribe
-cluster joined to each member (a cluster is one hop, so a three-member cluster is not a
-cycle). A loop-free path is a sequence of linked queue managers without repetition and
-without two consecutive hops in the same cluster (the one-hop rule); fingerprints let a
-publication follow exactly these paths (002 §How loop detection works).
+The routing graph used by PS-EXACTLY-ONCE-ACYCLIC and PS-LOOP-DUPLICATES for a publication
+on topic t has the queue managers as nodes, hierarchy links as edges, and one extra node
+per publish/subscribe cluster joined to each member (a cluster is one hop, so a
+three-member cluster is not a cycle). A hierarchy link between two members of cluster C
+is left out when t is a cluster topic of C at both ends: the two mechanisms carry the same
+subscriptions "without delivering duplicate publications" (002 §Topic spaces). A loop-free
+path is a sequence of linked queue managers without repetition and without two
+consecutive cluster hops (the one-hop rule; no routing from one cluster into another:
+002 §Overlapping cluster support); fingerprints let a publication follow exactly these
+paths (002 §How loop detection works).
 
-Abstracted: publications delivered from the retained store (several may legitimately
-arrive — 002 §Retained publications in a distributed publish/subscribe topology) are left
-out of the counting properties.
+Abstracted: publications delivered from the retained store and retained answers to proxy
+subscriptions (several may legitimately arrive — 002 §Retained publications in a
+distributed publish/subscribe topology) are left out of the counting properties
+(PS-PUB-AGGREGATION, PS-EXACTLY-ONCE-ACYCLIC, PS-LOOP-DUPLICATES); PS-RETAINED-NEW-ONLY
+checks them instead.
 """
 
 from __future__ import annotations
@@ -43,8 +49,8 @@ def _publication_msgs(state: NetworkState):
 
 
 def _live_copies(state: NetworkState) -> Counter:
-    """(qmgr, subscription, origin, serial) -> copies delivered, retained and retained-store
-    deliveries left out."""
+    """(qmgr, subscription, origin, serial, topic) -> copies delivered, retained and
+    retained-store deliveries left out."""
     entries = _entries(state)
     out: Counter = Counter()
     for q in state.qmgrs:
@@ -52,25 +58,41 @@ def _live_copies(state: NetworkState) -> Counter:
             e = entries.get((d.origin, d.serial))
             if d.retained or e is None or e.retain:
                 continue
-            out[(q.name, d.subscription, d.origin, d.serial)] += 1
+            out[(q.name, d.subscription, d.origin, d.serial, d.topic)] += 1
     return out
 
 
 # --- the routing graph --------------------------------------------------------------------
-def _links(state: NetworkState) -> dict[str, set[tuple[str, str]]]:
-    """Symmetric links: qmgr -> {(neighbour, via)}."""
+def _cluster_of(state: NetworkState, name: str, topic: str) -> str:
+    q = state.find(name)
+    if q is None:
+        return ""
+    return (pubsub_space(q).effective_for_subscription(topic, "topic", "cluster") or "").strip()
+
+
+def _links(state: NetworkState, topic: str | None = None) -> dict[str, set[tuple[str, str]]]:
+    """Symmetric links: qmgr -> {(neighbour, via)}. With ``topic``, a hierarchy link between
+    two members of the cluster that ``topic`` is a cluster topic of (at both ends) is left
+    out (002 §Topic spaces: both mechanisms, no duplicates)."""
+    all_links = {q.name: pubsub_links(state, q) for q in state.qmgrs}
+    members = {(n, link.via) for n, ls in all_links.items() for link in ls if link.via}
+    members |= {(link.neighbour, link.via) for ls in all_links.values() for link in ls if link.via}
     out: dict[str, set[tuple[str, str]]] = {q.name: set() for q in state.qmgrs}
-    for q in state.qmgrs:
-        for link in pubsub_links(state, q):
-            out[q.name].add((link.neighbour, link.via))
-            out.setdefault(link.neighbour, set()).add((q.name, link.via))
+    for name, links in all_links.items():
+        for link in links:
+            if topic is not None and not link.via:
+                c = _cluster_of(state, name, topic)
+                if c and c == _cluster_of(state, link.neighbour, topic) and {(name, c), (link.neighbour, c)} <= members:
+                    continue
+            out[name].add((link.neighbour, link.via))
+            out.setdefault(link.neighbour, set()).add((name, link.via))
     return out
 
 
-def topology_is_acyclic(state: NetworkState) -> bool:
-    """Is the routing graph (clusters as hub nodes) a forest?"""
+def topology_is_acyclic(state: NetworkState, topic: str | None = None) -> bool:
+    """Is the routing graph (clusters as hub nodes) for a publication on ``topic`` a forest?"""
     edges = set()
-    for q, links in _links(state).items():
+    for q, links in _links(state, topic).items():
         for n, via in links:
             edges.add(tuple(sorted((q, n))) if not via else tuple(sorted((q, "cluster:" + via))))
     nodes = {x for e in edges for x in e}
@@ -90,19 +112,19 @@ def topology_is_acyclic(state: NetworkState) -> bool:
     return True
 
 
-def loop_free_paths(state: NetworkState, origin: str, target: str) -> int:
-    """Paths origin -> target over links, no queue manager twice, no two consecutive hops
-    in the same cluster."""
+def loop_free_paths(state: NetworkState, origin: str, target: str, topic: str | None = None) -> int:
+    """Paths origin -> target over the links for ``topic``, no queue manager twice, no two
+    consecutive cluster hops."""
     if origin == target:
         return 1
-    links = _links(state)
+    links = _links(state, topic)
 
     def walk(at: str, came_via: str | None, seen: frozenset) -> int:
         if at == target:
             return 1
         total = 0
         for n, via in sorted(links.get(at, ())):
-            if n in seen or (via and via == came_via):
+            if n in seen or (via and came_via):
                 continue
             total += walk(n, via, seen | {n})
         return total
@@ -134,18 +156,17 @@ def local_delivered(model, state: NetworkState) -> bool:
 # --- PS-SCOPE -------------------------------------------------------------------------------
 def scope_respected(model, state: NetworkState) -> bool:
     # 002 §Combining publication and subscription scopes: "If the publisher and subscriber
-    # are connected to different queue managers, both settings must be ALL"
+    # are connected to different queue managers, both settings must be ALL" — judged as
+    # they were when the publication was made (``forwardable``) and put (``Delivery.scope``)
     entries = _entries(state)
     for q in state.qmgrs:
-        space = pubsub_space(q)
         for d in q.pubsub.deliveries:
             if d.origin == q.name:
                 continue
             e = entries.get((d.origin, d.serial))
             if e is not None and not e.forwardable:
                 return False
-            sub = q.pubsub.subscription(d.subscription)
-            if sub is not None and pubsub.effective_scope(space, sub) != pubsub.SCOPE_ALL:
+            if d.scope != pubsub.SCOPE_ALL:
                 return False
     return True
 
@@ -156,14 +177,9 @@ def remote_delivery(model, state: NetworkState) -> bool:
 
 # --- PS-WILDCARD-BLOCK ----------------------------------------------------------------------
 def wildcard_block(model, state: NetworkState) -> bool:
-    # 002 §Controlling wildcard usage with the WILDCARD property
-    for q in state.qmgrs:
-        subs = {s.name: s for s in q.pubsub.subscriptions}
-        for d in q.pubsub.deliveries:
-            s = subs.get(d.subscription)
-            if s is not None and is_blocked(s.blocking, d.topic):
-                return False
-    return True
+    # 002 §Controlling wildcard usage with the WILDCARD property: judged against the
+    # subscription's blocking nodes when the publication was put (``Delivery.blocking``)
+    return not any(is_blocked(d.blocking, d.topic) for q in state.qmgrs for d in q.pubsub.deliveries)
 
 
 def block_matters(model, state: NetworkState) -> bool:
@@ -180,7 +196,8 @@ def block_matters(model, state: NetworkState) -> bool:
 def one_hop_cluster(model, state: NetworkState) -> bool:
     # 002 §Overlapping cluster support: publications cannot be routed on through a cluster;
     # DESIGN §3.3: never relayed to members of the cluster it came from
-    return not any(m.via and m.prev_via == m.via for _, m in _publication_msgs(state))
+    # and §Overlapping cluster support: nor routed from one cluster into another
+    return not any(m.via and m.prev_via for _, m in _publication_msgs(state))
 
 
 def cluster_forward(model, state: NetworkState) -> bool:
@@ -203,9 +220,13 @@ def proxy_held(model, state: NetworkState) -> bool:
 
 def pub_aggregation(model, state: NetworkState) -> bool:
     # 002 §Proxy subscription aggregation and publication aggregation: one copy of a
-    # publication per neighbour, however many of its proxy subscriptions match
+    # publication per neighbour, however many of its proxy subscriptions match. Retained
+    # answers are left out: each new proxy subscription gets its own (002 §Retained
+    # publications in a distributed publish/subscribe topology: "As multiple proxy
+    # subscriptions are distributed, multiple retained publications might be received")
     for ch in state.channels:
-        seen = [(m.origin, m.serial, m.rfp) for m in ch.messages if isinstance(m, pubsub.PublicationMsg)]
+        seen = [(m.origin, m.serial, m.rfp) for m in ch.messages
+                if isinstance(m, pubsub.PublicationMsg) and not m.answers]
         if len(seen) != len(set(seen)):
             return False
     return True
@@ -254,22 +275,68 @@ def proxies_settled(model, state: NetworkState) -> bool:
 # --- PS-EXACTLY-ONCE-ACYCLIC / PS-LOOP-DUPLICATES -------------------------------------------
 def exactly_once_acyclic(model, state: NetworkState) -> bool:
     # 002 §How loop detection works: without a loop, no subscription gets a copy twice
-    if not topology_is_acyclic(state):
-        return True
-    return all(n <= 1 for n in _live_copies(state).values())
+    # 002 §Topic spaces: a member of a cluster and a hierarchy, no duplicates either
+    acyclic: dict[str, bool] = {}
+    for (_, _, _, _, topic), n in _live_copies(state).items():
+        if n > 1:
+            if topic not in acyclic:
+                acyclic[topic] = topology_is_acyclic(state, topic)
+            if acyclic[topic]:
+                return False
+    return True
 
 
 def loop_duplicates_bounded(model, state: NetworkState) -> bool:
     # 002 §How loop detection works: "publications are propagated in both directions around
     # the loop" — at most one copy per loop-free path, then the fingerprints stop it
-    for (qname, _, origin, _), n in _live_copies(state).items():
-        if n > 1 and n > loop_free_paths(state, origin, qname):
+    for (qname, _, origin, _, topic), n in _live_copies(state).items():
+        if n > 1 and n > loop_free_paths(state, origin, qname, topic):
             return False
     return True
 
 
 def duplicates_delivered(model, state: NetworkState) -> bool:
     return any(n > 1 for n in _live_copies(state).values())
+
+
+# --- PS-REPUBLISH-LOOP (evidence for PS-TERMINATION) -----------------------------------------
+def republish_loop(state: NetworkState) -> tuple[str, str] | None:
+    """(queue manager, republisher) of a republication whose lineage already passed that
+    republisher: the republishing loop has gone round once and started again. With MQACTP_NEW
+    each round starts a new fingerprint chain, so nothing in the configuration stops the
+    next round (002 §Loop detection fingerprint format); the trace to such a state is the
+    evidence that propagation does not end, where a bounded exploration cannot prove it."""
+    for q in state.qmgrs:
+        for e in q.pubsub.published_log:
+            if e.lineage and e.lineage[-1] in e.lineage[:-1]:
+                return q.name, e.lineage[-1]
+    return None
+
+
+def republish_loop_repeats(model, state: NetworkState) -> bool:
+    return republish_loop(state) is not None
+
+
+# --- PS-RETAINED ---------------------------------------------------------------------------
+def retained_for_new_subscriptions(model, state: NetworkState) -> bool:
+    # 002 §Retained publications: a subscriber asking for MQSO_NEW_PUBLICATIONS_ONLY gets no
+    # retained publication; "Existing subscribers can ask for duplicate copies" — unasked,
+    # none: a subscription gets each retained publication at most once, wherever it came from
+    for q in state.qmgrs:
+        new_only = {s.order for s in q.pubsub.subscriptions if s.new_only}
+        seen = set()
+        for d in q.pubsub.deliveries:
+            if not d.retained:
+                continue
+            key = (d.subscription, d.order, d.origin, d.serial)
+            if d.order in new_only or key in seen:
+                return False
+            seen.add(key)
+    return True
+
+
+def remote_retained(model, state: NetworkState) -> bool:
+    return any(d.retained and d.origin != q.name for q in state.qmgrs for d in q.pubsub.deliveries)
 
 
 # --- PS-MISSED-BEFORE-PROXY -----------------------------------------------------------------
@@ -279,19 +346,44 @@ def _forced_at(space, topic: str) -> bool:
                for o in (*space.local, *space.cluster))
 
 
+def _reached_now(state: NetworkState, by_name: dict, origin: str, topic: str) -> set[str]:
+    """The queue managers a publication on ``topic`` made at ``origin`` would reach over the
+    proxy subscriptions held now, relayed as ``pubsub.forward_targets`` relays (one hop in a
+    cluster, no routing from one cluster into another, no second route within a cluster:
+    002 §Overlapping cluster support; §Topic spaces) and refused over a cluster link under
+    PSCLUS(DISABLED) (002 §Inhibiting clustered publish/subscribe in a cluster)."""
+    reached: set[str] = set()
+    seen: set[tuple] = set()
+    todo: list[tuple[str, str | None, str | None]] = [(origin, None, None)]
+    while todo:
+        hop = todo.pop()
+        name, came_from, came_via = hop
+        q = by_name.get(name)
+        if hop in seen or q is None or (came_via and q.defs.psclus == "DISABLED"):
+            continue
+        seen.add(hop)
+        if came_from is not None:
+            reached.add(name)
+        for link in pubsub.forward_targets(pubsub_space(q), q.pubsub, topic, came_from, came_via,
+                                           links=pubsub_links(state, q)):
+            todo.append((link.neighbour, name, link.via))
+    return reached
+
+
 def missed(state: NetworkState):
     """(publication entry, origin, subscriber qmgr, subscription) for each remote publication
-    a subscription made before it did not get although the route exists now."""
+    a subscription made before it did not get although the route to it exists now (the
+    proxy subscriptions held now, under the relay rules: :func:`_reached_now`)."""
     if not settled(state):
         return
     by_name = {q.name: q for q in state.qmgrs}
     for q in state.qmgrs:
-        routes = [compile_subscription(t) for _, _, t in q.pubsub.proxies]
         for e in q.pubsub.published_log:
-            if not e.forwardable or not any(m.matches(e.topic) for m in routes):
+            if not e.forwardable:
                 continue
+            reached = _reached_now(state, by_name, q.name, e.topic)
             for r in by_name.values():
-                if r.name == q.name or r.qmid in e.fingerprints:
+                if r.name == q.name or r.name not in reached or r.qmid in e.fingerprints:
                     continue  # (a publication that already visited R is R's to discard)
                 space = pubsub_space(r)
                 got = {(d.subscription) for d in r.pubsub.deliveries if (d.origin, d.serial) == (q.name, e.serial)}
@@ -339,8 +431,9 @@ PROPERTIES = (
                     citation="002 §Controlling wildcard usage with the WILDCARD property", witness="PS-BLOCK-MATTERS"),
     Property.sometimes("PS-BLOCK-MATTERS", "a blocked wildcard subscription matches a publication delivered beside it",
                        block_matters, citation="002 §Controlling wildcard usage with the WILDCARD property"),
-    Property.always("PS-ONE-HOP-CLUSTER", "a publication from a cluster member is never relayed to members of that "
-                    "cluster", one_hop_cluster, citation="002 §Overlapping cluster support, and publish/subscribe",
+    Property.always("PS-ONE-HOP-CLUSTER", "a publication that arrived over a cluster link never leaves over a "
+                    "cluster link (one hop; no routing from one cluster into another)", one_hop_cluster,
+                    citation="002 §Overlapping cluster support, and publish/subscribe",
                     witness="PS-CLUSTER-FORWARD"),
     Property.sometimes("PS-CLUSTER-FORWARD", "a publication travels between members of a publish/subscribe cluster",
                        cluster_forward, citation="002 §Publish/subscribe clusters"),
@@ -368,6 +461,15 @@ PROPERTIES = (
                     witness="PS-DUPLICATES-DELIVERED"),
     Property.sometimes("PS-DUPLICATES-DELIVERED", "a subscription receives duplicate copies (a loop)",
                        duplicates_delivered, citation="002 §How loop detection works"),
+    Property.always("PS-RETAINED-NEW-ONLY", "retained publications go to new subscriptions that did not ask for new "
+                    "publications only, each at most once", retained_for_new_subscriptions,
+                    citation="002 §Retained publications", witness="PS-RETAINED-REMOTE"),
+    Property.sometimes("PS-RETAINED-REMOTE", "a subscription receives another queue manager's retained publication",
+                       remote_retained,
+                       citation="002 §Retained publications in a distributed publish/subscribe topology"),
+    Property.sometimes("PS-REPUBLISH-LOOP", "a republishing application republishes a publication that its own "
+                       "earlier republication led to (the loop repeats: evidence against PS-TERMINATION)",
+                       republish_loop_repeats, citation="002 §Loop detection fingerprint format"),
     Property.sometimes("PS-MISSED-BEFORE-PROXY", "a publication races a proxy subscription and is missed",
                        missed_before_proxy,
                        citation="002 §Proxy subscription aggregation and publication aggregation"),

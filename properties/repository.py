@@ -2,9 +2,12 @@
 
 Each property reads ``spec.system.NetworkState`` and cites its seed section; each
 ``always``/``at_quiescence`` property names a ``sometimes`` witness so that a pass cannot
-be vacuous (STYLE habit 4). "Settled" means no message is in flight on any channel: the
-convergence properties speak of settled states only, because while updates travel the
-repositories legitimately differ.
+be vacuous (STYLE habit 4). "Settled" means no message is in flight to a running queue
+manager: the convergence properties speak of settled states only, because while updates
+travel the repositories legitimately differ. Stopped queue managers are left out of both
+sides — what they hold is not compared, and messages waiting for them wait for their
+restart — so one stopped queue manager does not stop the rest of the cluster being judged. Witnesses need a scenario step taken: the initial
+state is settled by construction and proves nothing.
 """
 
 from __future__ import annotations
@@ -14,13 +17,29 @@ from spec import repository as rp
 from spec.system import NetworkState
 
 
+def _running(state: NetworkState) -> frozenset[str]:
+    return frozenset(q.name for q in state.qmgrs if q.running)
+
+
 def settled(state: NetworkState) -> bool:
-    """Nothing in flight, every queue manager running."""
-    return state.in_flight() == 0 and all(q.running for q in state.qmgrs)
+    """No message in flight to a running queue manager, whatever the channel's status or
+    the sender's: a message held on a RETRYING or STOPPED channel, or in a stopped queue
+    manager's transmission queue, is delayed, not lost. Messages for a stopped queue
+    manager wait for its restart (its own view is not compared meanwhile)."""
+    running = _running(state)
+    return not any(ch.messages and ch.dst in running for ch in state.channels)
+
+
+def settled_after_step(state: NetworkState) -> bool:
+    """Settled, after at least one scenario step (a witness's precondition)."""
+    return state.next_step > 0 and settled(state)
 
 
 def _caches(state: NetworkState):
+    """(queue manager, cache) of every running queue manager."""
     for q in state.qmgrs:
+        if not q.running:
+            continue
         for cache in q.caches:
             yield q, cache
 
@@ -66,9 +85,9 @@ def published_to_two(model, state: NetworkState) -> bool:
 # --- RP-TEMPQMGR ------------------------------------------------------------------------
 def tempqmgr_until_answered(model, state: NetworkState) -> bool:
     # 000 §Initial definitions: SYSTEM.TEMPQMGR is shown until the FR's own record arrives
+    # (CONNAMEs compared as addresses: 'FR1' and 'fr1(1414)' are one listener)
     for _, cache in _caches(state):
-        answered = {r.info.conname for r in cache.qmgr_records()}
-        if any(c in answered for c in cache.tempqmgr):
+        if any(rp.answers_tempqmgr(cache, r) for r in cache.qmgr_records()):
             return False
     return True
 
@@ -93,7 +112,7 @@ def frs_converge(model, state: NetworkState) -> bool:
 
 
 def frs_settled_together(model, state: NetworkState) -> bool:
-    return settled(state) and any(len(frs) >= 2 for frs in _frs(state).values())
+    return settled_after_step(state) and any(len(frs) >= 2 for frs in _frs(state).values())
 
 
 def fr_mesh_loses_update(model, state: NetworkState) -> bool:
@@ -126,7 +145,7 @@ def prs_converge(model, state: NetworkState) -> bool:
 
 
 def pr_holds_subscribed(model, state: NetworkState) -> bool:
-    return settled(state) and any(not c.full and c.interests for _, c in _caches(state))
+    return settled_after_step(state) and any(not c.full and c.interests for _, c in _caches(state))
 
 
 # --- RP-TOPIC-EVERYWHERE ----------------------------------------------------------------
@@ -139,29 +158,48 @@ def topics_everywhere(model, state: NetworkState) -> bool:
         ref = _reference_fr(state, cache.cluster)
         if ref is None or cache.tempqmgr:
             continue
+        # equality, not inclusion: a deleted (or expired, or removed) topic must go too.
+        # Full repositories with PSCLUS(DISABLED) refuse cluster topics, so a member's own
+        # are then held by it alone (002 §Inhibiting clustered publish/subscribe in a cluster)
+        refused = _frs(state)[cache.cluster][0][0].defs.psclus == "DISABLED"
         want = {(r.ident, r.seq) for r in ref.live() if r.kind == rp.TOPIC}
-        have = {(r.ident, r.seq) for r in cache.live() if r.kind == rp.TOPIC}
-        if not want <= have:
+        have = {(r.ident, r.seq) for r in cache.live() if r.kind == rp.TOPIC and not (refused and r.owner == q.qmid)}
+        if want != have:
             return False
     return True
 
 
 def topic_at_member(model, state: NetworkState) -> bool:
-    return settled(state) and any(not c.full and any(r.kind == rp.TOPIC for r in c.live()) for _, c in _caches(state))
+    # heard of: a live topic, or the tombstone of a deleted one (the comparison is then not
+    # between two empty sets by default)
+    return settled_after_step(state) and any(not c.full and any(r.kind == rp.TOPIC for r in c.records)
+                                             for _, c in _caches(state))
 
 
 # --- RP-REFRESH-RESTORES ----------------------------------------------------------------
 def refresh_restores(model, state: NetworkState) -> bool:
     # 000 §Refreshing repository information: the information "will then be rebuilt over
-    # time, by requesting it from the Full Repositories"
-    if not settled(state) or fr_disagreement(state):
+    # time, by requesting it from the Full Repositories"; a refreshed full repository is
+    # rebuilt from the other full repositories (002 §REFRESH CLUSTER considerations), so it
+    # then holds exactly what they hold.
+    if not settled(state):
         return True
+    frs = _frs(state)
     for q, cache in _caches(state):
         if not cache.refreshed:
             continue
-        ref = _reference_fr(state, cache.cluster)
-        if cache.tempqmgr or ref is None:
+        others = [c for fq, c in frs.get(cache.cluster, []) if fq.name != q.name]
+        if cache.tempqmgr:
             return False
+        if not others:
+            continue  # nothing to rebuild from
+        ref = others[0]
+        if cache.full:
+            if _live_idents(cache) != _live_idents(ref):
+                return False
+            continue
+        if fr_disagreement(state):
+            continue  # FR disagreement is RP-FR-CONVERGENCE's finding
         frs_there = {r.ident for r in ref.full_repositories()}
         frs_here = {r.ident for r in cache.full_repositories()}
         if not frs_there <= frs_here:
@@ -219,7 +257,7 @@ PROPERTIES = (
                        citation="000 §First MQOPEN of a Queue"),
     Property.at_quiescence("RP-TOPIC-EVERYWHERE", "every member holds every cluster topic the full repositories hold",
                            topics_everywhere, citation="002 §Cluster topics", witness="RP-TOPIC-AT-MEMBER"),
-    Property.sometimes("RP-TOPIC-AT-MEMBER", "a partial repository holds a cluster topic", topic_at_member,
+    Property.sometimes("RP-TOPIC-AT-MEMBER", "a settled partial repository has heard of a cluster topic", topic_at_member,
                        citation="002 §Cluster topics"),
     Property.at_quiescence("RP-REFRESH-RESTORES", "after REFRESH CLUSTER the repository is rebuilt from the full "
                            "repositories", refresh_restores, citation="000 §Refreshing repository information",

@@ -16,11 +16,10 @@ weight cycle (``spec.workload.weight_cycle``) cnt_c = n * w_c / sum(w) exactly. 
 "within ±1 of n * w_c / sum(w) at every n" is false mid-cycle: a heavy channel's first pick
 comes late; (1) is the statement that holds.)
 
-WL-NO-BOUNCE-WITH-RANK: no application message goes back to a queue manager it was put
-at, and no gateway that received a message over a cluster channel sends it on to another
-gateway's alias of the same name (000's "bounce between the alias queues on SERVERB and
-SERVERC"). On 000's overlapping-cluster gateways it fails without rank (the trace shows the
-bounce) and holds with rank. The algorithm's history grows with every choice, so a bounce
+WL-NO-BOUNCE-WITH-RANK: no application message goes back to a queue manager it passed
+(000's "bounce between the alias queues on SERVERB and SERVERC" is B -> C -> B). On 000's
+overlapping-cluster gateways it fails without rank (the trace shows the bounce) and holds
+with rank; a chain of gateways through several clusters, each passed once, holds. The algorithm's history grows with every choice, so a bounce
 is finite and the explorer's termination check (no cycle of internal actions) cannot see
 it: the property states the termination 000 asks for — one gateway hop, then the queue.
 """
@@ -223,6 +222,16 @@ def balanced_run_seen(model, state: NetworkState) -> bool:
     return any(len(run) >= 2 and len(run[0].finalists) >= 2 for run in _segments(state))
 
 
+def weighted_cycle_seen(model, state: NetworkState) -> bool:
+    # WL-WEIGHTS' own witness: equal weights make it trivially true, so it needs unequal
+    # CLWLWGHTs chosen over at least one full weight cycle
+    for run in _segments(state):
+        weights = tuple(w for _, _, w in run[0].finalists)
+        if len(set(weights)) > 1 and len(run) >= wl.weight_cycle(weights):
+            return True
+    return False
+
+
 # --- WL-NO-BOUNCE-WITH-RANK ---------------------------------------------------------------
 def _app_messages(state: NetworkState):
     for ch in state.channels:
@@ -232,13 +241,10 @@ def _app_messages(state: NetworkState):
 
 
 def _bounces(state: NetworkState, ch, m: bd.AppMessage) -> bool:
-    """The message goes back to a queue manager it was put at, or a gateway that received it
-    over a cluster channel sends it to another gateway's alias of the same name."""
-    if ch.dst in m.hops:
-        return True
-    far = state.find(ch.dst)
-    obj = far.defs.queue(m.queue) if far is not None else None
-    return len(m.hops) >= 2 and obj is not None and obj.qtype != "QLOCAL"
+    """The message is on its way back to a queue manager it passed (was put at). A chain
+    of gateways through several clusters (QMA -> G1 -> G2 -> QMT) passes each once and is
+    not a bounce."""
+    return ch.dst in m.hops
 
 
 def no_bounce(model, state: NetworkState) -> bool:
@@ -263,18 +269,82 @@ def _first_hop(state: NetworkState, handle: bd.Handle):
             yield ch.dst, m
 
 
+def _arrived_at(state: NetworkState, handle: str) -> set[str]:
+    """The queue managers where messages of ``handle`` were put to a local queue."""
+    return {q.name for q in state.qmgrs for hn, _queue, _group, n in q.arrivals if hn == handle and n}
+
+
+def _gateway_reran(state: NetworkState, h: bd.Handle, at: str) -> bool:
+    """The algorithm ran at ``at`` for a message of ``h`` that arrived there, legitimately:
+    the name went through an alias there or ``at`` had no local instance, so no local
+    route was a candidate (DESIGN §3.5; spec/binding.py docstring)."""
+    far = [d for d in state.qmgr(at).decisions if d.handle == h.name and d.via_cluster_channel and not d.redrive]
+    return bool(far) and not any(c.local for d in far for c in d.candidates)
+
+
+def _left(state: NetworkState, h: bd.Handle, at: str):
+    """Messages of ``h`` that arrived at ``at`` over a channel and are on their way on."""
+    for ch, m in _app_messages(state):
+        if m.handle == h.name and len(m.hops) >= 2 and ch.src == at:
+            yield ch, m
+
+
 def on_open_fixed(model, state: NetworkState) -> bool:
     # 000 §Workload balancing - Bind Options: "All messages put using open handle are bound
-    # to same destination"; 004: "Once a target has been chosen it cannot change"
+    # to same destination"; 004: "Once a target has been chosen it cannot change". Checked
+    # at the first hop and where the messages ARRIVE: the far end must not send them on,
+    # unless the bound destination is a gateway whose alias re-runs the algorithm (000
+    # §Routing messages in and out of clusters, Scenario 4).
     for h in _handles(state):
         if h.bind == bd.BIND_ON_OPEN and h.bound is not None:
-            if any(dst != h.bound.qmgr for dst, _ in _first_hop(state, h)):
+            at = h.bound.qmgr
+            if any(dst != at for dst, _ in _first_hop(state, h)):
+                return False
+            if (_arrived_at(state, h.name) - {at} or next(_left(state, h, at), None)) \
+                    and not _gateway_reran(state, h, at):
                 return False
     return True
 
 
 def on_open_bound(model, state: NetworkState) -> bool:
     return any(h.bind == bd.BIND_ON_OPEN and h.bound is not None and h.puts >= 2 for h in _handles(state))
+
+
+def on_open_arrived(model, state: NetworkState) -> bool:
+    return any(h.bind == bd.BIND_ON_OPEN and h.bound is not None and not h.bound.local
+               and sum(n for q in state.qmgrs for hn, _q, _g, n in q.arrivals if hn == h.name) >= 2
+               for h in _handles(state))
+
+
+# --- BD-TARGET-FIXED ----------------------------------------------------------------------
+def _named(state: NetworkState):
+    """(handle, the queue manager it names) for handles whose ObjectQmgrName resolves, at the
+    opening queue manager, to a queue manager of the network (a clustered queue manager
+    alias stands for several, 000 Scenario 2, so it is not checked here)."""
+    for h in _handles(state):
+        if not h.target_qmgr:
+            continue
+        q = state.qmgr(h.qmgr)
+        res = bd.resolve_local(q.defs, q.name, h.queue, h.target_qmgr, frozenset(c.cluster for c in q.caches))
+        if res.kind == "local" and h.target_qmgr == h.qmgr:
+            yield h, h.qmgr
+        elif res.kind in ("cluster", "xmitq") and res.target_qmgr and state.find(res.target_qmgr) is not None:
+            yield h, res.target_qmgr
+
+
+def target_fixed(model, state: NetworkState) -> bool:
+    # DESIGN §3.6 "Naming a target queue manager fixes the destination"; 000 Scenario 1
+    # "Now our app can put to CQ1 on QMB"; 004 §Channel availability routing ("Applications
+    # targeting messages at a specific queue manager"): a message naming X arrives at X, or
+    # arrives nowhere (its failure is logged); it is never sent on from X
+    for h, target in _named(state):
+        if _arrived_at(state, h.name) - {target} or next(_left(state, h, target), None):
+            return False
+    return True
+
+
+def target_reached(model, state: NetworkState) -> bool:
+    return any(target != h.qmgr and target in _arrived_at(state, h.name) for h, target in _named(state))
 
 
 def on_group_fixed(model, state: NetworkState) -> bool:
@@ -306,7 +376,7 @@ def stuck_messages(state: NetworkState):
     """Messages waiting for a RETRYING channel although the algorithm, run for them now,
     would choose another destination (004 §Channel availability routing)."""
     for ch, m in _app_messages(state):
-        if ch.status != "RETRYING":
+        if ch.status != "RETRYING" or m.p2p:  # a point-to-point message has one route
             continue
         q = state.find(ch.src)
         if q is None or not q.running:
@@ -389,19 +459,29 @@ PROPERTIES = (
                     witness="WL-BALANCED"),
     Property.always("WL-WEIGHTS", "counts follow CLWLWGHT: no channel more than one weighted pick ahead, exactly "
                     "proportional at every full weight cycle", weighted,
-                    citation=f"{CITE_001}, final choice; 000 §Channel Weight example", witness="WL-BALANCED"),
+                    citation=f"{CITE_001}, final choice; 000 §Channel Weight example", witness="WL-WEIGHTED-CYCLE"),
     Property.sometimes("WL-BALANCED", "two or more puts are balanced over two or more channels", balanced_run_seen,
                        citation=f"{CITE_001}, final choice"),
-    Property.always("WL-NO-BOUNCE-WITH-RANK", "no message comes back to a queue manager it was put at",
+    Property.sometimes("WL-WEIGHTED-CYCLE", "a full weight cycle is chosen over channels of unequal CLWLWGHT",
+                       weighted_cycle_seen, citation="000 §Channel Weight example"),
+    Property.always("WL-NO-BOUNCE-WITH-RANK", "no message comes back to a queue manager it passed",
                     no_bounce, citation="000 §Rank and Overlapping Clusters", witness="WL-GATEWAY-HOP"),
     Property.sometimes("WL-GATEWAY-HOP", "a message goes on from the queue manager it arrived at", gateway_hop,
                        citation="000 §Routing messages in and out of clusters"),
-    Property.always("BD-ON-OPEN-FIXED", "every message of a BIND_ON_OPEN handle goes to the destination chosen at "
-                    "MQOPEN, even when its channel fails", on_open_fixed,
+    Property.always("BD-ON-OPEN-FIXED", "every message of a BIND_ON_OPEN handle goes to, and arrives at, the "
+                    "destination chosen at MQOPEN, even when its channel fails", on_open_fixed,
                     citation="000 §Workload balancing - Bind Options; 004 §Pros and cons of binding",
-                    witness="BD-ON-OPEN-BOUND"),
+                    witness="BD-ON-OPEN-ARRIVED"),
     Property.sometimes("BD-ON-OPEN-BOUND", "a BIND_ON_OPEN handle puts two or more messages", on_open_bound,
                        citation="000 §Workload balancing - Bind Options"),
+    Property.sometimes("BD-ON-OPEN-ARRIVED", "two or more messages of a BIND_ON_OPEN handle bound to a remote "
+                       "instance have arrived", on_open_arrived, citation="000 §Workload balancing - Bind Options"),
+    Property.always("BD-TARGET-FIXED", "a message naming a target queue manager arrives there (or nowhere, its "
+                    "failure logged), whatever rank, status or weights say", target_fixed,
+                    citation="DESIGN §3.6; 000 §Routing messages in and out of clusters, Scenario 1; "
+                    "004 §Channel availability routing", witness="BD-TARGET-REACHED"),
+    Property.sometimes("BD-TARGET-REACHED", "a message naming another queue manager arrives there", target_reached,
+                       citation="000 §Routing messages in and out of clusters, Scenario 1"),
     Property.always("BD-ON-GROUP", "the messages of one logical group go to one destination", on_group_fixed,
                     citation="001 (MQOO_BIND_ON_GROUP); 004 §Pros and cons of binding", witness="BD-GROUP-BOUND"),
     Property.sometimes("BD-GROUP-BOUND", "a BIND_ON_GROUP handle puts a group of two or more", group_bound,

@@ -36,11 +36,17 @@ Modelling choices, argued:
 - MQOO_BIND_ON_GROUP for a message outside any group behaves as MQOO_BIND_NOT_FIXED (the
   MQI reference; the seeds say only "one choice per logical message group").
 - A message arriving over a cluster channel for a queue the receiving queue manager hosts
-  as a QLOCAL re-runs the algorithm with "arrived over a cluster channel" (001 rule 6: the
-  local instance is used unless an earlier rule eliminated it). A clustered QALIAS or
-  QREMOTE is resolved first and the algorithm runs for what it names, the alias itself not
-  being a local instance (000 §Rank and Overlapping Clusters: gateways with alias queues
-  can bounce a message between them unless rank settles it).
+  as a QLOCAL is put to it, whatever rank says (DESIGN §3.5; 000 §Utilising remote
+  destinations: "Any messages received by a cluster channel will be put to a local queue
+  if one exists in order to avoid looping round the cluster"); if that queue is
+  PUT(DISABLED) the message is dead-lettered and MQRC_PUT_INHIBITED logged. A message
+  naming the receiving queue manager is put to its local queue the same way (DESIGN §3.6).
+  Only when the name goes through an alias here (a queue manager alias, a clustered QALIAS
+  or QREMOTE) or no local instance exists does the algorithm run again, with "arrived over
+  a cluster channel", the alias itself not being a local instance (000 §Rank and
+  Overlapping Clusters: gateways with alias queues can bounce a message between them
+  unless rank settles it). So a bound or named message never changes destination at the
+  far end.
 - A channel that has to start for a message towards a stopped or deleted queue manager
   cannot connect and enters RETRYING (until a ``channel`` step or the checker's recovery
   sets it running). Re-driving happens when a channel *enters* RETRYING (that, a fault or
@@ -131,6 +137,8 @@ class Handle:
     group: str = ""
     puts: int = 0
     closed: bool = False
+    failed: str = ""  # the MQOPEN failed with this reason: the handle is not valid (puts fail)
+    arrived: tuple[tuple[str, int], ...] = ()  # (queue manager, count) of its messages put to local queues, ever
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +157,7 @@ class AppMessage:
     bound: bool = False
     group: str = ""
     hops: tuple[str, ...] = ()
+    p2p: bool = False  # on a point-to-point (SDR/RCVR) channel, not a cluster channel
 
     def __str__(self) -> str:
         to = f"{self.queue}@{self.target_qmgr}" if self.target_qmgr else self.queue
@@ -203,8 +212,9 @@ class Decision:
 @dataclass(frozen=True, slots=True)
 class Resolved:
     """What a name resolves to at one queue manager: ``local`` (put to ``queue`` here),
-    ``cluster`` (run the algorithm for ``queue``/``target_qmgr``), or ``error``
-    (``reason``). ``defbind`` is the DEFBIND of the object opened (its first local
+    ``cluster`` (run the algorithm for ``queue``/``target_qmgr``), ``xmitq`` (put to the
+    transmission queue ``xmitq`` with a header naming ``queue`` at ``target_qmgr``: a
+    point-to-point route, 000 Scenarios 1-3), or ``error`` (``reason``). ``defbind`` is the DEFBIND of the object opened (its first local
     definition, an alias's own); "" when no local object was involved."""
 
     kind: str
@@ -213,6 +223,7 @@ class Resolved:
     defbind: str = ""
     reason: str = ""
     exclude_local: bool = False  # an alias resolved to its own name: it is not the local instance
+    xmitq: str = ""  # kind "xmitq": put to this transmission queue, addressed (queue, target_qmgr)
 
 
 def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_qmgr: str = "",
@@ -220,31 +231,46 @@ def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_q
     """Local name resolution at ``qmgr`` before the algorithm (000 §Routing messages in
     and out of clusters; 'Name resolution' in the MQ manuals). ``joined``: the clusters
     ``qmgr`` is a member of (None: all its queues' clusters); a QLOCAL in none of them is
-    just a local queue.
+    just a local queue. A name that resolves to ``qmgr`` itself (ObjectQmgrName is ``qmgr``,
+    or a queue manager alias here maps it to ``qmgr``) fixes the destination: a clustered
+    QLOCAL reached that way is ``local``, not an instance competing in the algorithm
+    (DESIGN §3.6; 000 Scenario 1 "Now our app can put to CQ1 on QMB").
 
     >>> from spec.mqsc import parse
     >>> qm, _ = objects.apply_commands(objects.QueueManagerDef("QMA"), parse(
     ...     "DEFINE QREMOTE(CQM) RNAME(' ') RQMNAME(' ')\\nDEFINE QALIAS(A1) TARGET(CQ1) DEFBIND(NOTFIXED)"))
     >>> resolve_local(qm, "QMA", "CQ1", "CQM")           # 000 Scenario 3: the name goes
-    Resolved(kind='cluster', queue='CQ1', target_qmgr='', defbind='', reason='', exclude_local=False)
+    Resolved(kind='cluster', queue='CQ1', target_qmgr='', defbind='', reason='', exclude_local=False, xmitq='')
     >>> resolve_local(qm, "QMA", "A1").defbind          # an alias's own DEFBIND
     'NOTFIXED'
     """
     defbind = ""
     seen: set[tuple[str, str, bool]] = set()
     exclude = False
+    here = False  # the name resolved to this queue manager: its destination is fixed here
     while True:
         if (queue, target_qmgr, exclude) in seen:
             return Resolved("error", queue, target_qmgr, defbind, "MQRC_ALIAS_BASE_Q_TYPE_ERROR")
         seen.add((queue, target_qmgr, exclude))
         if target_qmgr == qmgr:
-            target_qmgr = ""
+            # DESIGN §3.6 "Naming a target queue manager fixes the destination"; 000
+            # Scenario 1 "Now our app can put to CQ1 on QMB": a local queue, no algorithm
+            target_qmgr, here = "", True
         if target_qmgr:
+            # MQ name resolution of ObjectQmgrName X (000 §Routing messages in and out of
+            # clusters): a queue manager alias or remote queue manager definition QREMOTE(X),
+            # else a transmission queue named X, else the cluster
             alias = defs.queue(target_qmgr)
             if alias is not None and alias.is_qmgr_alias:
-                # a queue manager alias: QREMOTE(X) RNAME(' ') RQMNAME(Y) maps X to Y (blank: none)
-                target_qmgr = alias.rqmname
-                continue
+                # QREMOTE(X) RNAME(' ') RQMNAME(Y) [XMITQ(T)] maps X to Y (blank: none) and,
+                # with XMITQ, sends through T (000 Scenario 1: QREMOTE(QMB) ... XMITQ(QMA))
+                if alias.xmitq:
+                    return Resolved("xmitq", queue, alias.rqmname or target_qmgr, defbind, xmitq=alias.xmitq)
+                if alias.rqmname != target_qmgr:
+                    target_qmgr = alias.rqmname
+                    continue
+            elif alias is not None and alias.qtype == "QLOCAL" and alias.usage == "XMITQ":
+                return Resolved("xmitq", queue, target_qmgr, defbind, xmitq=alias.name)
             return Resolved("cluster", queue, target_qmgr, defbind)
         obj = defs.queue(queue)
         if obj is None or (exclude and obj.qtype != "QLOCAL"):
@@ -254,7 +280,7 @@ def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_q
             if obj.usage == "XMITQ":
                 return Resolved("error", queue, "", defbind, "MQRC_UNKNOWN_OBJECT_NAME")
             clusters = set(objects.clusters_of(obj, defs))
-            if clusters if joined is None else clusters & joined:
+            if not here and (clusters if joined is None else clusters & joined):
                 return Resolved("cluster", queue, "", defbind)  # the local instance competes (rule 6)
             return Resolved("local", queue, "", defbind)
         if obj.qtype == "QALIAS":
@@ -271,6 +297,8 @@ def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_q
         if obj.rname == queue and not obj.rqmname:
             exclude = True
             continue
+        if obj.xmitq:  # a remote queue definition with its own transmission queue
+            return Resolved("xmitq", obj.rname, obj.rqmname, defbind, xmitq=obj.xmitq)
         queue, target_qmgr = obj.rname, obj.rqmname
 
 

@@ -9,6 +9,7 @@ message and exit status 2 (DESIGN §2.3) — never a traceback.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
 
 
@@ -49,7 +50,7 @@ class InputError(ValueError):
         text = f"{where}: {self.message}" if where else self.message
         if self.suggestion:
             text += f" ({self.suggestion})"
-        return text.replace("\n", " ")
+        return printable(text)
 
     def located(self, *, file: str = "", line_offset: int = 0) -> "InputError":
         """The same error re-anchored inside an enclosing file.
@@ -64,6 +65,37 @@ class InputError(ValueError):
         err.line = self.line + line_offset if self.line else self.line
         ValueError.__init__(err, err.one_line())
         return err
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _needs_escape(ch: str) -> bool:
+    # C0/C1 controls and DEL (terminal escape sequences, carriage returns, newlines), line
+    # and paragraph separators, and bidirectional overrides that reorder what is shown
+    return unicodedata.category(ch) in ("Cc", "Zl", "Zp") or "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069"
+
+
+def printable(text: str) -> str:
+    r"""``text`` safe to show on a terminal: control characters become Python-style escapes,
+    so a name or topic string the user wrote can neither drive the terminal nor pass for
+    two lines of output. Everything else (any other Unicode, backslashes) is unchanged.
+
+    >>> printable("Sports/Rugby"), printable("a\x1b[31mb"), printable("x\ny\r"), printable("caf\u00e9")
+    ('Sports/Rugby', 'a\\x1b[31mb', 'x\\ny\\r', 'café')
+    """
+    if text.isprintable():  # the common case: nothing to do
+        return text
+    out = []
+    for ch in text:
+        if not _needs_escape(ch):
+            out.append(ch)
+        elif ch in _NAMED_ESCAPES:
+            out.append(_NAMED_ESCAPES[ch])
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
 
 
 def near_miss(word: str, choices: Iterable[str]) -> str:

@@ -142,6 +142,7 @@ OBJECT_TYPES: dict[str, str] = {
     "CHSTATUS": "CHSTATUS", "CHS": "CHSTATUS",
     "QSTATUS": "QSTATUS",
     "QMSTATUS": "QMSTATUS",
+    "QCLUSTER": "QCLUSTER", "QC": "QCLUSTER",  # DISPLAY only
     "LSSTATUS": "LSSTATUS",
     "SVSTATUS": "SVSTATUS",
     "SBSTATUS": "SBSTATUS",
@@ -515,9 +516,38 @@ def _items(tokens: list[_Token], file: str) -> list[_Item]:
         i += 1
         values: tuple[_Token, ...] | None = None
         if i < len(tokens) and tokens[i].kind == "(":
-            values, i = _values(tokens, i, tok, file)
+            reader = _where_values if tok.text.upper() == "WHERE" else _values
+            values, i = reader(tokens, i, tok, file)
         items.append(_Item(tok.text.upper(), tok, values))
     return items
+
+
+# DISPLAY ... WHERE(filter-keyword operator filter-value) (IBM MQ MQSC reference, DISPLAY
+# commands, "WHERE"): the operators a filter may use.
+WHERE_OPERATORS = ("LT", "GT", "EQ", "NE", "LE", "GE", "LK", "NL", "CT", "EX", "CTG", "EXG")
+
+
+def _where_values(tokens: list[_Token], i: int, kw: _Token, file: str) -> tuple[tuple[_Token, ...], int]:
+    """Read ``WHERE(keyword operator value)`` starting at the ``(`` at index ``i``; the value
+    is a word or a quoted string."""
+    opening = tokens[i]
+    got = tokens[i + 1:i + 5]
+    kinds = [t.kind for t in got]
+    if kinds[:1] != ["word"]:
+        at = got[0] if got else opening
+        raise InputError("WHERE: expected a filter keyword after '('", file=file, line=at.line,
+                         column=at.column, suggestion="e.g. WHERE(CURDEPTH GT 0)")
+    if kinds[1:2] != ["word"] or got[1].text.upper() not in WHERE_OPERATORS:
+        at = got[1] if len(got) > 1 else got[0]
+        raise InputError(f"WHERE: expected an operator after {got[0].text.upper()}", file=file,
+                         line=at.line, column=at.column,
+                         suggestion=f"one of {', '.join(WHERE_OPERATORS)}, e.g. WHERE(STATUS EQ RUNNING)")
+    if kinds[2:3] not in (["word"], ["quoted"]) or kinds[3:4] != [")"]:
+        at = got[3] if kinds[2:3] in (["word"], ["quoted"]) and len(got) > 3 else got[2] if len(got) > 2 else got[1]
+        raise InputError("WHERE: expected one value and ')' after the operator", file=file,
+                         line=at.line, column=at.column,
+                         suggestion="quote values that contain blanks, e.g. WHERE(DESCR EQ 'two words')")
+    return tuple(got[:3]), i + 5
 
 
 def _values(tokens: list[_Token], i: int, kw: _Token, file: str) -> tuple[tuple[_Token, ...], int]:
@@ -918,6 +948,8 @@ def render_command(cmd: Command) -> str:
             parts.append(_FLAG_NAMES[kw][0 if value else 1])
         elif value is True:
             parts.append(kw)
+        elif kw == "WHERE" and isinstance(value, tuple) and len(value) == 3:  # DISPLAY's filter
+            parts.append(f"WHERE({value[0]} {value[1]} {_render_value(value[2])})")
         elif kind == "enum" or isinstance(value, int):
             parts.append(f"{kw}({value})")
         elif kind == "name" and isinstance(value, str):

@@ -354,8 +354,10 @@ def apply_commands(qm: QueueManagerDef, commands) -> tuple[QueueManagerDef, tupl
     return qm, tuple(outcomes)
 
 
-def apply_command(qm: QueueManagerDef, cmd: Command) -> tuple[QueueManagerDef, Outcome]:
-    """One command's effect on ``qm`` and what runmqsc would say.
+def apply_command(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ()) -> tuple[QueueManagerDef, Outcome]:
+    """One command's effect on ``qm`` and what runmqsc would say. ``cluster_topics``: the
+    cluster topic definitions known at the queue manager, which DEFINE SUB TOPICOBJ may
+    name (:func:`resolve_topicobj`).
 
     >>> from spec.mqsc import parse
     >>> qm, out = apply_command(QueueManagerDef("QM1"), parse("ALTER QLOCAL(Q1) PUT(DISABLED)")[0])
@@ -367,7 +369,7 @@ def apply_command(qm: QueueManagerDef, cmd: Command) -> tuple[QueueManagerDef, O
     handler = _HANDLERS.get((cmd.verb, cmd.objtype))
     assert handler is not None, f"mqsc.MODELLED_TYPES has no handler for {cmd.title()}"
     try:
-        new_qm, operation = handler(qm, cmd)
+        new_qm, operation = _define_sub(qm, cmd, cluster_topics) if handler is _define_sub else handler(qm, cmd)
     except _Rejected as rejected:
         return qm, Outcome(cmd, False, str(rejected))
     return new_qm, Outcome(cmd, True, operation=operation)
@@ -500,13 +502,37 @@ def _delete_topic(qm: QueueManagerDef, cmd: Command):
 
 # -- subscriptions
 
-def _subscription_topic(qm: QueueManagerDef, cmd: Command) -> tuple[str, str]:
-    """(full topic string, TOPICOBJ name) for a DEFINE SUB (002 §Constructing topic names)."""
+def resolve_topicobj(qm: QueueManagerDef, name: str, cluster_topics: tuple = ()) -> TopicObject | None:
+    """The topic object a TOPICOBJ names: a local one first, else the most recent cluster
+    topic definition of that name known here (``cluster_topics``, oldest first). 002 §Topic
+    spaces, Case 1 item 3: "An application or administrator, anywhere in the cluster, can
+    create a subscription to USA/Alabama by referring to the Alabama topic object."
+
+    >>> from spec.mqsc import parse
+    >>> qm, _ = apply_commands(QueueManagerDef("QM1"), parse("DEFINE TOPIC(A) TOPICSTR('a')"))
+    >>> resolve_topicobj(qm, "A").topicstr, resolve_topicobj(qm, "B")
+    ('a', None)
+    >>> resolve_topicobj(qm, "B", (TopicObject("B", "b", cluster="CL"),)).topicstr
+    'b'
+    """
+    obj = qm.topic(name)
+    if obj is not None:
+        return obj
+    found = None
+    for record in cluster_topics:
+        if record.name == name:
+            found = record
+    return found
+
+
+def _subscription_topic(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ()) -> tuple[str, str]:
+    """(full topic string, TOPICOBJ name) for a DEFINE SUB (002 §Constructing topic names);
+    TOPICOBJ may name a cluster topic known here (:func:`resolve_topicobj`)."""
     objname = str(cmd.get("TOPICOBJ", ""))
     topicstr = str(cmd.get("TOPICSTR", ""))
     head = ""
     if objname:
-        obj = qm.topic(objname)
+        obj = resolve_topicobj(qm, objname, cluster_topics)
         if obj is None:
             raise _Rejected(AMQ8147(objname))
         head = obj.topicstr
@@ -518,9 +544,9 @@ def _subscription_topic(qm: QueueManagerDef, cmd: Command) -> tuple[str, str]:
     return full, objname
 
 
-def _define_sub(qm: QueueManagerDef, cmd: Command):
+def _define_sub(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ()):
     existing = qm.subscription(cmd.name)
-    full, objname = _subscription_topic(qm, cmd)
+    full, objname = _subscription_topic(qm, cmd, cluster_topics)
     like = qm.subscription(str(cmd.get("LIKE", "")))
     order = existing.order if existing is not None else qm.next_order
     default = Subscription(cmd.name, full, objname, order=order)
@@ -533,8 +559,21 @@ def _define_sub(qm: QueueManagerDef, cmd: Command):
                         f"first (002).")
     values = _field_values(cmd, Subscription, skip=("TOPICSTR", "TOPICOBJ"))
     sub = replace(base, topicstr=full, topicobj=objname, order=order, **values)
+    if existing is not None:
+        _check_unalterable_sub(existing, sub)
     next_order = qm.next_order if existing is not None else qm.next_order + 1
     return replace(qm, subscriptions=_put(qm.subscriptions, sub), next_order=next_order), None
+
+
+def _check_unalterable_sub(existing: Subscription, sub: Subscription) -> None:
+    # REPLACE is "similar to ALTER ... with all the other parameters specified", and ALTER
+    # SUB cannot change WSCHEMA or SUBSCOPE (the ALTER SUB usage notes encoded in
+    # spec.mqsc.NOT_ALTERABLE): MQ refuses the command rather than keep the old value
+    for attr in ("wschema", "subscope"):
+        old, new = getattr(existing, attr), getattr(sub, attr)
+        if old != new:
+            raise _Rejected(f"SUB({sub.name}) REPLACE: {attr.upper()} of an existing subscription "
+                            f"cannot be changed ({old} -> {new}); delete the subscription first.")
 
 
 def _alter_sub(qm: QueueManagerDef, cmd: Command):

@@ -50,6 +50,7 @@ class Subscription:
     admin: bool = False
     blocking: tuple[Node, ...] = ()
     order: int = 0
+    new_only: bool = False  # MQSO_NEW_PUBLICATIONS_ONLY: no retained publications, local or remote
     created: int = -2  # ghost: the scenario step that created it (UNSTAMPED until the network stamps it)
 
 
@@ -63,17 +64,32 @@ class Publication:
     serial: int
     retain: bool = False
     fingerprints: tuple[str, ...] = ()
+    lineage: tuple[str, ...] = ()  # ghost: the republishers ("QM:SUB") whose republications led to it
 
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """A publication put to a subscription's destination."""
+    """A publication put to a subscription's destination.
+
+    Ghosts for the properties, the subscription's attributes when the publication was put
+    (a later ALTER, restart or a new subscription of the same name does not change what
+    was right then): ``order`` (which subscription of that name), ``scope`` (its effective
+    scope) and ``blocking`` (its WILDCARD(BLOCK) nodes)."""
 
     subscription: str
     topic: str
     origin: str
     serial: int
-    retained: bool = False  # delivered from the retained store at subscribe time
+    retained: bool = False  # a retained publication: from the store at subscribe time, or a remote answer
+    order: int = -1
+    scope: str = ""
+    blocking: tuple[Node, ...] = ()
+
+
+def delivery_to(space: TopicSpace, sub: Subscription, pub: Publication, retained: bool = False) -> Delivery:
+    """The record of ``pub`` put to ``sub``'s destination now."""
+    return Delivery(sub.name, pub.topic, pub.origin, pub.serial, retained, sub.order, effective_scope(space, sub),
+                    sub.blocking)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +118,7 @@ class LocalPubSub:
     proxies_sent: tuple[ProxyKey, ...] = ()  # proxy subscriptions this queue manager holds at neighbours
     republishers: tuple[Republisher, ...] = ()  # applications republishing a subscription's publications
     published_log: tuple[PublishedEntry, ...] = ()  # ghost: this queue manager's own publications
+    parent_judged: str = ""  # the PARENT value last checked (an unusable one is logged once per change)
 
     def subscription(self, name: str) -> Subscription | None:
         for sub in self.subscriptions:
@@ -169,9 +186,7 @@ def recipients(space: TopicSpace, ps: LocalPubSub, topic: str, remote: bool = Fa
 
 def deliver(space: TopicSpace, ps: LocalPubSub, pub: Publication, remote: bool = False) -> LocalPubSub:
     """Deliver a publication to the local subscriptions (DESIGN §3.3 step 2)."""
-    new = tuple(
-        Delivery(sub.name, pub.topic, pub.origin, pub.serial) for sub in recipients(space, ps, pub.topic, remote)
-    )
+    new = tuple(delivery_to(space, sub, pub) for sub in recipients(space, ps, pub.topic, remote))
     return replace(ps, deliveries=ps.deliveries + new) if new else ps
 
 
@@ -232,11 +247,12 @@ def subscribe(
             PubSubError("MQRC_DURABILITY_NOT_ALLOWED", f"durable subscription {sub.name} to {sub.topic!r}: DURSUB(NO)"),
         )
     created = replace(sub, blocking=space.blocking_nodes(sub.topic, sub.scheme), order=ps.next_order)
+    created = replace(created, new_only=new_publications_only)
     ps = replace(ps, subscriptions=ps.subscriptions + (created,), next_order=ps.next_order + 1)
     if new_publications_only:
         return ps, ()
     sent = tuple(
-        Delivery(created.name, pub.topic, pub.origin, pub.serial, retained=True)
+        delivery_to(space, created, pub, retained=True)
         for pub in ps.retained
         if _matches(created, pub.topic) and _eligible(space, created, pub.topic, remote=arrived_from_neighbour(pub))
     )
@@ -316,6 +332,7 @@ class PublishedEntry:
     next_order: int  # local subscriptions with a smaller order existed when it was made
     retain: bool = False
     fingerprints: tuple[str, ...] = ()  # the chain it started with (MQACTP_FORWARD republications)
+    lineage: tuple[str, ...] = ()  # the republishers that led to it (see ``Publication.lineage``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,9 +365,12 @@ class PublicationMsg:
     via: str
     rfp: str
     prev_via: str | None = None
+    answers: str = ""  # a retained publication sent in answer to the new proxy subscription ``answers``
+    lineage: tuple[str, ...] = ()  # ghost: ``Publication.lineage``
 
     def __str__(self) -> str:
-        return f"publication {self.topic!r} ({self.origin}#{self.serial}) from {self.sender} {self.rfp}"
+        what = f"retained answer to {self.answers!r}" if self.answers else "publication"
+        return f"{what} {self.topic!r} ({self.origin}#{self.serial}) from {self.sender} {self.rfp}"
 
     @property
     def fingerprints(self) -> tuple[str, ...]:
@@ -399,32 +419,72 @@ def decode_rfp_folder(folder: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def rfh2_bytes(fingerprints: tuple[str, ...]) -> bytes:
-    """A complete MQRFH2 header (version 2, native big-endian integers, UTF-8 name/value
-    data) whose one folder is the ``<ibm>`` fingerprint folder, padded with blanks to a
-    multiple of four bytes as MQ requires.
+_INTEGER_ORDER = {1: ">", 2: "<"}  # MQENC_INTEGER_NORMAL (big-endian), MQENC_INTEGER_REVERSED
+MQENC_BIG, MQENC_LITTLE = 273, 546  # MQENC_NATIVE on big-endian platforms / on x86
+
+
+def _byte_order(encoding: int) -> str:
+    order = _INTEGER_ORDER.get(encoding & 0x0F)
+    if order is None:
+        raise ValueError(f"unsupported MQRFH2 Encoding {encoding} (integer encoding must be normal or reversed)")
+    return order
+
+
+def rfh2_bytes(fingerprints: tuple[str, ...], encoding: int = MQENC_BIG) -> bytes:
+    """A complete MQRFH2 header (version 2, UTF-8 name/value data) whose one folder is the
+    ``<ibm>`` fingerprint folder, padded with blanks to a multiple of four bytes as MQ
+    requires. Its integers are in the byte order of ``encoding`` (273 big-endian, 546
+    little-endian), which is also its Encoding field.
 
     >>> parse_rfh2(rfh2_bytes(("QMA_1",)))
     ('QMA_1',)
+    >>> parse_rfh2(rfh2_bytes(("QMA_1",), MQENC_LITTLE))
+    ('QMA_1',)
     """
+    order = _byte_order(encoding)
     data = encode_rfp_folder(fingerprints).encode("utf-8")
     data += b" " * (-len(data) % 4)
     length = _RFH2_FIXED + 4 + len(data)
-    head = struct.pack(">4siiii8sii", b"RFH ", 2, length, 273, 1208, b"MQSTR   ", 0, 1208)
-    return head + struct.pack(">i", len(data)) + data
+    head = struct.pack(order + "4siiii8sii", b"RFH ", 2, length, encoding, 1208, b"MQSTR   ", 0, 1208)
+    return head + struct.pack(order + "i", len(data)) + data
 
 
-def parse_rfh2(raw: bytes) -> tuple[str, ...]:
-    """The fingerprints in an MQRFH2 header made by :func:`rfh2_bytes` (or any RFH2 whose
-    folders include one ``<ibm>`` folder; other folders are skipped)."""
+def _header_order(raw: bytes, encoding: int | None) -> str:
+    # The header's own integers are in the encoding of the message carrying it (MQMD
+    # Encoding); without it, the byte order in which Version reads 2 is the one used
+    if encoding is not None:
+        return _byte_order(encoding)
+    for order in (">", "<"):
+        if struct.unpack(order + "i", raw[4:8])[0] == 2:
+            return order
+    raise ValueError("unsupported MQRFH2 (Version is not 2 in either byte order)")
+
+
+def parse_rfh2(raw: bytes, encoding: int | None = None) -> tuple[str, ...]:
+    """The fingerprints in an MQRFH2 header (002 §Loop detection fingerprint format): the
+    ``<ibm>`` folder among its NameValueData folders (others are skipped). ``encoding`` is
+    the carrying message's Encoding (the byte order of the header's integers); without it
+    the byte order is recognised from Version. A malformed header is refused with
+    ``ValueError``: a wrong StrucId or Version, a StrucLength outside the bytes, an Encoding
+    that is neither normal nor reversed, a NameValueCCSID other than UTF-8 (1208), or a
+    NameValueLength that is negative or runs past StrucLength.
+    """
     if len(raw) < _RFH2_FIXED or raw[:4] != b"RFH ":
         raise ValueError("not an MQRFH2 header (StrucId 'RFH ')")
-    _, version, length, *_ = struct.unpack(">4siiii8sii", raw[:_RFH2_FIXED])
-    if version != 2 or length > len(raw):
-        raise ValueError(f"unsupported MQRFH2 (version {version}, StrucLength {length})")
+    order = _header_order(raw, encoding)
+    _, version, length, data_encoding, _, _, _, nv_ccsid = struct.unpack(order + "4siiii8sii", raw[:_RFH2_FIXED])
+    if version != 2 or not _RFH2_FIXED <= length <= len(raw):
+        raise ValueError(f"unsupported MQRFH2 (version {version}, StrucLength {length}, {len(raw)} bytes)")
+    _byte_order(data_encoding)  # the Encoding of what follows must itself be valid
+    if nv_ccsid != 1208:
+        raise ValueError(f"unsupported MQRFH2 NameValueCCSID {nv_ccsid} (only UTF-8, 1208)")
     pos, found = _RFH2_FIXED, ()
     while pos < length:
-        (n,) = struct.unpack(">i", raw[pos:pos + 4])
+        if pos + 4 > length:
+            raise ValueError(f"MQRFH2 truncated: NameValueLength at offset {pos} runs past StrucLength {length}")
+        (n,) = struct.unpack(order + "i", raw[pos:pos + 4])
+        if n < 0 or pos + 4 + n > length:
+            raise ValueError(f"MQRFH2 NameValueLength {n} at offset {pos} is outside StrucLength {length}")
         folder = raw[pos + 4:pos + 4 + n].decode("utf-8").strip()
         if folder.startswith("<ibm>"):
             found = decode_rfp_folder(folder)
@@ -471,8 +531,32 @@ def _topic_facts(space: TopicSpace, topic: str) -> tuple[bool, str]:
     return subscope_all, (space.effective_for_subscription(topic, "topic", "cluster") or "").strip()
 
 
+def _relay_allowed(cluster: str, source: str | None, source_via: str | None, link: Link,
+                   links: tuple[Link, ...]) -> bool:
+    """May something received from ``source`` over ``source_via`` (a proxy subscription or
+    a publication whose topic is a cluster topic of ``cluster`` here, "" when local) go out
+    over ``link``? Two rules, for proxy subscriptions and publications alike:
+
+    * 002 §Overlapping cluster support: "you cannot use this mechanism to route publications
+      and subscriptions from one cluster to another" — what arrived over a cluster link
+      never leaves over a cluster link (the one-hop rule, for every cluster; only hierarchy
+      links relay: DESIGN §3.3).
+    * 002 §Topic spaces: "If a queue manager is a member of a cluster and a hierarchy, proxy
+      subscriptions are propagated by both mechanisms without delivering duplicate
+      publications" — for a cluster topic of C, what came from a member of C is never
+      relayed (over any link) to another member of C: the cluster connects the two directly.
+    """
+    if source is None:
+        return True
+    if source_via and link.via:
+        return False
+    if cluster and Link(source, cluster) in links and Link(link.neighbour, cluster) in links:
+        return False
+    return True
+
+
 def _may_send(space: TopicSpace, topic: str, source: str | None, source_via: str | None, link: Link,
-              relay_within_cluster: bool) -> bool:
+              relay_within_cluster: bool, links: tuple[Link, ...] = ()) -> bool:
     if source == link.neighbour:
         return False  # demand from N is never sent back to N
     subscope_all, cluster = _topic_facts(space, topic)
@@ -480,14 +564,13 @@ def _may_send(space: TopicSpace, topic: str, source: str | None, source_via: str
     # and isolate topic spaces in multiple clusters: the bridge's SUBSCOPE(QMGR) isolates)
     if not subscope_all:
         return False
-    if link.via == HIERARCHY:
-        return True  # 002 §Topic spaces: hierarchies propagate every proxy subscription
-    # 002 §Topic spaces: in a cluster only subscriptions resolving to a cluster topic of
-    # that cluster; §Overlapping cluster support: "limited to the single cluster"
-    if cluster != link.via:
+    # 002 §Topic spaces: hierarchies propagate every proxy subscription; in a cluster only
+    # subscriptions resolving to a cluster topic of that cluster; §Overlapping cluster
+    # support: "limited to the single cluster"
+    if link.via != HIERARCHY and cluster != link.via:
         return False
-    # DESIGN §3.3: one hop — what came from a member of C is never relayed to C's members
-    return relay_within_cluster or source_via != link.via
+    # DESIGN §3.3: one hop, no routing between clusters, no duplicate route within a cluster
+    return relay_within_cluster or _relay_allowed(cluster, source, source_via, link, links)
 
 
 def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], *,
@@ -505,7 +588,7 @@ def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...],
     sources = demand_sources(space, ps, proxies)
     for link in sorted(links):
         for topic, source, source_via in sources:
-            if not _may_send(space, topic, source, source_via, link, relay_within_cluster):
+            if not _may_send(space, topic, source, source_via, link, relay_within_cluster, links):
                 continue
             if aggregate:
                 if (link.neighbour, topic) in seen:
@@ -570,17 +653,21 @@ class Routed:
 
 
 def forward_targets(space: TopicSpace, ps: LocalPubSub, topic: str, came_from: str | None, came_via: str | None,
-                    *, aggregate: bool = True, relay_within_cluster: bool = False) -> tuple[Link, ...]:
+                    *, aggregate: bool = True, relay_within_cluster: bool = False,
+                    links: tuple[Link, ...] = ()) -> tuple[Link, ...]:
     """The neighbours a publication on ``topic`` goes to: each neighbour other than the one
     it came from with a matching proxy subscription here (WILDCARD(BLOCK) applies to
     wildcard proxy subscriptions: DESIGN §3.2), one copy per neighbour (publication
-    aggregation) unless ``aggregate`` is off (a mutant: one per matching proxy)."""
+    aggregation) unless ``aggregate`` is off (a mutant: one per matching proxy). A
+    publication that arrived is relayed only as :func:`_relay_allowed` says (``links`` are
+    this queue manager's current links: they say who is a member of which cluster)."""
     out: list[Link] = []
+    cluster = _topic_facts(space, topic)[1] if came_from is not None else ""
     for n, v, t in ps.proxies:
         if n == came_from:
             continue
-        if came_via and v == came_via and not relay_within_cluster:
-            continue  # the cluster one-hop rule
+        if not relay_within_cluster and not _relay_allowed(cluster, came_from, came_via, Link(n, v), links):
+            continue  # one hop, no routing between clusters, no duplicate route within a cluster
         if not compile_subscription(t).matches(topic) or is_blocked(space.blocking_nodes(t), topic):
             continue
         link = Link(n, v)
@@ -594,7 +681,8 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
                       came_from: str | None = None, came_via: str | None = None, scope_qmgr: bool = False,
                       step: int = 0, next_serial: int = 0, check_fingerprints: bool = True,
                       aggregate: bool = True, relay_within_cluster: bool = False,
-                      ignore_subscope_remote: bool = False, _chain: frozenset = frozenset()) -> Routed:
+                      ignore_subscope_remote: bool = False, links: tuple[Link, ...] = (),
+                      _chain: frozenset = frozenset()) -> Routed:
     """A publication at this queue manager: published here (``came_from`` None) or arrived
     from a neighbour with fingerprints ``pub.fingerprints`` (DESIGN §3.3 steps 1-3), then
     any republishing applications it feeds (which may publish again, recursively; each
@@ -617,14 +705,14 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
     if not arrived:
         ps = replace(ps, published_log=ps.published_log + (
             PublishedEntry(pub.serial, pub.topic, step, forwardable, ps.next_order, pub.retain,
-                           pub.fingerprints),))
+                           pub.fingerprints, pub.lineage),))
     sends: list[tuple[str, PublicationMsg]] = []
     if forwardable:
         rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
         for link in forward_targets(space, ps, pub.topic, came_from, came_via, aggregate=aggregate,
-                                    relay_within_cluster=relay_within_cluster):
+                                    relay_within_cluster=relay_within_cluster, links=links):
             sends.append((link.neighbour, PublicationMsg(pub.topic, pub.origin, pub.serial, pub.retain, me,
-                                                         link.via, rfp, came_via)))
+                                                         link.via, rfp, came_via, lineage=pub.lineage)))
     result = Routed(ps, tuple(sends), (), next_serial)
     # 4. republishing applications fed by this delivery
     for d in delivered:
@@ -633,7 +721,8 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
                 continue
             result = _republish(space, result, rep, pub, me=me, qmid=qmid, step=step,
                                 check_fingerprints=check_fingerprints, aggregate=aggregate, relay_within_cluster=relay_within_cluster,
-                                ignore_subscope_remote=ignore_subscope_remote, chain=_chain | {rep.subscription})
+                                ignore_subscope_remote=ignore_subscope_remote, links=links,
+                                chain=_chain | {rep.subscription})
     return result
 
 
@@ -642,7 +731,8 @@ def _republish(space: TopicSpace, done: Routed, rep: Republisher, pub: Publicati
     # 002 §Loop detection fingerprint format: MQACTP_FORWARD continues the chain of
     # fingerprints; MQACTP_NEW (the default) starts a new one
     fps = pub.fingerprints if rep.action == ACTION_FORWARD else ()
-    again = Publication(rep.topic or pub.topic, me, done.published, pub.retain, fps)
+    again = Publication(rep.topic or pub.topic, me, done.published, pub.retain, fps,
+                        pub.lineage + (f"{me}:{rep.subscription}",))
     inner = route_publication(space, done.ps, again, me=me, qmid=qmid, step=step,
                               next_serial=done.published + 1, _chain=chain, **flags)
     return Routed(inner.ps, done.sends + inner.sends, done.errors + inner.errors, inner.published)
@@ -652,11 +742,58 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
                  ) -> tuple[PublicationMsg, ...]:
     """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
     §3.3: a queue manager receiving a new proxy subscription sends its matching retained
-    publications (those its PUBSCOPE lets out) to the requester."""
+    publications (those its PUBSCOPE lets out) to the requester, as answers to that proxy
+    subscription (see :func:`receive_retained_answer`)."""
     matcher = compile_subscription(topic)
     out = []
     for pub in ps.retained:
         if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL:
             rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
-            out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None))
+            out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None, topic))
     return tuple(out)
+
+
+def answer_recipients(space: TopicSpace, ps: LocalPubSub, pub: Publication, answers: str) -> tuple[Subscription, ...]:
+    """The local subscriptions a retained answer to proxy subscription ``answers`` is for.
+
+    002 §Retained publications: a new subscriber receives the retained publication unless
+    it asked for new publications only (MQSO_NEW_PUBLICATIONS_ONLY); "Existing subscribers
+    can ask for duplicate copies" (MQSUBRQ, not modelled) — so they get none unasked. The
+    answer is for the subscriptions whose demand the proxy subscription carries (proxy
+    topic string ``answers``), that did not ask for new publications only and do not yet
+    hold this publication; it may still bring a second, different retained publication
+    (002 §Retained publications in a distributed publish/subscribe topology: "multiple
+    retained publications might be received").
+    """
+    held = {(d.subscription, d.order, d.origin, d.serial) for d in ps.deliveries}
+    return tuple(sub for sub in recipients(space, ps, pub.topic, remote=True)
+                 if not sub.new_only and proxy_topic(sub) == answers
+                 and (sub.name, sub.order, pub.origin, pub.serial) not in held)
+
+
+def receive_retained_answer(space: TopicSpace, ps: LocalPubSub, pub: Publication, answers: str, *, me: str, qmid: str,
+                            came_from: str, came_via: str, check_fingerprints: bool = True,
+                            relay_within_cluster: bool = False, links: tuple[Link, ...] = ()) -> Routed:
+    """A retained publication arrives in answer to this queue manager's proxy subscription
+    ``answers`` (002 §Retained publications in a distributed publish/subscribe topology):
+    loop detection as for any publication (002 §How loop detection works), kept as the
+    topic's retained publication, delivered to :func:`answer_recipients`, and passed on
+    to the neighbours whose proxy subscription ``answers`` held here is what this queue
+    manager's proxy subscription carried (the relay rules of :func:`_relay_allowed` apply)."""
+    if check_fingerprints and qmid in pub.fingerprints:
+        detail = (f"retained publication {pub.topic!r} ({pub.origin}#{pub.serial}) from {came_from} already "
+                  f"visited {qmid}; discarded")
+        return Routed(ps, errors=(PubSubError("LOOP_DETECTED", detail),))
+    ps = retain(ps, pub)
+    new = tuple(delivery_to(space, sub, pub, retained=True) for sub in answer_recipients(space, ps, pub, answers))
+    ps = replace(ps, deliveries=ps.deliveries + new) if new else ps
+    cluster = _topic_facts(space, answers)[1]
+    rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
+    sends = []
+    for n, v, t in ps.proxies:
+        if t != answers or n == came_from or any(d == n for d, _ in sends):
+            continue
+        if not relay_within_cluster and not _relay_allowed(cluster, came_from, came_via, Link(n, v), links):
+            continue
+        sends.append((n, PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, v, rfp, came_via, answers)))
+    return Routed(ps, tuple(sends))

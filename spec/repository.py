@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from spec.objects import conname_key
+
 QMGR, QUEUE, TOPIC = "QMGR", "QUEUE", "TOPIC"
 TEMPQMGR_PREFIX = "SYSTEM.TEMPQMGR."
 
@@ -117,11 +119,15 @@ class RepoMsg:
     removed: str = ""
 
     def __str__(self) -> str:
-        what = ",".join(f"{r.kind}:{r.owner_name}{'/' + r.key if r.key else ''}#{r.seq}{'(del)' if r.deleted else ''}"
-                        for r in self.records)
-        extra = f" keys={list(self.keys)}" if self.keys else ""
-        extra += f" removed={self.removed}" if self.removed else ""
-        return f"{self.op}{'(reply)' if self.reply else ''}[{self.cluster}] {what}{extra}".rstrip()
+        parts = [f"{self.op}{'(reply)' if self.reply else ''}[{self.cluster}]"]
+        if self.records and not self.removed:  # a REMOVE's tombstones are implied by removed=
+            parts.append(",".join(f"{r.kind}:{r.owner_name}{'/' + r.key if r.key else ''}#{r.seq}"
+                                  f"{'(del)' if r.deleted else ''}" for r in self.records))
+        if self.keys:
+            parts.append(f"keys={list(self.keys)}")
+        if self.removed:
+            parts.append(f"removed={self.removed}")
+        return " ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,17 +218,38 @@ def apply_record(cache: ClusterCache, record: Record, check_sequence: bool = Tru
     if held == record:
         return cache, False
     cache = _with_record(cache, record)
-    if record.kind == QMGR and not record.deleted and record.info.conname in cache.tempqmgr:
+    if record.kind == QMGR and not record.deleted and answers_tempqmgr(cache, record):
         # 000 §Initial definitions: the TEMPQMGR name "will be changed when the Partial
         # Repository has communicated with the Full Repository and found out the real name"
-        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr if c != record.info.conname))
+        # (the CONNAMEs compared as addresses: 'FR1' is 'fr1(1414)' — DESIGN §3.4)
+        key = conname_key(record.info.conname)
+        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr if conname_key(c) != key))
     return cache, True
 
 
-def remove_owner(cache: ClusterCache, qmid: str) -> ClusterCache:
+def answers_tempqmgr(cache: ClusterCache, record: Record) -> bool:
+    """Whether a queue-manager record is the one a SYSTEM.TEMPQMGR entry waits for: its
+    CLUSRCVR CONNAME is the manual CLUSSDR's, as an address (``objects.conname_key``)."""
+    key = conname_key(record.info.conname)
+    return any(conname_key(c) == key for c in cache.tempqmgr)
+
+
+def remove_owner(cache: ClusterCache, qmid: str, tombstones: tuple[Record, ...] = ()) -> ClusterCache:
     """RESET CLUSTER ACTION(FORCEREMOVE): every record of ``qmid`` becomes a tombstone
-    (000 §Incorrectly deleted queue managers), and its subscriptions are dropped."""
-    records = tuple(replace(r, deleted=True) if r.owner == qmid and not r.deleted else r for r in cache.records)
+    (000 §Incorrectly deleted queue managers), and its subscriptions are dropped.
+    ``tombstones`` (the removing full repository's) are kept for records not held here, so
+    a copy still on its way arrives stale and is discarded; only the owner's re-announcement
+    with new sequence numbers (REFRESH CLUSTER) brings it back."""
+    held = {r.ident for r in cache.records}
+    upto = {t.ident: t.seq for t in tombstones if t.owner == qmid}
+    for t in tombstones:
+        if t.owner == qmid and t.ident not in held:
+            cache = note_seen(_with_record(cache, replace(t, deleted=True)), t)
+    # a record newer than the removal (the owner re-announced itself since) stays
+    last = max(upto.values(), default=None)
+    records = tuple(replace(r, deleted=True)
+                    if r.owner == qmid and not r.deleted and (last is None or r.seq <= upto.get(r.ident, last)) else r
+                    for r in cache.records)
     subscribers = tuple(s for s in cache.subscribers if s[0] != qmid)
     removed = cache.removed if qmid in cache.removed else tuple(sorted(cache.removed + (qmid,)))
     return replace(cache, records=records, subscribers=subscribers, removed=removed)
@@ -273,9 +300,11 @@ def view(cache: ClusterCache) -> dict:
     names = {name if len(ids) == 1 else qmid for name, ids in owners.items() for qmid in ids}
     qmgrs = sorted(names | {TEMPQMGR_PREFIX + c for c in cache.tempqmgr})
     queues: dict[str, list[str]] = {}
+    twice = {name for name, ids in owners.items() if len(ids) > 1}
     for r in cache.live():
         if r.kind == QUEUE:
-            queues.setdefault(r.key, []).append(r.owner_name)
+            # a host whose name is held under two QMIDs is shown by QMID, as in "qmgrs"
+            queues.setdefault(r.key, []).append(r.owner if r.owner_name in twice else r.owner_name)
     topics = sorted({r.info.topicstr for r in cache.live() if r.kind == TOPIC})
     return {
         "qmgrs": qmgrs,

@@ -92,9 +92,10 @@ from __future__ import annotations
 import difflib
 import os.path
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time
 from typing import Union
 
@@ -362,24 +363,43 @@ STEP_KINDS = (
 # Entry points
 # ---------------------------------------------------------------------------------------
 
+# The largest scenario or MQSC file read: far above any real configuration, and a guard
+# against pointing mqsc_file at something endless (/dev/zero, a huge log).
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+def _read_text(path: str) -> str:
+    """A regular file's text, UTF-8 with an optional byte-order mark (Windows editors write
+    one). Raises ``OSError`` (its ``strerror`` says what is wrong for people) or
+    ``UnicodeDecodeError``."""
+    if "\0" in path:
+        raise OSError(0, "the file name contains a NUL character")
+    st = os.stat(path)  # before open(): opening a FIFO would block
+    if stat.S_ISDIR(st.st_mode):
+        raise OSError(0, "it is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(0, "not a regular file (a device, pipe or socket)")
+    with open(path, "rb") as f:
+        raw = f.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise OSError(0, f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; is it the right file?")
+    return raw.decode("utf-8-sig")
+
+
 def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read a scenario file and the ``mqsc_file``s it names (the module's only I/O)."""
     path = os.fspath(path)
     base = os.path.dirname(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        text = _read_text(path)
     except OSError as e:
         raise InputError(f"cannot read the scenario file: {e.strerror or e}", file=path) from None
-    try:
-        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"not UTF-8 text (byte {e.start + 1}); TOML files are UTF-8",
                          file=path) from None
 
     def read_file(name: str) -> str:
-        with open(os.path.join(base, name), encoding="utf-8") as f:
-            return f.read()
+        return _read_text(os.path.join(base, name))
 
     return parse_scenario(text, file=path, read_file=read_file)
 
@@ -614,23 +634,76 @@ class _Locator:
         off = self.offset(path)
         return (0, 0) if off is None else self.position(off)
 
-    def string_anchor(self, path: Path) -> tuple[int, int]:
-        """For the string value at ``path``: (line offset, first-line column shift) that map
-        a (line, column) inside the string to the TOML file."""
+    def string_locator(self, path: Path, value: str) -> Callable[[int, int], tuple[int, int]] | None:
+        """For the string ``value`` at ``path``: a function mapping a (line, column) inside
+        the string to the (line, column) in the TOML file where that character is written
+        (escapes such as ``\\n`` and line-ending backslashes included), or None if the
+        string's source cannot be found."""
         off = self.offset(path)
         if off is None:
-            return 0, 0
+            return None
         eq = self.masked.find("=", off)
         p = eq + 1
         while p < len(self.text) and self.text[p] in " \t":
             p += 1
-        line, col = self.position(p)
-        if self.text.startswith(("'''", '"""'), p):
-            rest = self.text[p + 3: p + 5]
-            if rest.startswith("\n") or rest.startswith("\r\n"):
-                return line, 0  # the first newline after the delimiter is trimmed
-            return line - 1, col + 2
-        return line - 1, col
+        sources = _string_sources(self.text, p, value)
+        if sources is None:
+            return None
+        starts = [0] + [i + 1 for i, ch in enumerate(value) if ch == "\n"]
+
+        def locate(line: int, column: int) -> tuple[int, int]:
+            index = starts[min(line, len(starts)) - 1] + max(column, 1) - 1
+            if index < len(sources):
+                return self.position(sources[index])
+            return self.position(sources[-1] + 1) if sources else self.position(p)
+
+        return locate
+
+
+_TOML_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\", "e": "\x1b"}
+
+
+def _string_sources(text: str, p: int, value: str) -> list[int] | None:
+    """The offset in ``text`` of each character of the TOML string ``value`` whose literal
+    starts at ``p``; None if the source does not decode to ``value`` (then nobody can say
+    where a character came from)."""
+    for delim in ('"""', "'''", '"', "'"):
+        if text.startswith(delim, p):
+            break
+    else:
+        return None
+    i = p + len(delim)
+    multi, basic = len(delim) == 3, delim[0] == '"'
+    if multi and text.startswith("\r\n", i):  # the newline right after the delimiter is trimmed
+        i += 2
+    elif multi and text.startswith("\n", i):
+        i += 1
+    out: list[int] = []
+    while len(out) < len(value) and i < len(text):
+        ch = text[i]
+        if basic and ch == "\\":
+            nxt = text[i + 1:i + 2]
+            if nxt in _TOML_ESCAPES:
+                out.append(i)
+                i += 2
+            elif nxt in ("u", "U"):
+                out.append(i)
+                i += 6 if nxt == "u" else 10
+            elif multi:  # a line-ending backslash: whitespace and newlines up to the next text go
+                i += 1
+                while i < len(text) and text[i] in " \t\r\n":
+                    i += 1
+            else:
+                return None
+        elif multi and text.startswith("\r\n", i):
+            out.append(i)
+            i += 2
+        else:
+            out.append(i)
+            i += 1
+    if len(out) != len(value):
+        return None
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -764,6 +837,8 @@ class _Parser:
                 raise self.error(path + (key,), "required key is missing", "or give topicobj", at=path)
             return ""
         value = self.string(table, key, path)
+        if not value and not required:  # 002 §Constructing topic names: an empty ObjectString
+            return ""                   # is "not present"; the object's TOPICSTR alone is used
         try:
             if scheme is None:
                 validate_topic_string(value)
@@ -826,11 +901,11 @@ class _Parser:
         self.known_subs[name] = set()
         if "mqsc_file" in table:
             text, source = self.mqsc_file(table, path)
-            commands = self.parse_mqsc(text, path + ("mqsc_file",), source, (0, 0))
+            commands = self.parse_mqsc(text, path + ("mqsc_file",), source, None)
         else:
             text, source = self.string(table, "mqsc", path, ""), self.file
-            anchor = self.locator.string_anchor(path + ("mqsc",)) if text else (0, 0)
-            commands = self.parse_mqsc(text, path + ("mqsc",), source, anchor)
+            locate = self.locator.string_locator(path + ("mqsc",), text) if text else None
+            commands = self.parse_mqsc(text, path + ("mqsc",), source, locate)
         self.note_mqsc_subs(name, commands, f"the MQSC of {name}")
         return QmgrSpec(name, text, commands, source, line)
 
@@ -853,17 +928,23 @@ class _Parser:
         except OSError as e:
             raise self.error(path + ("mqsc_file",), f"cannot read {shown}: {e.strerror or e}") from None
 
-    def parse_mqsc(self, text: str, path: Path, source: str, anchor: tuple[int, int]) -> tuple[Command, ...]:
-        """Parse MQSC now so bad MQSC is reported at load time, in the user's file."""
+    def parse_mqsc(self, text: str, path: Path, source: str,
+                   locate: Callable[[int, int], tuple[int, int]] | None) -> tuple[Command, ...]:
+        """Parse MQSC now so bad MQSC is reported at load time, in the user's file:
+        ``locate`` maps a position inside an embedded string to the scenario file."""
         if not text:
             return ()
         try:
-            return read_mqsc(text, file=source)
+            commands = read_mqsc(text, file=source)
+            if locate is None:
+                return commands
+            return tuple(_relocated(cmd, locate) for cmd in commands)
         except InputError as e:
-            line_offset, column_shift = anchor
-            err = e.located(file=source, line_offset=line_offset)
-            if e.line == 1 and column_shift and err.column:
-                err.column += column_shift
+            err = e.located(file=source)
+            if locate is not None and e.line:
+                err.line, err.column = locate(e.line, e.column)
+            elif source == self.file:  # the string's source was not found: point at its key
+                err.line, err.column = self.locator.locate(path)
             err.message = f"{_render_path(path)}: {e.message}"
             ValueError.__init__(err, err.one_line())
             raise err from None
@@ -897,8 +978,8 @@ class _Parser:
     def step_mqsc(self, t: dict, path: Path, index: int, line: int) -> MqscStep:
         qmgr = self.qmgr_ref(t, "qmgr", path)
         text = self.string(t, "commands", path)
-        anchor = self.locator.string_anchor(path + ("commands",))
-        commands = self.parse_mqsc(text, path + ("commands",), self.file, anchor)
+        locate = self.locator.string_locator(path + ("commands",), text)
+        commands = self.parse_mqsc(text, path + ("commands",), self.file, locate)
         self.note_mqsc_subs(qmgr, commands, f"steps[{index}]")
         return MqscStep(index, line, qmgr, text, commands)
 
@@ -1068,13 +1149,14 @@ class _Parser:
             for raw_sub, topics in self.table(subs, path + (raw_qm,), "{ SUB = [topics] }").items():
                 sub_path = path + (raw_qm, raw_sub)
                 sub = self.mq_name(raw_sub, sub_path, "subscription")
+                topics = self.string_list(topics, sub_path, "topic strings")  # the shape first
                 if sub not in self.known_subs[qm]:
                     known = sorted(self.known_subs[qm])
                     raise self.error(sub_path, f"unknown subscription {sub} at {qm}; expected one of "
                                      f"{', '.join(known)}" if known else
                                      f"unknown subscription {sub} at {qm}; no step or MQSC makes one there",
                                      near_miss(sub, known))
-                for i, topic in enumerate(self.string_list(topics, sub_path, "topic strings")):
+                for i, topic in enumerate(topics):
                     try:
                         validate_topic_string(topic)
                     except TopicStringError as e:
@@ -1165,6 +1247,14 @@ _STEP_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "qmgr": (("name", "action"), ("name", "action")),
     "advance": (("days",), ("days",)),
 }
+
+
+def _relocated(cmd: Command, locate: Callable[[int, int], tuple[int, int]]) -> Command:
+    """A command read from a string embedded in the scenario file, with its positions
+    (verb and keywords) mapped to the scenario file, so later messages point there too."""
+    line, column = locate(cmd.line, cmd.column)
+    positions = tuple((kw,) + locate(ln, col) for kw, ln, col in cmd.positions)
+    return replace(cmd, line=line, column=column, positions=positions)
 
 
 def _mqsc_sub_changes(commands: tuple[Command, ...]) -> list[tuple[str, str]]:

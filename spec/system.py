@@ -20,7 +20,13 @@ Actions, named actor-then-verb:
 - ``ChannelFail(src, dst)`` / ``ChannelRecover(src, dst)`` — a fault: the channel goes to
   RETRYING and back; ``QmgrStop(name)`` / ``QmgrStart(name)`` — a queue manager stops and
   restarts (only when the scenario's ``[check] faults`` or ``--faults N`` allows: each
-  failure spends one unit of the budget, recoveries spend none; internal).
+  failure spends one unit of the budget, recoveries spend none). Faults and recoveries are
+  the environment's doing, like scenario steps (external): quiescence and termination are
+  about message deliveries only, so a settled state is judged even while a fault could
+  still be injected, and a fail/recover cycle is not an endless run. A RETRYING channel
+  recovers by itself (a fault's, or one that could not reach a stopped queue manager),
+  except when a scenario step set its status: that stays until a later step changes it
+  (``mqcheck run`` and ``check`` agree).
 
 Modelling choices, argued: a channel delivers only when both ends run and its status
 lets messages flow; messages are never lost in transit (MQ's assured delivery), only when
@@ -120,6 +126,7 @@ class NetworkState:
     clock: int = 0
     faults: int = 0  # failures the checker may still inject
     stopped_by_fault: tuple[str, ...] = ()  # queue managers a fault stopped (they may restart)
+    held_by_step: tuple[tuple[str, str], ...] = ()  # channels whose status a scenario step set (no auto-recovery)
 
     @property
     def log(self) -> tuple[LogEntry, ...]:
@@ -241,6 +248,7 @@ class Mutations:
     rank_after_status: bool = False  # workload: channel status filters before rank (001 rules 3-4 vs 8-11)
     weight_ignored: bool = False  # workload: every CLWLWGHT treated as 50
     redrive_bound_messages: bool = False  # bind: bound messages re-driven when their channel retries
+    far_end_reruns: bool = False  # workload: the receiving end runs the algorithm despite a local instance
     explain: bool = False  # not a mutant: record each choice's explanation (mqcheck run --explain)
 
 
@@ -350,27 +358,51 @@ def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | No
 
 
 def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:
-    """Reasons a queue manager's manual CLUSSDRs cannot take it into their cluster
-    (000 §Checking initial definitions), one line each."""
+    """Reasons a queue manager's manual CLUSSDRs have not taken it into their cluster
+    (000 §Checking initial definitions), one line each, from the state as it is: a CLUSSDR
+    whose full repository has answered (its record is held, no SYSTEM.TEMPQMGR entry) is
+    not reported, whatever happened to that queue manager since."""
     reasons = []
     for ch in q.defs.channels:
         if ch.chltype != "CLUSSDR":
             continue
         for cluster in objects.clusters_of(ch, q.defs) or ("",):
+            target_name = resolve_conname(state, ch.conname, cluster) if cluster else None
+            cache = q.cache(cluster) if cluster else None
+            waiting = cache is not None and any(_norm_conname(c) == _norm_conname(ch.conname) for c in cache.tempqmgr)
+            if cache is not None and target_name and not waiting and cache.qmgr_record_of(target_name) is not None:
+                continue  # joined
             if not cluster:
                 reasons.append(f"CLUSSDR {ch.name} names no cluster")
             elif _clusrcvr(q, cluster) is None:
-                reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but no CLUSRCVR of {q.name} is "
-                               f"(the CLUSRCVR and CLUSSDR cluster names differ)")
-            elif resolve_conname(state, ch.conname, cluster) is None:
+                if _member_clusters(q):
+                    reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but no CLUSRCVR of {q.name} is "
+                                   f"(the CLUSRCVR and CLUSSDR cluster names differ)")
+                else:
+                    reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but {q.name} has no CLUSRCVR for "
+                                   f"cluster {cluster} (both are needed — 000 §Checking initial definitions)")
+            elif target_name is None:
                 reasons.append(f"CLUSSDR {ch.name} CONNAME('{ch.conname}') matches no queue manager's CLUSRCVR")
             else:
-                target = state.qmgr(resolve_conname(state, ch.conname, cluster))
+                target = state.qmgr(target_name)
+                back = state.channel(target_name, q.name)
                 if target.cache(cluster) is None:
                     reasons.append(f"CLUSSDR {ch.name} reaches {target.name}, which is not a member of cluster {cluster}")
                 elif not target.cache(cluster).full:
                     reasons.append(f"CLUSSDR {ch.name} reaches {target.name}, which is not a full repository "
                                    f"for cluster {cluster}")
+                elif not target.running or not q.running:
+                    stopped = target.name if not target.running else q.name
+                    reasons.append(f"CLUSSDR {ch.name}: {stopped} is stopped; SYSTEM.TEMPQMGR until {target.name} "
+                                   f"answers")
+                elif back is not None and back.status not in FLOWING:
+                    # 000 §Checking initial definitions: "check channel status from the Full to
+                    # the Partial"
+                    reasons.append(f"CLUSSDR {ch.name}: {target.name} has not answered (SYSTEM.TEMPQMGR): the "
+                                   f"channel from {target.name} back to {q.name} is {back.status} — check channel "
+                                   f"status from the Full to the Partial")
+                elif waiting:
+                    reasons.append(f"CLUSSDR {ch.name}: {target.name} has not answered yet (SYSTEM.TEMPQMGR)")
     return tuple(reasons)
 
 
@@ -471,14 +503,38 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, a
         for _, name in rp.interested_in(cache, record):
             if name not in (sender_name, record.owner_name, q.name):
                 out.update(name, cache.cluster, [record])
-    if cache.is_pubsub_cluster():
+    # the deletion of the last cluster topic ends the pub/sub cluster, but it must still
+    # reach every member that holds the topic (002 §Cluster topics)
+    topic_deleted = any(r.kind == rp.TOPIC and r.deleted for r in applied)
+    if cache.is_pubsub_cluster() or topic_deleted:
         # 002 §Cluster topics / 000 §Cluster Topics: cluster topic records, and then every
         # queue-manager record, are pushed to every member of a publish/subscribe cluster.
         pushed = [r for r in applied if r.kind in (rp.TOPIC, rp.QMGR)]
-        if not was_pubsub:
+        if not was_pubsub and cache.is_pubsub_cluster():
             pushed = list(cache.qmgr_records()) + [r for r in cache.live() if r.kind == rp.TOPIC]
         for name in _members(cache, q.name, sender_name):
             out.update(name, cache.cluster, [r for r in pushed if r.owner_name != name])
+
+
+def _fr_refuses_topics(q: QmgrState, cache: rp.ClusterCache, msg: rp.RepoMsg, step: int
+                       ) -> tuple[tuple[rp.Record, ...], list[LogEntry]]:
+    """The records of ``msg`` a full repository takes in, and the error-log entry for the
+    cluster topic records it refuses under PSCLUS(DISABLED)."""
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: "setting PSCLUS to DISABLED
+    # on all full repository queue managers in the cluster prevents any clustered topic
+    # definition on an incorrectly configured partial repository from affecting other queue
+    # managers in the cluster ... the inconsistency is reported in the error logs of the
+    # full repository queue managers" — such an FR neither stores nor forwards them.
+    if not cache.full or q.defs.psclus != "DISABLED":
+        return msg.records, []
+    refused = [r for r in msg.records if r.kind == rp.TOPIC]
+    if not refused:
+        return msg.records, []
+    names = ", ".join(sorted({f"{r.owner_name}/{r.key}" for r in refused}))
+    return (tuple(r for r in msg.records if r.kind != rp.TOPIC),
+            [LogEntry(q.name, "PSCLUS_DISABLED",
+                      f"cluster topic {names} (cluster {cache.cluster}) from {msg.sender_name} rejected: "
+                      "PSCLUS(DISABLED) at this full repository; not stored or forwarded", step)])
 
 
 def _apply_all(q: QmgrState, cache: rp.ClusterCache, records, step: int, mut: Mutations
@@ -548,6 +604,11 @@ def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: 
     own = tuple(r for r in cache.records if r.owner == q.qmid)
     if not any(r.kind == rp.QMGR and not r.deleted for r in own):
         return cache
+    if cache.full:
+        # 003 §Queue managers and repositories: "All repositories are kept in step with each
+        # other by exchanging messages" — a full repository joining another hands over
+        # everything it holds (and gets everything back: process_repo_message, JOIN)
+        own = cache.records
     sent = set(cache.joined)
     for ch in _manual_clussdrs(q, cache.cluster):
         target = resolve_conname(state, ch.conname, cache.cluster)
@@ -652,20 +713,26 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             return _log(state, [LogEntry(dst, "NOT_A_FULL_REPOSITORY",
                                          f"{msg.sender_name}'s manual CLUSSDR for {msg.cluster} reaches {dst}, "
                                          "which is not a full repository; the join is ignored", step)])
-        known_before = cache.qmgr_record_of(msg.sender_name)
-        cache, applied, log = _apply_all(q, cache, msg.records, step, mut)
+        records, refused = _fr_refuses_topics(q, cache, msg, step)
+        cache, applied, log = _apply_all(q, cache, records, step, mut)
+        log = refused + log
         q = _put_cache(q, cache)
         # 000 §Initial definitions: the FR answers with its own CLUSRCVR information (and,
         # DESIGN §3.4, the other FRs it knows); in a pub/sub cluster, everything.
         answer = [r for r in cache.full_repositories() if r.owner_name != msg.sender_name]
-        if cache.is_pubsub_cluster():
+        if msg.sender_full:
+            # a full repository joining (or re-joining after REFRESH CLUSTER) is rebuilt from
+            # the others: it gets every record held here, tombstones included (003 §Queue
+            # managers and repositories; 002 §REFRESH CLUSTER considerations)
+            answer = [r for r in cache.records if r.owner != msg.sender]
+        elif cache.is_pubsub_cluster():
             answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
-        answer += [r for r in cache.live() if r.kind == rp.QUEUE and r.owner_name == q.name and msg.sender_full]
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
         _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
-        del known_before
     elif msg.op == rp.UPDATE:
-        cache, applied, log = _apply_all(q, cache, msg.records, step, mut)
+        records, refused = _fr_refuses_topics(q, cache, msg, step)
+        cache, applied, log = _apply_all(q, cache, records, step, mut)
+        log = refused + log
         q = _put_cache(q, cache)
         if cache.full:
             _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
@@ -682,7 +749,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             out.update(msg.sender_name, msg.cluster, answer, reply=True)
     elif msg.op == rp.REMOVE:
         before = cache
-        cache = rp.remove_owner(cache, msg.removed)
+        cache = rp.remove_owner(cache, msg.removed, msg.records)
         q = _put_cache(q, cache)
         if cache.full and cache != before and not msg.sender_full:
             for fr in _fr_targets_manual(state, q, msg.cluster):
@@ -704,9 +771,20 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         cache = q.cache(cl)
         if cache is None:
             continue
-        own = tuple(r for r in cache.records if r.owner == q.qmid)
-        fresh = replace(cache, records=own, subscribers=() if not cache.full else cache.subscribers,
+        # the queue manager re-announces itself with new sequence numbers, so a repository
+        # that forcibly removed it (RESET CLUSTER "issued in error" — 000 §Refreshing
+        # repository information) takes it back instead of discarding a duplicate
+        seq = q.seq
+        own = []
+        for r in cache.records:
+            if r.owner == q.qmid:
+                seq += 0 if r.deleted else 1
+                own.append(r if r.deleted else replace(r, seq=seq, published=state.clock))
+        q = replace(q, seq=seq)
+        fresh = replace(cache, records=tuple(own), subscribers=() if not cache.full else cache.subscribers,
                         highest_seen=tuple(p for p in cache.highest_seen if p[0][2] == q.qmid))
+        for r in own:
+            fresh = rp.note_seen(fresh, r)
         q = _put_cache(q, fresh)
         state = _put_qmgr(state, q)
         out = _Outbox()
@@ -714,7 +792,8 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
         fresh = _send_joins(state, q, fresh, out)
         if fresh.interests and not fresh.full:
-            for fr in _fr_targets_manual(state, q, cl)[:1]:
+            # subscriptions go to two full repositories (000 §First MQOPEN of a Queue)
+            for fr in _two_frs(state, q, cache, mut)[0]:
                 out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cl, q.qmid, q.name, False, keys=fresh.interests))
         q = _put_cache(q, fresh)
         state = _put_qmgr(state, q)
@@ -728,14 +807,21 @@ def reset_cluster(state: NetworkState, name: str, op: objects.ResetCluster, step
     q = state.qmgr(name)
     cache = q.cache(op.cluster)
     if cache is None or not cache.full:
-        return _log(state, [LogEntry(name, "AMQ9XXX_NOT_FULL_REPOSITORY",
-                                     f"RESET CLUSTER({op.cluster}) must be issued on a full repository", step)])
+        return _log(state, [LogEntry(name, "NOT_A_FULL_REPOSITORY",
+                                     f"RESET CLUSTER({op.cluster}) must be issued on a full repository for "
+                                     f"{op.cluster}: {name} is not one (000 §Incorrectly deleted queue managers)",
+                                     step)])
     if op.qmid:
         victims = sorted({r.owner for r in cache.qmgr_records() if r.owner == op.qmid})
         if not victims:
             victims = sorted({r.owner for r in cache.records if r.owner == op.qmid})
     else:
         victims = sorted({r.owner for r in cache.qmgr_records() if r.owner_name == op.qmname})
+        if not victims:
+            # a queue manager that already left (its CLUSRCVR deleted — 004 §Adding and
+            # removing queue managers) is still known by its records here; the reset goes on
+            withdrawn = sorted({r.owner for r in cache.records if r.owner_name == op.qmname})
+            victims = withdrawn if len(withdrawn) == 1 else []
         if len(victims) > 1:
             return _log(state, [LogEntry(name, "QMNAME_AMBIGUOUS",
                                          f"RESET CLUSTER QMNAME({op.qmname}): {len(victims)} queue managers of that "
@@ -744,7 +830,8 @@ def reset_cluster(state: NetworkState, name: str, op: objects.ResetCluster, step
         return _log(state, [LogEntry(name, "AMQ8147", f"RESET CLUSTER: {op.qmid or op.qmname} not known in "
                                                      f"cluster {op.cluster}", step)])
     for victim in victims:
-        msg = rp.RepoMsg(rp.REMOVE, op.cluster, q.qmid, q.name, False, removed=victim)
+        tombstones = tuple(replace(r, deleted=True) for r in cache.records if r.owner == victim)
+        msg = rp.RepoMsg(rp.REMOVE, op.cluster, q.qmid, q.name, False, records=tombstones, removed=victim)
         state = process_repo_message(state, name, msg, step)  # here, and forwarded to manual FRs
         q = state.qmgr(name)
         forwarded = set(_fr_targets_manual(state, q, op.cluster))
@@ -763,6 +850,11 @@ def _admin_subscription(defn: objects.Subscription) -> pubsub.Subscription:
                                scope=defn.subscope, dest=defn.dest, durable=True, admin=True)
 
 
+def _mqsc_at(cmd: Any) -> str:
+    """Where a rejected command is written, for its log entry (a long mqsc_file)."""
+    return f" (at {cmd.file}:{cmd.line})" if getattr(cmd, "line", 0) else ""
+
+
 def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: int,
                mut: Mutations = NO_MUTATIONS) -> NetworkState:
     """Run MQSC commands at one queue manager, as runmqsc would, then let it publish what
@@ -775,19 +867,23 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
     """
     for cmd in commands:
         q = state.qmgr(name)
-        defs, outcome = objects.apply_command(q.defs, cmd)
+        if _api_subscription_named(q, cmd):  # one subscription namespace per queue manager
+            state = _mqsc_on_api_subscription(state, name, cmd, step)
+            continue
+        # DEFINE SUB TOPICOBJ may name a cluster topic known here (002 §Topic spaces, Case 1)
+        defs, outcome = objects.apply_command(q.defs, cmd, pubsub_space(q).cluster)
         if not outcome.accepted:
-            state = _log(state, [LogEntry(name, _amq_code(outcome.message), outcome.message, step)])
+            state = _log(state, [LogEntry(name, _amq_code(outcome.message), outcome.message + _mqsc_at(cmd), step)])
             continue
         ps = q.pubsub
         if cmd.verb == "DEFINE" and cmd.objtype == "SUB" and ps.subscription(cmd.name) is None:
             space = replace(topic_space(q), local=defs.topics)
             ps, errors = pubsub.subscribe(space, ps, _admin_subscription(defs.subscription(cmd.name)))
             if errors:  # MQ refuses the DEFINE SUB as a whole
-                state = _log(state, [LogEntry(name, e.code, e.detail, step) for e in errors])
+                state = _log(state, [LogEntry(name, e.code, e.detail + _mqsc_at(cmd), step) for e in errors])
                 continue
         elif cmd.verb == "DELETE" and cmd.objtype == "SUB":
-            ps, _ = pubsub.unsubscribe(ps, cmd.name)
+            ps = _ps_remove_subscription(ps, cmd.name)
         op = outcome.operation
         if isinstance(op, objects.ClearRetained):
             ps = pubsub.clear_retained(ps, op.topicstr)
@@ -846,21 +942,35 @@ def _suspend(state: NetworkState, name: str, op: Any, step: int, mut: Mutations)
 
 
 def _channel_status_by_name(state: NetworkState, name: str, channel: str, status: str) -> NetworkState:
+    """STOP/START CHANNEL of a sender: a manual CLUSSDR or SDR, or else an auto-defined
+    CLUSSDR, which carries the name of the CLUSRCVR it was made from (003 §Auto-definition
+    of channels)."""
     q = state.qmgr(name)
+    targets = []
     for ch in q.defs.channels:
         if ch.name == channel and ch.chltype in ("CLUSSDR", "SDR"):
             target = resolve_conname(state, ch.conname, ch.cluster)
             if target:
-                existing = state.channel(name, target) or Channel(name, target)
-                state = _set_channel(state, replace(existing, status=status))
+                targets.append(target)
+    if not targets:
+        targets = sorted({r.owner_name for c in q.caches for r in c.qmgr_records()
+                          if r.info.channel == channel and r.owner != q.qmid and state.find(r.owner_name)})
+    if not targets and not any(ch.name == channel for ch in q.defs.channels):
+        return _log(state, [LogEntry(name, "CHANNEL_NOT_FOUND", f"channel {channel} not found at {name} (no "
+                                                                "manual or auto-defined sender of that name)",
+                                     state.next_step - 1)])
+    for target in targets:
+        existing = state.channel(name, target) or Channel(name, target)
+        state = _held_by_step(_set_channel(state, replace(existing, status=status)), name, target)
     return state
 
 
 def _full_topic(q: QmgrState, topicobj: str, topic: str, step: int) -> tuple[str | None, tuple[LogEntry, ...]]:
-    # 002 §Constructing topic names: TOPICSTR of the named object joined with the string
+    # 002 §Constructing topic names: TOPICSTR of the named object joined with the string;
+    # 002 §Topic spaces Case 1 item 3: the object may be a cluster topic known here
     if not topicobj:
         return topic, ()
-    obj = q.defs.topic(topicobj)
+    obj = objects.resolve_topicobj(q.defs, topicobj, pubsub_space(q).cluster)
     if obj is None:
         return None, (LogEntry(q.name, "MQRC_UNKNOWN_OBJECT_NAME", f"topic object {topicobj} not found", step),)
     try:
@@ -906,7 +1016,37 @@ def _step_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> Networ
 def _step_channel(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> NetworkState:
     existing = state.channel(step.qmgr, step.to) or Channel(step.qmgr, step.to)
     state = _set_channel(state, replace(existing, status=step.status))
+    # the administrator's status stays until a later step changes it (no automatic recovery)
+    state = _held_by_step(state, step.qmgr, step.to)
     return _wl_redrive(state, step.qmgr, step.to, step.index, mut)
+
+
+def _held_by_step(state: NetworkState, src: str, dst: str) -> NetworkState:
+    if (src, dst) in state.held_by_step:
+        return state
+    return replace(state, held_by_step=tuple(sorted(state.held_by_step + ((src, dst),))))
+
+
+def _restarted(q: QmgrState) -> QmgrState:
+    """A stopped queue manager starts again: its non-durable subscriptions ended with their
+    connections and the rest get their WILDCARD(BLOCK) sets re-evaluated (002 §Subscription
+    durability; §Controlling wildcard usage with the WILDCARD property). The demand change
+    is sent by ``pubsub_after_step`` after the step, as for any other step."""
+    from spec.topic_tree import subscriptions_after_restart  # kept local: the import block is shared
+    ended = {s.name for s in q.pubsub.subscriptions if not s.durable}
+    ps = replace(q.pubsub, subscriptions=subscriptions_after_restart(pubsub_space(q), q.pubsub.subscriptions),
+                 republishers=tuple(r for r in q.pubsub.republishers if r.subscription not in ended))
+    return replace(q, running=True, pubsub=ps)
+
+
+def _qmgr_started(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """strmqm, by a scenario step or as a fault's recovery (``QmgrStart``) — one rule for
+    both: a stopped queue manager restarts (``_restarted``), republishes records whose
+    refresh fell due meanwhile and publishes what changed. A running one only publishes."""
+    q = state.qmgr(name)
+    state = _put_qmgr(state, _restarted(q) if not q.running else q)
+    state = _republish_overdue(state, name, step, mut)
+    return publish_own(state, name, step, mut)
 
 
 def _step_qmgr(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario: sc.Scenario) -> NetworkState:
@@ -916,8 +1056,7 @@ def _step_qmgr(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario:
     if step.action == "start":
         if q is None:
             return _log(state, [LogEntry(step.name, "AMQ7048", f"{step.name} does not exist (deleted)", step.index)])
-        state = _put_qmgr(state, replace(q, running=True))
-        return publish_own(state, step.name, step.index, mut)
+        return _qmgr_started(state, step.name, step.index, mut)
     if step.action == "delete":
         if q is None:
             return state
@@ -925,6 +1064,9 @@ def _step_qmgr(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario:
         return replace(state, qmgrs=tuple(x for x in state.qmgrs if x.name != step.name),
                        channels=tuple(c for c in state.channels if c.src != step.name))
     # recreate: a new queue manager with the same name and definitions, a new QMID
+    if q is not None:  # crtmqm of a name that exists
+        return _log(state, [LogEntry(step.name, "AMQ8110", f"queue manager {step.name} already exists; delete it "
+                                                           "before recreating it", step.index)])
     incarnation = (q.incarnation if q else _last_incarnation(state, step.name)) + 1
     spec_ = next(s for s in scenario.qmgrs if s.name == step.name)
     fresh = QmgrState(step.name, objects.QueueManagerDef(step.name), LocalPubSub(), incarnation=incarnation,
@@ -946,7 +1088,6 @@ def _step_advance(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> 
     (queue managers, queues) days (002 §Key roles; 000 §Incorrectly deleted queue managers)."""
     before = state.clock
     state = replace(state, clock=state.clock + step.days)
-    running = {q.qmid for q in state.qmgrs if q.running}
     for q in state.qmgrs:
         if not q.running:
             continue
@@ -962,7 +1103,9 @@ def _step_advance(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> 
         for cache in q.caches:
             records = []
             for r in cache.records:
-                if r.deleted or r.owner == q.qmid or r.owner in running:
+                # refreshed = the owner's republished copy can reach this repository: a
+                # stopped owner, or channels down on the way, mean no refresh arrives
+                if r.deleted or r.owner == q.qmid or _republish_reaches(state, r.owner, q.name, cache.cluster):
                     records.append(r)
                     continue
                 age, age_before = state.clock - r.published, before - r.published
@@ -980,6 +1123,46 @@ def _step_advance(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> 
             q_new = _put_cache(q_new, replace(cache, records=tuple(records)))
         state = _put_qmgr(state, q_new)
     return _log(state, log)
+
+
+def _republish_reaches(state: NetworkState, owner: str, dst: str, cluster: str) -> bool:
+    """Whether the 30-day republication of ``owner`` (a QMID) reaches ``dst`` now: the owner
+    runs, and a path of running queue managers and channels that let messages flow leads
+    from it to the full repositories it publishes to (itself, if it is one), on to the FRs
+    they forward to, and from one of those to ``dst`` (DESIGN §3.4)."""
+    o = next((q for q in state.qmgrs if q.qmid == owner and q.running), None)
+    if o is None or o.cache(cluster) is None:
+        return False
+    if o.name == dst:
+        return True
+    running = {q.name for q in state.qmgrs if q.running}
+
+    def up(a: str, b: str) -> bool:
+        ch = state.channel(a, b)
+        return a in running and b in running and (ch is None or ch.status in FLOWING)
+
+    cache = o.cache(cluster)
+    reached = {o.name} if cache.full else {f for f in _two_frs(state, o, cache, NO_MUTATIONS)[0] if up(o.name, f)}
+    todo = list(reached)
+    while todo:
+        fr = state.find(todo.pop())
+        for nxt in _fr_targets_manual(state, fr, cluster) if fr else ():
+            if nxt not in reached and up(fr.name, nxt):
+                reached.add(nxt)
+                todo.append(nxt)
+    return dst in reached or any(up(fr, dst) for fr in reached)
+
+
+def _republish_overdue(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """A queue manager that starts again republishes its records if their 30-day refresh
+    fell due while it was stopped, so repositories that expired them learn it again
+    (DESIGN §3.4; 000 §Incorrectly deleted queue managers)."""
+    q = state.find(name)
+    if q is None or not q.running:
+        return state
+    overdue = any(r.owner == q.qmid and not r.deleted and state.clock - r.published >= rp.REPUBLISH_DAYS
+                  for c in q.caches for r in c.records)
+    return _republish_all(state, name, step, mut) if overdue else state
 
 
 def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
@@ -1047,14 +1230,17 @@ class MQNetwork:
         for ch in state.channels:
             if ch.messages and ch.status in FLOWING and ch.src in running and ch.dst in running:
                 acts.append(ChannelDeliver(ch.src, ch.dst))
+        # the scenario's next step before any fault, so that of two equally short traces the
+        # checker reports the one without a fault
+        if state.next_step < len(self.scenario.steps):
+            acts.append(ScenarioStep(state.next_step))
+        acts.extend(ChannelRecover(ch.src, ch.dst) for ch in state.channels
+                    if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step)
+        acts.extend(QmgrStart(name) for name in state.stopped_by_fault)
         if state.faults > 0:
             acts.extend(ChannelFail(ch.src, ch.dst) for ch in state.channels
                         if ch.messages and ch.status in FLOWING)
             acts.extend(QmgrStop(q.name) for q in state.qmgrs if q.running and q.name not in state.stopped_by_fault)
-        acts.extend(ChannelRecover(ch.src, ch.dst) for ch in state.channels if ch.status == "RETRYING")
-        acts.extend(QmgrStart(name) for name in state.stopped_by_fault)
-        if state.next_step < len(self.scenario.steps):
-            acts.append(ScenarioStep(state.next_step))
         return tuple(acts)
 
     def next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
@@ -1078,7 +1264,8 @@ class MQNetwork:
             ch = state.channel(action.src, action.dst)
             if ch is None or state.faults <= 0:
                 return None
-            state = replace(_set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1)
+            state = replace(_set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1,
+                            held_by_step=tuple(p for p in state.held_by_step if p != (ch.src, ch.dst)))
             return _wl_redrive(state, action.src, action.dst, state.next_step - 1, self.mutations)
         if isinstance(action, QmgrStop):
             q = state.find(action.name)
@@ -1090,12 +1277,13 @@ class MQNetwork:
             q = state.find(action.name)
             if q is None or action.name not in state.stopped_by_fault:
                 return None
-            state = replace(_put_qmgr(state, replace(q, running=True)),
-                            stopped_by_fault=tuple(n for n in state.stopped_by_fault if n != action.name))
-            return publish_own(state, action.name, state.next_step - 1, self.mutations)
+            state = replace(state, stopped_by_fault=tuple(n for n in state.stopped_by_fault if n != action.name))
+            # the same restart as a scenario's `qmgr` start step (decisions-A: ends
+            # non-durable subscriptions, re-evaluates WILDCARD(BLOCK))
+            return _qmgr_started(state, action.name, state.next_step - 1, self.mutations)
         if isinstance(action, ChannelRecover):
             ch = state.channel(action.src, action.dst)
-            if ch is None or ch.status != "RETRYING":
+            if ch is None or ch.status != "RETRYING" or (ch.src, ch.dst) in state.held_by_step:
                 return None
             return _set_channel(state, replace(ch, status="RUNNING"))
         if not isinstance(action, ScenarioStep) or action.index != state.next_step:
@@ -1127,7 +1315,8 @@ class MQNetwork:
 
     # --- optional parts of the protocol ---------------------------------------------
     def is_internal(self, action: Any) -> bool:
-        return not isinstance(action, ScenarioStep)
+        # deliveries only: faults and recoveries are the environment's (module docstring)
+        return isinstance(action, ChannelDeliver)
 
     def describe_action(self, action: Any) -> str:
         if isinstance(action, ScenarioStep):
@@ -1242,7 +1431,25 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
             why = _UNMODELLED_OPERATIONS.get(type(outcome.operation))
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
+            why = _wl_unmodelled_routing(qmgr, cmd)
+            if why:
+                notes.append(f"{where} (line {cmd.line}): {why}")
     return tuple(notes)
+
+
+def _wl_unmodelled_routing(qmgr: str, cmd: Any) -> str:
+    """Channels the workload model ignores: SDR/RCVR pairs and transmission queues are
+    modelled (000 §Routing messages in and out of clusters, Scenarios 1-3), client channels
+    carry no queue manager traffic, but SVR/RQSTR (and the like) are not: said, so that a
+    scenario relying on them is not silently answered as if they did not exist."""
+    defs, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
+    if not outcome.accepted:
+        return ""
+    for ch in defs.channels:
+        if ch.chltype not in ("CLUSSDR", "CLUSRCVR", "SDR", "RCVR", "SVRCONN", "CLNTCONN"):
+            return (f"CHANNEL({ch.name}) CHLTYPE({ch.chltype}): point-to-point channels are not modelled; "
+                    "no message flows over it")
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1328,13 +1535,29 @@ class RunReport:
 SETTLE_LIMIT = 2000  # deliveries one settling may take before it is called endless
 
 
+def _reconnectable(state: NetworkState) -> tuple[ChannelRecover, ...]:
+    """The deterministic scheduler's channel recovery (the checker's ``ChannelRecover``,
+    taken at the first chance): a RETRYING channel whose two ends run reconnects, unless a
+    scenario step set its status. 000 §Resource definition for Full Repositories: channels
+    "in retry ... hit a retry interval"; 000 §Workload management features: messages "wait
+    on the transmission queue for the network to come back up" (retry intervals abstracted
+    to: at the next chance once the partner runs)."""
+    running = {q.name for q in state.qmgrs if q.running}
+    return tuple(ChannelRecover(ch.src, ch.dst) for ch in state.channels
+                 if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step
+                 and ch.src in running and ch.dst in running)
+
+
 def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     """Deliver every in-flight message in a fixed order until nothing can move: the first
     deliverable channel in (source, destination) order, one message at a time. A network
     that is still busy after :data:`SETTLE_LIMIT` deliveries (a publication loop that no
     fingerprint stops, e.g. republishing with MQACTP_NEW) is left as it is, with a
-    NOT_SETTLED entry in the log."""
+    NOT_SETTLED entry in the log. Before each delivery, channels that can reconnect do
+    (:func:`_reconnectable`)."""
     for _ in range(SETTLE_LIMIT):
+        for recover in _reconnectable(state):
+            state = model.next_state(state, recover)
         delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
         if not delivers:
             return state
@@ -1418,7 +1641,25 @@ def pubsub_after_step(state: NetworkState, step: int, mut: Mutations = NO_MUTATI
             subs = tuple(replace(s, created=step) if s.created == pubsub.UNSTAMPED else s for s in q.pubsub.subscriptions)
             state = _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, subscriptions=subs)))
     for q in state.qmgrs:
+        if q.defs.parent != q.pubsub.parent_judged:
+            state = _judge_parent(state, q, step)
+    for q in state.qmgrs:
         state = _ps_reconcile(state, q.name, mut)
+    return state
+
+
+def _judge_parent(state: NetworkState, q: QmgrState, step: int) -> NetworkState:
+    """A new PARENT that names no queue manager of the scenario, or the queue manager
+    itself, connects nothing (002 §Publish/subscribe hierarchies: "Use the ALTER QMGR PARENT
+    (PARENT_NAME) runmqsc command to connect children to parents"); it is logged once."""
+    state = _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, parent_judged=q.defs.parent)))
+    parent = q.defs.parent
+    if parent == q.name:
+        return _log(state, [LogEntry(q.name, "PARENT_SELF", f"PARENT({parent}) names this queue manager; "
+                                     "no hierarchy link", step)])
+    if parent and state.find(parent) is None:
+        return _log(state, [LogEntry(q.name, "PARENT_UNKNOWN", f"PARENT({parent}) names no queue manager of the "
+                                     "scenario; no hierarchy link", step)])
     return state
 
 
@@ -1437,7 +1678,7 @@ def _ps_route(state: NetworkState, name: str, pub: Publication, came_from: str |
         pubsub_space(q), q.pubsub, pub, me=q.name, qmid=q.qmid, came_from=came_from, came_via=came_via,
         scope_qmgr=scope_qmgr, step=step, next_serial=q.published, check_fingerprints=not mut.no_fingerprint_check,
         aggregate=not mut.no_proxy_aggregation, relay_within_cluster=mut.relay_within_cluster,
-        ignore_subscope_remote=mut.ignore_subscope_remote)
+        ignore_subscope_remote=mut.ignore_subscope_remote, links=pubsub_links(state, q))
     state = _put_qmgr(state, replace(q, pubsub=r.ps, published=max(q.published, r.published)))
     for dst, msg in r.sends:
         state = _send(state, name, dst, msg)
@@ -1476,7 +1717,19 @@ def receive_publication(state: NetworkState, dst: str, msg: pubsub.PublicationMs
     refused = _ps_refused_by_psclus(state, dst, msg, step)
     if refused is not None:
         return refused
-    pub = Publication(msg.topic, msg.origin, msg.serial, msg.retain, msg.fingerprints)
+    pub = Publication(msg.topic, msg.origin, msg.serial, msg.retain, msg.fingerprints, msg.lineage)
+    if msg.answers:
+        # 002 §Retained publications in a distributed publish/subscribe topology: an answer
+        # to a new proxy subscription is for the subscriptions that proxy carries
+        q = state.qmgr(dst)
+        r = pubsub.receive_retained_answer(
+            pubsub_space(q), q.pubsub, pub, msg.answers, me=q.name, qmid=q.qmid, came_from=msg.sender,
+            came_via=msg.via, check_fingerprints=not mut.no_fingerprint_check,
+            relay_within_cluster=mut.relay_within_cluster, links=pubsub_links(state, q))
+        state = _put_qmgr(state, replace(q, pubsub=r.ps))
+        for to, out in r.sends:
+            state = _send(state, dst, to, out)
+        return _log(state, [LogEntry(dst, e.code, e.detail, step) for e in r.errors])
     return _ps_route(state, dst, pub, msg.sender, msg.via, False, step, mut)
 
 
@@ -1506,11 +1759,40 @@ def _step_subscribe(state: NetworkState, step: sc.SubscribeStep, mut: Mutations)
     return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
 
 
+def _ps_remove_subscription(ps: pubsub.LocalPubSub, name: str) -> pubsub.LocalPubSub:
+    """The subscription is gone, and with it the republishing application reading it."""
+    ps, _ = pubsub.unsubscribe(ps, name)
+    return replace(ps, republishers=tuple(r for r in ps.republishers if r.subscription != name))
+
+
+def _api_subscription_named(q: QmgrState, cmd: Any) -> bool:
+    """Does a DEFINE/ALTER/DELETE SUB name a subscription an application made (MQSUB)? MQ
+    keeps one subscription namespace per queue manager: DISPLAY SUB lists both kinds and
+    DELETE SUB removes either (002 §Subscribers and subscriptions; §Subscription durability)."""
+    return (cmd.objtype == "SUB" and cmd.verb in ("DEFINE", "ALTER", "DELETE")
+            and q.defs.subscription(cmd.name) is None and q.pubsub.subscription(cmd.name) is not None)
+
+
+def _mqsc_on_api_subscription(state: NetworkState, name: str, cmd: Any, step: int) -> NetworkState:
+    # DELETE SUB removes it; DEFINE SUB finds the name taken (AMQ8150, with or without
+    # REPLACE: turning an API subscription into an administrative one is not modelled);
+    # ALTER SUB is not modelled for API subscriptions and is refused the same way
+    q = state.qmgr(name)
+    if cmd.verb == "DELETE":
+        return _put_qmgr(state, replace(q, pubsub=_ps_remove_subscription(q.pubsub, cmd.name)))
+    detail = objects.AMQ8150(cmd.name) + " (a subscription made by an application)"
+    return _log(state, [LogEntry(name, "AMQ8150", detail, step)])
+
+
 def _step_unsubscribe(state: NetworkState, step: sc.UnsubscribeStep, mut: Mutations) -> NetworkState:
+    """MQCLOSE with MQCO_REMOVE_SUB: any subscription of that name, an administrative one
+    (DEFINE SUB) included — one namespace per queue manager."""
     q = state.qmgr(step.qmgr)
-    ps, errors = pubsub.unsubscribe(q.pubsub, step.name)
-    ps = replace(ps, republishers=tuple(r for r in ps.republishers if r.subscription != step.name))
-    return _log(_put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
+    if q.pubsub.subscription(step.name) is None:
+        _, errors = pubsub.unsubscribe(q.pubsub, step.name)
+        return _log(state, [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])
+    defs = replace(q.defs, subscriptions=tuple(s for s in q.defs.subscriptions if s.name != step.name))
+    return _put_qmgr(state, replace(q, defs=defs, pubsub=_ps_remove_subscription(q.pubsub, step.name)))
 
 
 def _step_republish(state: NetworkState, step: sc.RepublishStep, mut: Mutations) -> NetworkState:
@@ -1636,7 +1918,17 @@ def _wl_arrive(state: NetworkState, qname: str, handle: str, queue: str, group: 
     counts = {(h, qu, g): n for h, qu, g, n in q.arrivals}
     key = (handle, queue, group)
     counts[key] = counts.get(key, 0) + 1
-    return _put_qmgr(state, replace(q, arrivals=tuple(sorted((*k, n) for k, n in counts.items()))))
+    state = _put_qmgr(state, replace(q, arrivals=tuple(sorted((*k, n) for k, n in counts.items()))))
+    # the run's record, kept with the handle: deleting the queue manager the message arrived
+    # at later does not erase that it arrived (messages_of)
+    opener = _wl_handle_qmgr(state, handle)
+    if not opener:
+        return state
+    o = state.qmgr(opener)
+    h = _wl_handle(o, handle)
+    per = dict(h.arrived)
+    per[qname] = per.get(qname, 0) + 1
+    return _put_qmgr(state, _wl_put_handle(o, replace(h, arrived=tuple(sorted(per.items())))))
 
 
 def _wl_send_or_arrive(state: NetworkState, qname: str, dest: wl.Destination, msg: bd.AppMessage,
@@ -1662,10 +1954,18 @@ def _wl_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> NetworkS
     q = state.qmgr(step.qmgr)
     handle = bd.Handle(step.handle, q.name, step.queue, step.target_qmgr, step.bind)
     res = bd.resolve_local(q.defs, q.name, step.queue, step.target_qmgr, _wl_joined(q))
+    if res.kind == "cluster" and all(c.full for c in q.caches) and not bd.candidates(
+            bd.view_of(q, {}, res.exclude_local), wl.Put(res.queue, res.target_qmgr)):
+        # 000 §First MQOPEN of a Queue: only a partial repository subscribes and waits; a
+        # full repository of every cluster it is in (or a queue manager in none) knows now
+        reason = wl.Reason.MQRC_UNKNOWN_REMOTE_Q_MGR if res.target_qmgr else wl.Reason.MQRC_UNKNOWN_OBJECT_NAME
+        res = replace(res, kind="error", reason=str(reason))
     if res.kind == "error":
+        # the handle is kept, invalid, so that its puts fail visibly (MQRC_HOBJ_ERROR)
+        state = _put_qmgr(state, _wl_put_handle(q, replace(handle, failed=res.reason)))
         return _log(state, [LogEntry(q.name, res.reason, f"MQOPEN {step.queue}: {res.reason}", step.index)])
     state = _put_qmgr(state, _wl_put_handle(q, handle))
-    if res.target_qmgr:
+    if res.kind == "cluster" and res.target_qmgr:
         state = _wl_subscribe_target(state, q.name, res.target_qmgr, mut)
     if res.kind == "cluster":
         state, handle = _wl_resolve_bind(state, handle, res, step.index, mut, serial=0)
@@ -1724,8 +2024,13 @@ def _wl_put(state: NetworkState, step: sc.PutStep, mut: Mutations) -> NetworkSta
     Queue), the put waits: ``None``, the step is not enabled yet. ``run`` settles before
     every step, so it never waits there."""
     qname = _wl_handle_qmgr(state, step.handle)
-    if not qname:  # the open failed (logged then)
+    if not qname:  # its queue manager was deleted with the handle
         return state
+    failed = _wl_handle(state.qmgr(qname), step.handle).failed
+    if failed:  # the MQOPEN failed: every MQPUT through the handle fails
+        return _log(state, [LogEntry(qname, "MQRC_HOBJ_ERROR", f"MQPUT through {step.handle} (message {i}): "
+                                     f"MQRC_HOBJ_ERROR, its MQOPEN failed with {failed}", step.index)
+                            for i in range(step.count)])
     if _wl_waits_for_repository(state, qname, step.handle):
         return None
     for _ in range(step.count):
@@ -1757,7 +2062,11 @@ def _wl_put_one(state: NetworkState, qname: str, name: str, group: str, step: in
         return _log(state, [LogEntry(qname, res.reason, f"MQPUT {handle.queue}: {res.reason}", step)])
     msg = bd.AppMessage(name, serial, res.queue, res.target_qmgr, False, group, (qname,))
     if res.kind == "local":
+        if q.defs.queue(res.queue).put == "DISABLED":
+            return _log(state, [LogEntry(qname, "MQRC_PUT_INHIBITED", f"MQPUT {handle.queue}: MQRC_PUT_INHIBITED", step)])
         return _wl_arrive(state, qname, name, res.queue, group)
+    if res.kind == "xmitq":
+        return _wl_send_p2p(state, qname, res, msg, step, mut)
     state, handle = _wl_resolve_bind(state, handle, res, step, mut, serial=serial)
     grouped = handle.bind == bd.BIND_ON_GROUP and bool(group)
     if handle.bind == bd.BIND_ON_OPEN or (grouped and handle.group == group):
@@ -1799,14 +2108,67 @@ def _wl_arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: 
     res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _wl_joined(q))
     if res.kind == "error":
         return _log(state, [LogEntry(dst, res.reason, f"{msg}: put to the dead-letter queue", step)])
-    if res.kind == "local":
-        return _wl_arrive(state, dst, msg.handle, res.queue, msg.group)
-    put = wl.Put(res.queue, res.target_qmgr, via_cluster_channel=True)
+    if res.kind == "xmitq":
+        return _wl_send_p2p(state, dst, res, msg, step, mut)
+    obj = q.defs.queue(msg.queue)
+    # 000 §Utilising remote destinations: "Any messages received by a cluster channel will be
+    # put to a local queue if one exists in order to avoid looping round the cluster" (DESIGN
+    # §3.5); a name resolving here is fixed (DESIGN §3.6). Only aliases re-run the algorithm.
+    # A message from a RCVR channel is resolved as an application's put would be (000
+    # Scenario 3: the gateway's QREMOTE(CQM) RNAME(' ') RQMNAME(' ') lets the algorithm run).
+    direct = (not msg.p2p and res.kind == "cluster" and not msg.target_qmgr and obj is not None
+              and obj.qtype == "QLOCAL")
+    if mut.far_end_reruns and (direct or res.kind == "local" and objects.clusters_of(q.defs.queue(res.queue), q.defs)):
+        res, direct = replace(res, kind="cluster"), False  # the mutant: rule 3 may send it on
+    if res.kind == "local" or direct:
+        return _wl_put_local(state, dst, msg, res.queue, step)
+    put = wl.Put(res.queue, res.target_qmgr, via_cluster_channel=not msg.p2p)
     state, choice = _wl_choose(state, dst, put, msg.handle, msg.serial, "", step, mut, exclude_local=res.exclude_local)
     if choice.destination is None:
         return _log(state, [LogEntry(dst, str(choice.reason), f"{msg}: put to the dead-letter queue", step)])
-    onward = replace(msg, queue=res.queue, target_qmgr=res.target_qmgr, bound=msg.bound or bool(res.target_qmgr))
+    # a message from a RCVR channel is put by the MCA like a NOT_FIXED put unless it names a
+    # queue manager (the p2p leg bound it to this gateway only)
+    bound = (msg.bound and not msg.p2p) or bool(res.target_qmgr)
+    onward = replace(msg, queue=res.queue, target_qmgr=res.target_qmgr, bound=bound, p2p=False)
     return _wl_send_or_arrive(state, dst, choice.destination, onward, step, mut)
+
+
+def _wl_p2p_peer(state: NetworkState, qname: str, xmitq: str) -> str:
+    """The queue manager a message on transmission queue ``xmitq`` at ``qname`` goes to: the
+    one defining the RCVR channel named like a SDR channel of ``qname`` that serves
+    ``xmitq`` (000 Scenario 1: QMX's SDR QMX.TO.QMA XMITQ(QMA), QMA's RCVR QMX.TO.QMA);
+    "" when there is none."""
+    for ch in state.qmgr(qname).defs.channels:
+        if ch.chltype == "SDR" and ch.xmitq == xmitq:
+            for other in state.qmgrs:
+                if other.name != qname and any(c.chltype == "RCVR" and c.name == ch.name for c in other.defs.channels):
+                    return other.name
+    return ""
+
+
+def _wl_send_p2p(state: NetworkState, qname: str, res: bd.Resolved, msg: bd.AppMessage, step: int,
+                 mut: Mutations) -> NetworkState:
+    """Put the message to transmission queue ``res.xmitq`` addressed to (queue, queue manager):
+    it flows over the point-to-point channel serving that queue (reusing the pair's FIFO),
+    bound (no workload choice is involved: one route). Without such a channel it waits on
+    the transmission queue for ever, which is logged (XMITQ_NO_CHANNEL)."""
+    msg = replace(msg, queue=res.queue, target_qmgr=res.target_qmgr, bound=True, p2p=True)
+    peer = _wl_p2p_peer(state, qname, res.xmitq)
+    if not peer:
+        return _log(state, [LogEntry(qname, "XMITQ_NO_CHANNEL", f"{msg}: waits on transmission queue {res.xmitq}: "
+                                     f"no SDR channel with XMITQ({res.xmitq}) reaches a RCVR of its name", step)])
+    return _wl_send_or_arrive(state, qname, wl.Destination(peer, "", False), msg, step, mut)
+
+
+def _wl_put_local(state: NetworkState, dst: str, msg: bd.AppMessage, queue: str, step: int) -> NetworkState:
+    """The receiving channel puts the message to the local queue ``queue``; a PUT(DISABLED)
+    queue sends it to the dead-letter queue, logged MQRC_PUT_INHIBITED (the channel's MQPUT
+    fails as an application's would; decisions-D: MQ's MCA dead-letters it)."""
+    obj = state.qmgr(dst).defs.queue(queue)
+    if obj is not None and obj.put == "DISABLED":
+        return _log(state, [LogEntry(dst, "MQRC_PUT_INHIBITED", f"{msg}: {queue} is PUT(DISABLED); put to the "
+                                     "dead-letter queue", step)])
+    return _wl_arrive(state, dst, msg.handle, queue, msg.group)
 
 
 def _wl_redrive(state: NetworkState, src: str, dst: str, step: int, mut: Mutations) -> NetworkState:
@@ -1844,10 +2206,12 @@ def _wl_redrive(state: NetworkState, src: str, dst: str, step: int, mut: Mutatio
 def messages_of(state: NetworkState) -> dict[str, dict[str, int]]:
     """Per open handle, how many of its messages arrived on each queue manager's local
     queue (DESIGN §2.3 ``messages``); every handle is listed, queue managers that got none
-    are not."""
-    out: dict[str, dict[str, int]] = {h.name: {} for q in state.qmgrs for h in q.handles}
-    for q in state.qmgrs:
+    are not. Arrivals at a queue manager deleted later still count (the handle keeps them)."""
+    out: dict[str, dict[str, int]] = {h.name: dict(h.arrived) for q in state.qmgrs for h in q.handles}
+    for q in state.qmgrs:  # handles whose own queue manager was deleted: what is left
         for handle, _queue, _group, n in q.arrivals:
+            if _wl_handle_qmgr(state, handle):
+                continue
             per = out.setdefault(handle, {})
             per[q.name] = per.get(q.name, 0) + n
     return {h: dict(sorted(per.items())) for h, per in sorted(out.items())}

@@ -20,7 +20,7 @@ their own, so they change no answer), authorities, TREELIFE.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spec.topics import compile_subscription, split_levels
@@ -214,3 +214,27 @@ def is_blocked(blocking: tuple[Node, ...], topic: str) -> bool:
         return False
     node = node_of(topic)
     return any(node[: len(b)] == b for b in blocking)
+
+
+def subscriptions_after_restart(space: TopicSpace, subscriptions: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The subscriptions a queue manager still has when it starts again, with their
+    WILDCARD(BLOCK) sets taken from the topic space as it is now.
+
+    002 §Subscription durability: a non-durable subscription "exists only as long as the
+    application's connection" — a stopped queue manager ends every connection, so only
+    durable ones (every DEFINE SUB among them) survive. 002 §Controlling wildcard usage with
+    the WILDCARD property: "To force the matching set of topics to be re-evaluated ... you
+    must restart the queue manager" (DESIGN §3.2). Subscriptions are anything with
+    ``topic``, ``scheme``, ``durable`` and ``blocking`` fields (``spec.pubsub.Subscription``).
+
+    >>> from types import SimpleNamespace as O
+    >>> from spec.pubsub import Subscription
+    >>> base = O(name="SYSTEM.BASE.TOPIC", topicstr="", wildcard="PASSTHRU")
+    >>> football = O(name="F", topicstr="Sports/Football", wildcard="BLOCK")
+    >>> subs = (Subscription("ND", "Sports/#", durable=False), Subscription("D", "Sports/#"))
+    >>> [(s.name, s.blocking) for s in subscriptions_after_restart(TopicSpace((base, football)), subs)]
+    [('D', (('Sports', 'Football'),))]
+    """
+    return tuple(
+        replace(sub, blocking=space.blocking_nodes(sub.topic, sub.scheme)) for sub in subscriptions if sub.durable
+    )

@@ -13,8 +13,8 @@ here is a Unicode code point).
 
 The hot path is :func:`compile_subscription`: every publication in every explored state is
 matched against every subscription, so a subscription is compiled once into a
-:class:`Matcher` (a literal comparison, a prefix test, or one anchored regular expression)
-and cached. The cache is an ``lru_cache`` over immutable inputs: it changes how fast an
+:class:`Matcher` (a literal comparison, a prefix test, or a run of wildcard-free segments
+placed without backtracking) and cached. The cache is an ``lru_cache`` over immutable inputs: it changes how fast an
 answer comes, never which answer, so the spec stays a pure function of its inputs.
 """
 
@@ -142,12 +142,69 @@ def _collapse_multi(levels: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+# A compiled wildcard pattern is a run of segments separated by "match anything" wildcards
+# ('#' levels in the topic scheme, '*' in the character scheme). Inside a segment every
+# element has a fixed width (a level, or a character), so the segments are placed left to
+# right at their leftmost possible positions: the first at the start, the last at the end,
+# each middle one at the first place it fits. Leftmost placement never loses a match (it
+# leaves the most room for what follows), so there is no backtracking: a match costs at most
+# (topic length x pattern length) comparisons, whatever the input — a regular expression
+# such as (?:/[^/]*)*/a(?:/[^/]*)*/a... backtracks exponentially on adversarial topics.
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """A wildcard-free run: ``elements`` are levels (topic scheme) or characters (character
+    scheme), ``None`` standing for ``+`` or ``?``. ``literal`` holds the elements when none
+    is ``None`` (compared as a whole); ``pattern`` a fixed-width expression for character
+    segments with ``?``, or the whole of a topic-scheme subscription with ``+`` but no
+    ``#`` (no nested repetition in either, so neither can backtrack exponentially)."""
+
+    elements: tuple[str | None, ...]
+    literal: tuple[str, ...] | str | None
+    pattern: re.Pattern[str] | None
+
+    def fits_levels(self, levels: list[str], at: int) -> bool:
+        """Does the segment match ``levels[at:at + len]``?"""
+        if self.literal is not None:
+            return tuple(levels[at:at + len(self.elements)]) == self.literal
+        return all(e is None or e == levels[at + i] for i, e in enumerate(self.elements))
+
+    def fits_chars(self, topic: str, at: int) -> bool:
+        if self.pattern is None:
+            return topic.startswith(self.literal, at)
+        return self.pattern.match(topic, at) is not None
+
+    def find_chars(self, topic: str, start: int, end: int) -> int:
+        """The leftmost place in ``topic[start:end]`` where the segment fits, or -1."""
+        if self.pattern is None:
+            return topic.find(self.literal, start, end)
+        found = self.pattern.search(topic, start, end)
+        return -1 if found is None else found.start()
+
+
+def _segments(elements: list[str | None], split: list[int], charwise: bool) -> tuple[_Segment, ...]:
+    out = []
+    for lo, hi in zip([0] + [i + 1 for i in split], split + [len(elements)]):
+        part = tuple(elements[lo:hi])
+        if None not in part:
+            out.append(_Segment(part, "".join(part) if charwise else part, None))
+        elif charwise:
+            regex = "".join("." if e is None else re.escape(e) for e in part)
+            out.append(_Segment(part, None, re.compile(regex, re.DOTALL)))
+        else:
+            out.append(_Segment(part, None, None))
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Matcher:
     """A subscription compiled once and matched against many topics.
 
     ``kind`` is how it matches: ``exact`` (no wildcard), ``prefix`` (fixed levels then one
-    trailing ``#``), ``everything`` (``#`` alone, or ``*`` alone), or ``regex``.
+    trailing ``#``), ``everything`` (``#`` alone, or ``*`` alone), or ``segments`` (the
+    general case: runs separated by ``#`` or ``*``, placed leftmost, in time linear in
+    topic length x pattern length — never backtracking).
     ``prefix`` holds the fixed levels before the first wildcard (all levels when there is
     none): the part of the topic tree a subscription resolves its topic object from and the
     part WILDCARD(BLOCK) is compared with (002 §Wildcards and cluster topics).
@@ -162,7 +219,8 @@ class Matcher:
     has_wildcard: bool
     proxy: str
     _literal: str
-    _regex: re.Pattern[str] | None
+    _segments: tuple[_Segment, ...] = ()
+    _anchored: bool = False  # no '#'/'*' at all: one segment covering the whole topic
 
     def matches(self, topic: str) -> bool:
         """Does a publication on ``topic`` (every character literal) match?"""
@@ -173,10 +231,45 @@ class Matcher:
         if self.kind == "prefix":
             # fixed levels then '#': the topic is the prefix itself, or prefix + '/' + more
             return topic == self._literal or topic.startswith(self._literal + LEVEL_SEPARATOR)
-        assert self._regex is not None
-        if self.scheme == "topic":
-            return self._regex.fullmatch(LEVEL_SEPARATOR + topic) is not None
-        return self._regex.fullmatch(topic) is not None
+        if self.scheme == "char":
+            return self._match_chars(topic)
+        if self._anchored:  # only '+': one level per element, a regex that cannot backtrack far
+            return self._segments[0].pattern.fullmatch(LEVEL_SEPARATOR + topic) is not None
+        return self._match_levels(topic.split(LEVEL_SEPARATOR))
+
+    def _match_levels(self, levels: list[str]) -> bool:
+        # 002 §Topic-based wildcard scheme: '#' zero or more levels, '+' exactly one
+        segs = self._segments
+        head, tail = segs[0], segs[-1]
+        end = len(levels) - len(tail.elements)
+        if end < len(head.elements) or not head.fits_levels(levels, 0) or not tail.fits_levels(levels, end):
+            return False
+        pos = len(head.elements)
+        for seg in segs[1:-1]:
+            width = len(seg.elements)
+            while pos + width <= end and not seg.fits_levels(levels, pos):
+                pos += 1
+            if pos + width > end:
+                return False
+            pos += width
+        return True
+
+    def _match_chars(self, topic: str) -> bool:
+        # 002 §Character-based wildcard scheme: '*' zero or more characters, '?' exactly one
+        segs = self._segments
+        if self._anchored:
+            return len(topic) == len(segs[0].elements) and segs[0].fits_chars(topic, 0)
+        head, tail = segs[0], segs[-1]
+        end = len(topic) - len(tail.elements)
+        if end < len(head.elements) or not head.fits_chars(topic, 0) or not tail.fits_chars(topic, end):
+            return False
+        pos = len(head.elements)
+        for seg in segs[1:-1]:
+            pos = seg.find_chars(topic, pos, end)
+            if pos < 0:
+                return False
+            pos += len(seg.elements)
+        return True
 
 
 def _compile_topic_scheme(sub: str) -> Matcher:
@@ -184,24 +277,19 @@ def _compile_topic_scheme(sub: str) -> Matcher:
     wild = [i for i, level in enumerate(levels) if level in (MULTI_LEVEL, SINGLE_LEVEL)]
     prefix = levels[: wild[0]] if wild else levels
     if not wild:
-        return Matcher(sub, "topic", "exact", prefix, False, sub, sub, None)
+        return Matcher(sub, "topic", "exact", prefix, False, sub, sub)
     if levels == (MULTI_LEVEL,):
-        return Matcher(sub, "topic", "everything", (), True, sub, "", None)
+        return Matcher(sub, "topic", "everything", (), True, sub, "")
     if wild == [len(levels) - 1] and levels[-1] == MULTI_LEVEL and len(levels) > 1:
         literal = LEVEL_SEPARATOR.join(levels[:-1])
-        return Matcher(sub, "topic", "prefix", prefix, True, sub, literal, None)
-    # Match '/' + topic so that every level, the first included, is '/'-introduced:
-    # a literal level L is '/L', '+' is one level '/[^/]*', '#' is zero or more of them.
-    parts = []
-    for level in levels:
-        if level == MULTI_LEVEL:
-            parts.append("(?:/[^/]*)*")
-        elif level == SINGLE_LEVEL:
-            parts.append("/[^/]*")
-        else:
-            parts.append("/" + re.escape(level))
-    regex = re.compile("".join(parts), re.DOTALL)
-    return Matcher(sub, "topic", "regex", prefix, True, sub, "", regex)
+        return Matcher(sub, "topic", "prefix", prefix, True, sub, literal)
+    elements = [None if level == SINGLE_LEVEL else level for level in levels]
+    multi = [i for i, level in enumerate(levels) if level == MULTI_LEVEL]
+    segments = _segments(elements, multi, False)
+    if not multi:  # '/L' per literal level, '/[^/]*' per '+': each level matches one way only
+        regex = "".join("/[^/]*" if e is None else "/" + re.escape(e) for e in elements)
+        segments = (_Segment(segments[0].elements, None, re.compile(regex, re.DOTALL)),)
+    return Matcher(sub, "topic", "segments", prefix, True, sub, "", segments, not multi)
 
 
 def _compile_char_scheme(sub: str) -> Matcher:
@@ -209,18 +297,19 @@ def _compile_char_scheme(sub: str) -> Matcher:
     first_wild = next((i for i, (kind, _) in enumerate(tokens) if kind != "lit"), None)
     literal_head = "".join(c for _, c in tokens[: first_wild if first_wild is not None else len(tokens)])
     if first_wild is None:
-        return Matcher(sub, "char", "exact", split_levels(literal_head), False, literal_head, literal_head, None)
+        return Matcher(sub, "char", "exact", split_levels(literal_head), False, literal_head, literal_head)
     # 002 §Wildcard rules: cut back to the nearest '/' before the first wildcard, end with '#'
     cut = literal_head.rfind(LEVEL_SEPARATOR)
     fixed = literal_head[:cut] if cut >= 0 else ""
     proxy = fixed + LEVEL_SEPARATOR + MULTI_LEVEL if cut >= 0 else MULTI_LEVEL
     prefix = split_levels(fixed) if cut >= 0 else ()
     if all(kind == "any" for kind, _ in tokens):
-        return Matcher(sub, "char", "everything", prefix, True, proxy, "", None)
-    pattern = "".join(
-        ".*" if kind == "any" else "." if kind == "one" else re.escape(c) for kind, c in tokens
-    )
-    return Matcher(sub, "char", "regex", prefix, True, proxy, "", re.compile(pattern, re.DOTALL))
+        return Matcher(sub, "char", "everything", prefix, True, proxy, "")
+    # several '*' in a row act as one; '?' is one character of any kind ('/' included)
+    merged = [t for i, t in enumerate(tokens) if not (t[0] == "any" and i and tokens[i - 1][0] == "any")]
+    elements = [None if kind == "one" else c for kind, c in merged]
+    anys = [i for i, (kind, _) in enumerate(merged) if kind == "any"]
+    return Matcher(sub, "char", "segments", prefix, True, proxy, "", _segments(elements, anys, True), not anys)
 
 
 @lru_cache(maxsize=65536)

@@ -25,9 +25,12 @@ ones, with the local CLUSRCVR's attributes and status.
 Modelling choices (each argued where it is implemented):
 - 001's order is kept where 000's older list differs: rank (rules 3-4) and PUT (rule 5) come
   before the local instance (rule 6), so a higher-ranked remote queue beats CLWLUSEQ(LOCAL)
-  and a message arriving over a cluster channel goes on when the local instance was
-  eliminated (PUT(DISABLED), lower rank): 001 rule 6 applies "if the resulting set of queues
-  contains the local instance".
+  (001 rule 6 applies "if the resulting set of queues contains the local instance"). A
+  message arriving over a cluster channel for a queue with a local instance never reaches
+  this function: the network model puts it to that instance (DESIGN §3.5; 000 §Utilising
+  remote destinations, "to avoid looping round the cluster"; spec/binding.py). ``Put``'s
+  ``via_cluster_channel`` matters only where the far end runs the algorithm again: a
+  gateway's alias, or no local instance.
 - The channel statuses are a cascade to the best non-empty class (DESIGN §3.7).
 - DestSeqFactor grows by exactly ``Fraction(1000, CLWLWGHT)`` where 001 says "approximately
   1000/CLWLWGHT": the counts are then exactly proportional to the weights at the end of every
@@ -407,7 +410,7 @@ class RuleStep:
             text += f": {self.detail}"
         if self.eliminated:
             text += f"; eliminated {', '.join(self.eliminated)}"
-        elif self.rule.isdigit():
+        elif self.rule.isdigit() and not self.detail.startswith("not applicable"):
             text += "; nothing eliminated"
         return text
 

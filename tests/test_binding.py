@@ -36,6 +36,10 @@ def qmgr_def(name: str, mqsc: str) -> objects.QueueManagerDef:
 GATEWAY = qmgr_def("QMA", """
 DEFINE QREMOTE(CQM) RNAME(' ') RQMNAME(' ')
 DEFINE QREMOTE(QMBALIAS) RNAME(' ') RQMNAME(QMB)
+DEFINE QREMOTE(SELF) RNAME(' ') RQMNAME(QMA)
+DEFINE QREMOTE(QMBX) RNAME(' ') RQMNAME(QMB) XMITQ(XQ)
+DEFINE QREMOTE(QMSAME) RNAME(' ') RQMNAME(QMSAME)
+DEFINE QREMOTE(REMOTEX) RNAME(REMQ) RQMNAME(QMB) XMITQ(XQ)
 DEFINE QREMOTE(LOCALQ) RNAME(REMQ) RQMNAME(QMB)
 DEFINE QALIAS(ACQ1) TARGET(CQ1) DEFBIND(NOTFIXED)
 DEFINE QALIAS(GROUPED) TARGET(CQ1) DEFBIND(GROUP)
@@ -66,6 +70,20 @@ DEFINE QALIAS(LOOP2) TARGET(LOOP1)
     ("SHARED", "", bd.Resolved("cluster", "SHARED", "", "NOTFIXED")),
     # naming this queue manager is naming no queue manager
     ("PRIVATE", "QMA", bd.Resolved("local", "PRIVATE", "", "OPEN")),
+    # ... but it fixes the destination: a clustered local queue named with this queue
+    # manager is put to here, not balanced (DESIGN §3.6; 000 Scenario 1 "put to CQ1 on QMB")
+    ("SHARED", "QMA", bd.Resolved("local", "SHARED", "", "NOTFIXED")),
+    # a queue manager alias that maps the name to this queue manager does the same (000
+    # Scenario 2's QREMOTE(CQM) RNAME(' ') RQMNAME(QMB) on QMB)
+    ("SHARED", "SELF", bd.Resolved("local", "SHARED", "", "NOTFIXED")),
+    # 000 Scenario 1 at QMX: a queue manager alias with XMITQ sends through it, and a
+    # transmission queue named like the queue manager is used when no alias exists
+    ("CQ1", "QMBX", bd.Resolved("xmitq", "CQ1", "QMB", "", xmitq="XQ")),
+    ("CQ1", "XQ", bd.Resolved("xmitq", "CQ1", "XQ", "", xmitq="XQ")),
+    # a remote queue definition with its own XMITQ
+    ("REMOTEX", "", bd.Resolved("xmitq", "REMQ", "QMB", "OPEN", xmitq="XQ")),
+    # QREMOTE(X) RNAME(' ') RQMNAME(X) without XMITQ names X itself: the cluster's business
+    ("CQ1", "QMSAME", bd.Resolved("cluster", "CQ1", "QMSAME", "")),
     # unknown here: the cluster's business
     ("CQ1", "", bd.Resolved("cluster", "CQ1", "", "")),
     ("CQ1", "QMZ", bd.Resolved("cluster", "CQ1", "QMZ", "")),

@@ -28,6 +28,16 @@ def test_broken_mesh_exits_1_with_a_readable_shortest_trace():
     assert 'in_flight.PR1->FR1: ["JOIN[DEMO] QMGR:PR1#1"]' in trace
 
 
+def test_faults_do_not_lengthen_the_shortest_trace():
+    # faults are the environment's actions: a settled state is judged while a fault could
+    # still be injected, so the shortest lost update carries no unrelated fault
+    proc = check("examples/fr-mesh-broken.toml", "--faults", "1", "--property", "RP-FR-CONVERGENCE")
+    assert proc.returncode == 1
+    assert "violated (trace of 4 steps)" in proc.stdout
+    trace = proc.stdout[proc.stdout.index("Counterexample for RP-FR-CONVERGENCE"):]
+    assert "QmgrStop" not in trace and "ChannelFail" not in trace
+
+
 def test_complete_mesh_exits_0_and_says_complete():
     proc = check("examples/fr-mesh-complete.toml")
     assert proc.returncode == 0, proc.stdout

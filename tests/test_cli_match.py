@@ -76,3 +76,15 @@ def test_bad_input_is_one_line_and_status_2(argv, message):
     assert lines[0].startswith("mqcheck: error: ")
     assert message in lines[0]
     assert "Traceback" not in proc.stderr
+
+
+def test_control_characters_are_escaped_in_answers_and_errors():
+    # a topic string may hold any character (002 §Topic strings); the terminal sees escapes
+    proc = run_cli("match", "a/\x1b[2J#", "a/\x1b[2Jb\nno")
+    assert proc.returncode == 1
+    assert proc.stdout == "no: 'a/\\x1b[2J#' (topic scheme) does not match 'a/\\x1b[2Jb\\nno'\n"
+    proc = run_cli("match", "a%\x1b\x9b", "x", "--scheme", "char")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "\x1b" not in proc.stderr and "\x9b" not in proc.stderr and "not '\\x1b'" in proc.stderr
+    proc = run_cli("match", "a/\u202e#", "a/\u202eb", "--json")
+    assert "\u202e" not in proc.stdout and json.loads(proc.stdout)["topic"] == "a/\u202eb"

@@ -108,7 +108,34 @@ IGNORED = [
     "CLEAR QLOCAL(QSPORTS)",
     "DEFINE QMODEL(M1)",
     "SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('nobody')",
+    # DISPLAY's real forms: every object and status type, WHERE(keyword operator value)
+    "DIS CLUSQMGR(*) WHERE(STATUS EQ RUNNING)",
+    "DIS CLUSQMGR(*) QMID STATUS SUSPEND WHERE(QMTYPE EQ REPOS)",
+    "DIS QCLUSTER(*)",
+    "DIS QC(PAYROLL) CLUSQMGR",
+    "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0)",
+    "DIS QL(*) WHERE(CURDEPTH GT 0)",
+    "DIS Q(*) WHERE(CLUSTER LK 'CL*')",
+    "DIS CHANNEL(*) WHERE(CHLTYPE EQ CLUSRCVR)",
+    "DIS CHS(TO.*) WHERE(STATUS NE RUNNING)",
+    "DISPLAY CHSTATUS(*) ALL",
+    "DIS SUB(*) SUBID",
+    "DIS SBSTATUS(*)",
+    "DIS TOPIC(*) TYPE(ALL)",
+    "DIS TPSTATUS('#') TYPE(SUB)",
+    "DISPLAY PUBSUB ALL",
+    "DISPLAY QMGR ALL",
+    "DIS QMGR CLWLUSEQ",
+    "DIS QSTATUS(Q1) TYPE(HANDLE)",
+    "DIS QMSTATUS ALL",
+    "DIS NAMELIST(*) WHERE(NAMES CT CL1)",
+    "DIS QREMOTE(*) WHERE(RQMNAME EQ 'QM1')",
 ]
+
+
+def test_display_where_keeps_the_filter():
+    assert one("DIS QL(*) WHERE(CURDEPTH GT 0)").attrs == (("WHERE", ("CURDEPTH", "GT", "0")),)
+    assert one("DIS Q(*) WHERE(DESCR EQ 'two words')").attrs == (("WHERE", ("DESCR", "EQ", "two words")),)
 
 
 @pytest.mark.parametrize("text", IGNORED)
@@ -285,6 +312,14 @@ ERRORS = [
      "PUTT is not an attribute", 4, 17, "did you mean PUT?"),
     ("DEFINE QLOCAL(Q1) +", "ends with a continuation character", 1, 19, ""),
     ("DEFINE QLOCAL(Q1) -\n  DESCR('x') +", "ends with a continuation character", 2, 14, ""),
+    # DISPLAY ... WHERE(filter-keyword operator filter-value)
+    ("DIS QL(*) WHERE()", "WHERE: expected a filter keyword", 1, 17, "WHERE(CURDEPTH GT 0)"),
+    ("DIS QL(*) WHERE(CURDEPTH)", "WHERE: expected an operator after CURDEPTH", 1, 25, "EQ"),
+    ("DIS QL(*) WHERE(CURDEPTH XX 0)", "WHERE: expected an operator after CURDEPTH", 1, 26, "GT"),
+    ("DIS QL(*) WHERE(CURDEPTH GT 0 1)", "expected one value and ')'", 1, 31, "quote values"),
+    ("DIS QL(*) WHERE(CURDEPTH GT", "expected one value and ')'", 1, 26, ""),
+    ("DEFINE QLOCAL(Q1) WHERE(CURDEPTH GT 0)", "WHERE is not an attribute of QLOCAL", 1, 19, ""),
+    ("DEFINE QCLUSTER(Q1)", "DEFINE QCLUSTER: not a command mqcheck reads", 1, 8, ""),
 ]
 
 
@@ -526,6 +561,7 @@ _PIECES = st.sampled_from([
     "TOPICSTR", "(", ")", ",", "'", "''", " ", "\n", "+\n", "-\n", "*", "Q1", "x/y",
     "CHLTYPE", "CLUSRCVR", "SDR", "CLWLWGHT", "99", "100", "REPLACE", "NAMES", "TOPICOBJ",
     "TYPE", "PROXYSUB", "ACTION", "FORCEREMOVE", "QMNAME", "WSCHEMA", "CHAR", "%", "#",
+    "WHERE", "EQ", "GT", "QCLUSTER",
 ])
 
 

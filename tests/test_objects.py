@@ -263,6 +263,12 @@ REJECTIONS = [
     # 002 Figure 9 note: "... does not replace TOPICOBJ or TOPICSTR properties of a subscription"
     ("DEFINE SUB(S1) TOPICSTR('Sports/+') REPLACE", "does not replace TOPICOBJ or TOPICSTR"),
     ("DEFINE SUB(S1) TOPICOBJ(T1) TOPICSTR('#') REPLACE", "does not replace TOPICOBJ"),
+    # REPLACE is ALTER with every other parameter given; ALTER SUB cannot change WSCHEMA or
+    # SUBSCOPE (ALTER SUB usage notes, spec.mqsc.NOT_ALTERABLE), so MQ refuses the command
+    ("DEFINE SUB(S1) TOPICSTR('Sports/#') WSCHEMA(CHAR) REPLACE",
+     "SUB(S1) REPLACE: WSCHEMA of an existing subscription cannot be changed (TOPIC -> CHAR)"),
+    ("DEFINE SUB(S1) TOPICSTR('Sports/#') SUBSCOPE(QMGR) REPLACE",
+     "SUBSCOPE of an existing subscription cannot be changed (ALL -> QMGR)"),
     ("DEFINE TOPIC(T2) TOPICSTR('Sports')", "MQRCCF_TOPICSTR_ALREADY_EXISTS"),
     ("DEFINE SUB(S2) TOPICOBJ(NOPE) TOPICSTR('x')", "AMQ8147: IBM MQ object NOPE not found."),
     # 002 §Constructing topic names: neither field present
@@ -297,6 +303,15 @@ def test_rejection_changes_nothing(command, message):
     assert not outcome.accepted
     assert message in outcome.message
     assert after == before and outcome.operation is None
+
+
+def test_replace_sub_may_change_what_alter_may():
+    qm = accepted(PRELUDE + "DEFINE SUB(C1) TOPICSTR('Sports/*') WSCHEMA(CHAR)")
+    qm = accepted("DEFINE SUB(S1) TOPICSTR('Sports/#') DEST(Q2) REPLACE\n"
+                  "DEFINE SUB(C1) TOPICSTR('Sports/*') WSCHEMA(CHAR) DEST(Q2) REPLACE", qm)
+    assert {(s.name, s.wschema, s.dest) for s in qm.subscriptions} == {("S1", "TOPIC", "Q2"), ("C1", "CHAR", "Q2")}
+    _, (outcome,) = run("DEFINE SUB(C1) TOPICSTR('Sports/*') DEST(Q2) REPLACE", qm)  # WSCHEMA back to TOPIC
+    assert not outcome.accepted and "(CHAR -> TOPIC)" in outcome.message
 
 
 # ============================================================================ operations

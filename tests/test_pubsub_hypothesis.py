@@ -39,13 +39,18 @@ def scenario_text(names, parents, subs, origin, topic) -> str:
         lines.append(f"[qmgrs.{q}]")
         if parents[q]:
             lines.append(f'mqsc = "ALTER QMGR PARENT({parents[q]})"')
+    return "\n".join(lines + steps_lines(names, subs, origin, topic)) + "\n"
+
+
+def steps_lines(names, subs, origin, topic) -> list[str]:
+    lines = []
     for q in names:
         for i, t in enumerate(subs[q]):
             lines.append("[[steps]]")
             lines.append(f'subscribe = {{ qmgr = "{q}", name = "S{i}", topic = "{t}" }}')
     lines.append("[[steps]]")
     lines.append(f'publish = {{ qmgr = "{origin}", topic = "{topic}" }}')
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def edges(names, parents) -> set[frozenset]:
@@ -171,3 +176,169 @@ def test_the_ring_examples_loop():
     got, final = model_copies(scenario_text(*RING))
     assert got == {("QA", "S0"): 1, ("QB", "S0"): 2, ("QC", "S0"): 2, ("QD", "S0"): 2}
     assert [e.qmgr for e in final.log if e.code == "LOOP_DETECTED"] == ["QA", "QA"]
+
+
+# ---------------------------------------------------------------------------------------
+# Clusters overlaid on the hierarchy: 0-2 publish/subscribe clusters (possibly
+# overlapping, possibly sharing members with the hierarchy). C1's cluster topic is 'a',
+# C2's is 'a/b' (002 §Overlapping cluster support, Figure 1's layout: a queue manager in
+# both resolves 'a/b' to C2's topic and 'a/c' to C1's). The reference adds the seed's two
+# relay rules to the hierarchy reference above:
+#   one hop: what arrived over a cluster link never leaves over a cluster link (002
+#     §Overlapping cluster support: "you cannot use this mechanism to route publications
+#     and subscriptions from one cluster to another");
+#   for a cluster topic of C, what came from a member of C is never relayed to another
+#     member of C (002 §Topic spaces: "propagated by both mechanisms without delivering
+#     duplicate publications").
+# ---------------------------------------------------------------------------------------
+CLUSTER_TOPICS = {"C1": ("a",), "C2": ("a", "b")}
+
+
+@st.composite
+def clustered_networks(draw):
+    names, parents, subs, origin, topic = draw(networks())
+    members = {}
+    for c in draw(st.sampled_from([("C1",), ("C1", "C2")])):
+        chosen = draw(st.lists(st.sampled_from(names), unique=True, min_size=2, max_size=len(names)))
+        members[c] = sorted(chosen)
+    topic = draw(st.sampled_from(["a/b", "a/c", "a/b/c", "x"]))
+    return names, parents, subs, origin, topic, members
+
+
+def full_repositories(members) -> dict[str, str]:
+    out = {}
+    for c in sorted(members):
+        out[c] = next(q for q in members[c] if q not in out.values())
+    return out
+
+
+def clustered_text(names, parents, subs, origin, topic, members) -> str:
+    frs = full_repositories(members)
+    mqsc = {q: [f"ALTER QMGR PARENT({parents[q]})"] if parents[q] else [] for q in names}
+    for c, ms in sorted(members.items()):
+        fr = frs[c]
+        for q in ms:
+            mqsc[q].append(f"DEFINE CHANNEL(TO.{q}.{c}) CHLTYPE(CLUSRCVR) CONNAME('{q.lower()}.{c.lower()}(1414)') "
+                           f"CLUSTER({c})")
+            if q == fr:
+                mqsc[q].append(f"ALTER QMGR REPOS({c})")
+                mqsc[q].append(f"DEFINE TOPIC(T{c}) TOPICSTR('{'/'.join(CLUSTER_TOPICS[c])}') CLUSTER({c})")
+            else:
+                mqsc[q].append(f"DEFINE CHANNEL(TO.{fr}.{c}) CHLTYPE(CLUSSDR) "
+                               f"CONNAME('{fr.lower()}.{c.lower()}(1414)') CLUSTER({c})")
+    lines = ['name = "random hierarchy and clusters"']
+    for q in names:
+        lines.append(f"[qmgrs.{q}]")
+        if mqsc[q]:
+            lines.append("mqsc = '''\n" + "\n".join(mqsc[q]) + "\n'''")
+    return "\n".join(lines + steps_lines(names, subs, origin, topic)) + "\n"
+
+
+def cluster_of(members, q: str, t: str) -> str:
+    """The cluster of the topic object ``t`` resolves to at ``q`` (002 §Wildcard rules:
+    truncate at the first wildcard, then the nearest node with an object q knows)."""
+    levels = []
+    for level in t.split("/"):
+        if level in ("#", "+"):
+            break
+        levels.append(level)
+    for k in range(len(levels), 0, -1):
+        for c, node in CLUSTER_TOPICS.items():
+            if tuple(levels[:k]) == node and q in members.get(c, ()):
+                return c
+    return ""
+
+
+def clustered_reference(names, parents, subs, origin, topic, members) -> dict[tuple[str, str], int]:
+    es = edges(names, parents)
+    links = {q: sorted({(n, "") for n in neighbours(es, q)}
+                       | {(n, c) for c, ms in members.items() if q in ms for n in ms if n != q}) for q in names}
+
+    def relay_ok(at: str, t: str, src: str | None, src_via: str | None, to: str, via: str) -> bool:
+        if src is None:
+            return True
+        if src_via and via:
+            return False  # one hop; no routing from one cluster into another
+        c = cluster_of(members, at, t)
+        return not (c and at in members[c] and src in members[c] and to in members[c])
+
+    held = {(v, u): frozenset() for v in names for u in names if v != u}
+    for _ in range(4 * len(names) + 4):
+        new = {}
+        for v in names:
+            sources = [(t, None, None) for t in subs[v]]
+            sources += [(t, w, via) for w in names if w != v for t, via in held[(w, v)]]
+            for u in names:
+                if u == v:
+                    continue
+                want, done = set(), set()
+                for n, via in links[v]:
+                    if n != u:
+                        continue
+                    for t, src, src_via in sources:
+                        if src == u or t in done:
+                            continue
+                        if via and cluster_of(members, v, t) != via:
+                            continue
+                        if relay_ok(v, t, src, src_via, u, via):
+                            want.add((t, via))
+                            done.add(t)
+                new[(v, u)] = frozenset(want)
+        if new == held:
+            break
+        held = new
+    copies: dict[tuple[str, str], int] = {}
+
+    def arrive(at: str, came_from: str | None, came_via: str | None, fps: tuple[str, ...]):
+        if came_from is not None and at in fps:
+            return
+        for i, t in enumerate(subs[at]):
+            if topic_matches(t, topic):
+                copies[(at, f"S{i}")] = copies.get((at, f"S{i}"), 0) + 1
+        sent = set()
+        for n, via, t in sorted((n, via, t) for n in names if n != at for t, via in held[(n, at)]):
+            if n == came_from or n in sent or not topic_matches(t, topic):
+                continue
+            if not relay_ok(at, topic, came_from, came_via, n, via):
+                continue
+            sent.add(n)
+            arrive(n, at, via, fps + (at,))
+
+    arrive(origin, None, None, ())
+    return copies
+
+
+def _clustered_example(parents, subs, origin, topic, members):
+    names = ["QA", "QB", "QC", "QD", "QE"][:len(parents)]
+    return names, parents, subs, origin, topic, members
+
+
+# 002 hierarchy Scenario 3 with a cluster topic (QA=QM1 parent of QB, QC; all in C1)
+SCENARIO_3_CLUSTERED = _clustered_example({"QA": None, "QB": "QA", "QC": "QA"},
+                                          {"QA": ["a/b"], "QB": [], "QC": ["a/b"]}, "QB", "a/b",
+                                          {"C1": ["QA", "QB", "QC"]})
+# 002 §Overlapping cluster support: QC in both clusters must not pass QA's 'a/b' to QD
+OVERLAP = _clustered_example({"QA": None, "QB": None, "QC": None, "QD": None},
+                             {"QA": [], "QB": [], "QC": ["a/#"], "QD": ["a/b"]}, "QA", "a/b",
+                             {"C1": ["QA", "QB", "QC"], "C2": ["QC", "QD"]})
+
+
+@settings(max_examples=30, deadline=None)
+@given(clustered_networks())
+@example(SCENARIO_3_CLUSTERED)
+@example(OVERLAP)
+def test_clusters_and_hierarchies_match_the_reference(net):
+    from properties.pubsub import topology_is_acyclic
+
+    got, final = model_copies(clustered_text(*net))
+    assert got == clustered_reference(*net)
+    assert final.in_flight() == 0 and not any(e.code == "NOT_SETTLED" for e in final.log)
+    if topology_is_acyclic(final, net[4]):
+        assert all(n == 1 for n in got.values())
+
+
+def test_the_seed_cases_of_the_clustered_reference():
+    assert clustered_reference(*SCENARIO_3_CLUSTERED) == {("QA", "S0"): 1, ("QC", "S0"): 1}
+    assert clustered_reference(*OVERLAP) == {("QC", "S0"): 1}
+    got, _ = model_copies(clustered_text(*OVERLAP))
+    assert got == {("QC", "S0"): 1}

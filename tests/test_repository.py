@@ -374,3 +374,375 @@ DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
     final = run_scenario(scenario(late)).final
     assert view(final, "PR1")["qmgrs"] == ["FR1", "PR1"]
     assert view(final, "FR1")["qmgrs"] == ["FR1", "PR1"]
+
+
+# ---------------------------------------------------------------------------------------
+# Audit of issue #5: each defect as the seed states the rule it broke
+# ---------------------------------------------------------------------------------------
+from dataclasses import replace as _replace  # noqa: E402
+
+from properties import repository as rprops  # noqa: E402
+from spec.system import ChannelRecover, QmgrStart, QmgrStop  # noqa: E402
+
+FIVE = TWO_FRS + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\nDEFINE QLOCAL(CQ2) CLUSTER(DEMO)") + \
+    pr("PR2", "FR2", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR1")
+
+BROKEN_MESH = 'name = "broken"\n' + "".join(
+    f"""
+[qmgrs.{n}]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.{n}) CHLTYPE(CLUSRCVR) CONNAME('{n.lower()}(1414)') CLUSTER(DEMO)
+""" + "".join(f"DEFINE CHANNEL({n}.TO.{m}) CHLTYPE(CLUSSDR) CONNAME('{m.lower()}(1414)') CLUSTER(DEMO)\n"
+              for m in targets) + "'''\n"
+    for n, targets in (("FR1", ["FR2"]), ("FR2", ["FR1"]), ("FR3", ["FR1", "FR2"])))
+
+
+def without_in_flight(state):
+    """The same state with every transmission queue emptied (settled by force)."""
+    return _replace(state, channels=tuple(_replace(c, messages=()) for c in state.channels))
+
+
+def test_a_stopped_queue_manager_does_not_hide_the_lost_update():
+    # 000 §Resource definition for Full Repositories: FRs must be "a fully connected set";
+    # a queue manager stopped for maintenance elsewhere must not stop that being checked.
+    text = BROKEN_MESH + "[qmgrs.PR1]\n[qmgrs.APP9]\n" + """
+[[steps]]
+qmgr = { name = "APP9", action = "stop" }
+[[steps]]
+mqsc = { qmgr = "PR1", commands = '''
+DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+''' }
+"""
+    model = MQNetwork(scenario(text), PROPERTIES)
+    result = explore(model, property_ids=["RP-FR-CONVERGENCE", "RP-FRS-SETTLED"])
+    assert result.verdicts["RP-FR-CONVERGENCE"].status is Status.VIOLATED
+    # the witness is not met by the initial state (settled by construction, proves nothing)
+    (s,) = model.init_states()
+    assert rprops.settled(s) and not rprops.frs_settled_together(model, s)
+    assert rprops.frs_settled_together(model, step(model, s))  # APP9 stopped: still judged
+
+
+def test_messages_held_by_a_stopped_queue_manager_are_delayed_not_settled():
+    model = MQNetwork(scenario(FIVE + '[[steps]]\nmqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ3) CLUSTER(DEMO)" }\n'),
+                      PROPERTIES, faults=1)
+    (s,) = model.init_states()
+    s = step(model, s)
+    assert not rprops.settled(s)
+    stopped = model.next_state(s, QmgrStop("PR1"))
+    assert not rprops.settled(stopped)  # PR1's updates wait in its transmission queue
+    gone = model.next_state(deliver_all(model, s), QmgrStop("PR3"))
+    assert rprops.settled(gone)  # nothing in flight to a running queue manager
+
+
+def test_refresh_cluster_at_a_full_repository_rebuilds_it_from_the_others():
+    # 002 §REFRESH CLUSTER considerations / 000 §Refreshing repository information: the
+    # refreshed repository's information "will then be rebuilt over time, by requesting it
+    # from the Full Repositories"
+    text = FIVE + '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(DEMO)" }\n'
+    final = run_scenario(scenario(text)).final
+    assert view(final, "FR1") == view(final, "FR2")
+    assert view(final, "FR1")["queues"] == {"CQ1": ["PR1", "PR2"], "CQ2": ["PR1"]}
+    model = MQNetwork(scenario(text), PROPERTIES)
+    result = explore(model, property_ids=["RP-REFRESH-RESTORES", "RP-REFRESHED", "RP-FR-CONVERGENCE"])
+    assert {v.status for v in result.verdicts.values()} == {Status.HOLDS, Status.WITNESSED}
+    # RP-REFRESH-RESTORES compares a refreshed FR with the other FRs: a wiped FR fails it
+    (s,) = model.init_states()
+    wiped = without_in_flight(step(model, s))
+    assert rprops.settled(wiped) and not rprops.refresh_restores(model, wiped)
+
+
+def test_a_full_repository_added_to_a_running_cluster_learns_every_member():
+    # 003 §Queue managers and repositories: "All repositories are kept in step with each
+    # other by exchanging messages"
+    text = FIVE + "[qmgrs.FR3]\n" + """
+[[steps]]
+mqsc = { qmgr = "FR3", commands = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.FR3) CHLTYPE(CLUSRCVR) CONNAME('fr3(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
+''' }
+[[steps]]
+mqsc = { qmgr = "FR1", commands = "DEFINE CHANNEL(FR1.TO.FR3) CHLTYPE(CLUSSDR) CONNAME('fr3(1414)') CLUSTER(DEMO)" }
+[[steps]]
+mqsc = { qmgr = "FR2", commands = "DEFINE CHANNEL(FR2.TO.FR3) CHLTYPE(CLUSSDR) CONNAME('fr3(1414)') CLUSTER(DEMO)" }
+"""
+    final = run_scenario(scenario(text)).final
+    assert view(final, "FR3") == view(final, "FR1") == view(final, "FR2")
+    assert view(final, "FR3")["qmgrs"] == ["FR1", "FR2", "FR3", "PR1", "PR2", "PR3"]
+    result = explore(MQNetwork(scenario(text), PROPERTIES), property_ids=["RP-FR-CONVERGENCE"])
+    assert result.verdicts["RP-FR-CONVERGENCE"].status is Status.HOLDS
+
+
+def test_deleting_the_last_cluster_topic_reaches_every_member():
+    # 002 §Cluster topics: "Information about cluster topics is pushed to all members"
+    text = TWO_FRS + pr("PR1", "FR1", "DEFINE TOPIC(SPORTS) TOPICSTR('Sports') CLUSTER(DEMO)") + pr("PR2", "FR2") + \
+        '[[steps]]\nmqsc = { qmgr = "PR1", commands = "DELETE TOPIC(SPORTS)" }\n'
+    model = MQNetwork(scenario(text), PROPERTIES)
+    (s,) = model.init_states()
+    assert view(s, "PR2")["topics"] == ["Sports"]
+    final = run_scenario(scenario(text)).final
+    for qmgr in ("FR1", "FR2", "PR1", "PR2"):
+        assert view(final, qmgr)["topics"] == [], qmgr
+    result = explore(model, property_ids=["RP-TOPIC-EVERYWHERE", "RP-TOPIC-AT-MEMBER"])
+    assert result.verdicts["RP-TOPIC-EVERYWHERE"].status is Status.HOLDS
+    assert result.verdicts["RP-TOPIC-AT-MEMBER"].status is Status.WITNESSED
+    # equality, not inclusion: a member still holding the deleted topic fails the property
+    stale = without_in_flight(step(model, s))  # PR1 deleted it; nobody else heard
+    assert rprops.settled(stale) and not rprops.topics_everywhere(model, stale)
+
+
+def test_refresh_cluster_undoes_a_reset_cluster_issued_in_error():
+    # 000 §Refreshing repository information: a reason to refresh is that "RESET CLUSTER
+    # ACTION(FORCEREMOVE) was issued in error"
+    base = FIVE + """
+[[steps]]
+open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }
+[[steps]]
+mqsc = { qmgr = "FR1", commands = "RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(PR1) QUEUES(YES)" }
+"""
+    removed = run_scenario(scenario(base)).final
+    assert "PR1" not in view(removed, "FR2")["qmgrs"] and view(removed, "PR3")["queues"] == {"CQ1": ["PR2"]}
+    final = run_scenario(scenario(base + '[[steps]]\nmqsc = { qmgr = "PR1", commands = "REFRESH CLUSTER(DEMO)" }\n')).final
+    for qmgr in ("FR1", "FR2"):
+        assert view(final, qmgr)["qmgrs"] == ["FR1", "FR2", "PR1", "PR2", "PR3"], qmgr
+        assert view(final, qmgr)["queues"] == {"CQ1": ["PR1", "PR2"], "CQ2": ["PR1"]}, qmgr
+    assert view(final, "PR3")["queues"] == {"CQ1": ["PR1", "PR2"]}
+    # a copy sent before the removal stays stale when it arrives late; the re-join is newer
+    cache = final.qmgr("FR1").cache("DEMO")
+    assert cache.qmgr_record_of("PR1").seq > removed.qmgr("FR1").cache("DEMO").get(
+        (rp.QMGR, "DEMO", "PR1_1", "")).seq
+
+
+def test_a_late_copy_of_a_removed_record_is_discarded():
+    tomb = rp.Record(rp.QMGR, "DEMO", "", "PR1_1", "PR1", 3, deleted=True,
+                     info=rp.QmgrInfo("TO.PR1", "pr1(1414)", False))
+    cache = rp.remove_owner(rp.ClusterCache("DEMO"), "PR1_1", (tomb,))
+    late, applied = rp.apply_record(cache, _replace(tomb, deleted=False))
+    assert not applied and late.discarded
+    newer, applied = rp.apply_record(cache, _replace(tomb, deleted=False, seq=4))
+    assert applied and newer.qmgr_record_of("PR1") is not None
+
+
+def test_expiry_follows_the_refresh_that_arrives_not_the_owner_running():
+    # DESIGN §3.4 / 002 §Key roles: members log when an expected refresh is missing, and
+    # records not refreshed expire: PR1 runs, but both its channels to the FRs are stopped
+    text = FIVE + """
+[[steps]]
+channel = { qmgr = "PR1", to = "FR1", status = "STOPPED" }
+[[steps]]
+channel = { qmgr = "PR1", to = "FR2", status = "STOPPED" }
+[[steps]]
+advance = { days = 31 }
+"""
+    after_31 = run_scenario(scenario(text)).final
+    assert {(e.qmgr, e.code) for e in after_31.log} >= {("FR1", "REFRESH_MISSING"), ("FR2", "REFRESH_MISSING")}
+    after_91 = run_scenario(scenario(text + '[[steps]]\nadvance = { days = 60 }\n')).final
+    assert "PR1" not in view(after_91, "FR2")["qmgrs"]
+    assert view(after_91, "FR2")["queues"] == {"CQ1": ["PR2"]}
+    running = run_scenario(scenario(FIVE + '[[steps]]\nadvance = { days = 91 }\n')).final
+    assert running.log == () and "PR1" in view(running, "FR2")["qmgrs"]
+
+
+def test_a_queue_manager_restarted_after_expiry_is_relearnt():
+    # 000 §Incorrectly deleted queue managers ("up to 90 days"): the owner republishes
+    # when it starts again, overdue as its records are
+    text = FIVE + """
+[[steps]]
+open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }
+[[steps]]
+qmgr = { name = "PR1", action = "stop" }
+[[steps]]
+advance = { days = 91 }
+"""
+    expired = run_scenario(scenario(text)).final
+    assert "PR1" not in view(expired, "FR1")["qmgrs"]
+    final = run_scenario(scenario(text + '[[steps]]\nqmgr = { name = "PR1", action = "start" }\n')).final
+    assert view(final, "FR1")["qmgrs"] == ["FR1", "FR2", "PR1", "PR2", "PR3"]
+    assert view(final, "FR2")["queues"] == {"CQ1": ["PR1", "PR2"], "CQ2": ["PR1"]}
+    assert view(final, "PR3")["queues"] == {"CQ1": ["PR1", "PR2"]}
+
+
+def test_tempqmgr_is_cleared_when_the_conname_is_spelled_differently():
+    # 000 §Initial definitions: SYSTEM.TEMPQMGR "will be changed when the Partial Repository
+    # has communicated with the Full Repository"; 'FR1' is fr1(1414) (default port)
+    text = TWO_FRS + """
+[qmgrs.PRF]
+mqsc = '''
+DEFINE CHANNEL(TO.PRF) CHLTYPE(CLUSRCVR) CONNAME('prf') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('FR1') CLUSTER(DEMO)
+'''
+"""
+    report = run_scenario(scenario(text))
+    assert view(report.final, "PRF")["qmgrs"] == ["FR1", "FR2", "PRF"]
+    assert report.not_joined == ()
+    model = MQNetwork(scenario(text), PROPERTIES, explore_initial=True)
+    result = explore(model, property_ids=["RP-TEMPQMGR", "RP-TEMPQMGR-SHOWN"])
+    assert result.verdicts["RP-TEMPQMGR"].status is Status.HOLDS
+
+
+@pytest.mark.parametrize(
+    "qmgr_mqsc,steps,who,reason",
+    [
+        ("DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)", "", "PR1",
+         "PR1 has no CLUSRCVR for cluster DEMO"),
+        ("", '[[steps]]\nchannel = { qmgr = "FR1", to = "PR1", status = "RETRYING" }\n'
+             '[[steps]]\nmqsc = { qmgr = "PR1", commands = """\n'
+             "DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)\n"
+             "DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)\n\"\"\" }\n", "PR1",
+         "the channel from FR1 back to PR1 is RETRYING — check channel status from the Full to the Partial"),
+    ],
+    ids=["only-a-clussdr", "channel-back-retrying"],
+)
+def test_not_joined_reports_the_actual_state(qmgr_mqsc, steps, who, reason):
+    # 000 §Checking initial definitions
+    text = TWO_FRS + f"[qmgrs.PR1]\nmqsc = '''\n{qmgr_mqsc}\n'''\n" + steps
+    report = run_scenario(scenario(text))
+    assert [(q, why) for q, why in report.not_joined if reason in why] == [(who, report.not_joined[0][1])]
+
+
+def test_a_joined_member_is_not_reported_after_its_full_repository_is_demoted():
+    text = FIVE + '[[steps]]\nmqsc = { qmgr = "FR1", commands = "ALTER QMGR REPOS(\' \')" }\n'
+    assert run_scenario(scenario(text)).not_joined == ()
+
+
+def test_a_scenario_channel_status_stays_until_a_later_step():
+    # run and check agree: only a fault-injected failure recovers by itself
+    text = FIVE + """
+[[steps]]
+channel = { qmgr = "FR1", to = "PR3", status = "RETRYING" }
+[[steps]]
+open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }
+"""
+    model = MQNetwork(scenario(text), PROPERTIES, faults=1)
+    (s,) = model.init_states()
+    s = step(model, s)
+    assert not any(isinstance(a, ChannelRecover) for a in model.actions(s))
+    assert model.next_state(s, ChannelRecover("FR1", "PR3")) is None
+    ran = run_scenario(scenario(text)).final
+    assert ran.channel("FR1", "PR3").status == "RETRYING"
+
+
+def test_faults_are_environment_actions_not_internal_ones():
+    model = MQNetwork(scenario(FIVE), PROPERTIES, faults=1)
+    assert model.is_internal(ChannelDeliver("A", "B"))
+    assert not any(model.is_internal(a) for a in (QmgrStop("A"), QmgrStart("A"), ChannelRecover("A", "B"),
+                                                   ScenarioStep(0)))
+
+
+def test_stop_channel_naming_an_auto_defined_clussdr():
+    # 003 §Auto-definition of channels: the auto-defined CLUSSDR takes the CLUSRCVR's name
+    text = FIVE + '[[steps]]\nmqsc = { qmgr = "FR1", commands = "STOP CHANNEL(TO.PR3)" }\n'
+    final = run_scenario(scenario(text)).final
+    assert final.channel("FR1", "PR3").status == "STOPPED"
+    unknown = run_scenario(scenario(FIVE + '[[steps]]\nmqsc = { qmgr = "FR1", commands = "STOP CHANNEL(NOPE)" }\n'))
+    assert [e.code for e in unknown.final.log] == ["CHANNEL_NOT_FOUND"]
+
+
+def test_queue_hosts_are_shown_by_qmid_when_a_name_has_two():
+    # 000 §Incorrectly deleted queue managers: the recreated queue manager is a second one
+    final = run_scenario(scenario(RECREATED)).final
+    assert view(final, "FR2")["queues"] == {"CQ1": ["PR1_1", "PR1_2"]}
+    assert view(final, "FR1")["qmgrs"] == ["FR1", "FR2", "PR1_1", "PR1_2"]
+
+
+def test_reset_cluster_away_from_a_full_repository_and_recreate_of_an_existing_qmgr_are_refused():
+    # 000 §Incorrectly deleted queue managers: RESET CLUSTER "has to be run on a Full Repository"
+    text = FIVE + """
+[[steps]]
+mqsc = { qmgr = "PR2", commands = "RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(PR1) QUEUES(YES)" }
+[[steps]]
+qmgr = { name = "PR3", action = "recreate" }
+"""
+    report = run_scenario(scenario(text))
+    assert [e.qmgr for e in report.final.log] == ["PR2", "PR3"]
+    assert "must be issued on a full repository" in report.final.log[0].detail
+    assert report.final.log[1].code == "AMQ8110"
+    assert not any(e.code.startswith("AMQ9XXX") for e in report.final.log)
+    assert report.final.qmgr("PR3").incarnation == 1 and "PR1" in view(report.final, "FR1")["qmgrs"]
+
+
+def test_repository_messages_print_without_double_spaces():
+    msg = rp.RepoMsg(rp.REMOVE, "DEMO", "FR1_1", "FR1", True, removed="PR1_1")
+    assert str(msg) == "REMOVE[DEMO] removed=PR1_1"
+    sub = rp.RepoMsg(rp.SUBSCRIBE, "DEMO", "PR3_1", "PR3", False, keys=((rp.QUEUE, "CQ1"),))
+    assert str(sub) == "SUBSCRIBE[DEMO] keys=[('QUEUE', 'CQ1')]"
+
+
+def test_after_refresh_a_partial_repository_resubscribes_at_two_full_repositories():
+    # 000 §First MQOPEN of a Queue: "The subscription request is sent to 2 Full Repositories"
+    text = FIVE + '[[steps]]\nopen = { qmgr = "PR3", handle = "h1", queue = "CQ1" }\n' + \
+        '[[steps]]\nmqsc = { qmgr = "PR3", commands = "REFRESH CLUSTER(DEMO)" }\n'
+    model = MQNetwork(scenario(text))
+    (s,) = model.init_states()
+    s = step(model, deliver_all(model, step(model, s)))
+    subs = sorted(c.dst for c in s.channels if c.src == "PR3" for m in c.messages if m.op == rp.SUBSCRIBE)
+    assert subs == ["FR1", "FR2"]
+
+
+def test_reset_cluster_after_the_queue_manager_withdrew_its_channels():
+    # 004 §Adding and removing queue managers: delete the cluster channels, RESET CLUSTER
+    # from a full repository, then delete the queue manager
+    text = FIVE + """
+[[steps]]
+mqsc = { qmgr = "PR1", commands = '''
+DELETE CHANNEL(TO.FR1)
+DELETE CHANNEL(TO.PR1)
+''' }
+[[steps]]
+mqsc = { qmgr = "FR1", commands = "RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(PR1) QUEUES(YES)" }
+[[steps]]
+qmgr = { name = "PR1", action = "delete" }
+"""
+    final = run_scenario(scenario(text)).final
+    assert final.log == ()
+    for qmgr in ("FR1", "FR2", "PR3"):
+        assert "PR1" not in view(final, qmgr)["qmgrs"], qmgr
+    assert view(final, "FR2")["queues"] == {"CQ1": ["PR2"]}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Inhibiting clustered publish/subscribe in a cluster
+# ---------------------------------------------------------------------------------------
+def _psclus_frs(fr_psclus: str) -> str:
+    frs = "".join(fr(n, o).replace(f"REPOS(DEMO)", f"REPOS(DEMO) PSCLUS({fr_psclus})")
+                  for n, o in (("FR1", "FR2"), ("FR2", "FR1")))
+    return 'name = "psclus"\n' + frs + pr("PR1", "FR1") + pr("PR2", "FR1") + """
+[[steps]]
+mqsc = { qmgr = "PR1", commands = "DEFINE TOPIC(OOPS) TOPICSTR('Oops') CLUSTER(DEMO)" }
+[[steps]]
+subscribe = { qmgr = "PR2", name = "S", topic = "Oops/x" }
+[[steps]]
+publish = { qmgr = "PR1", topic = "Oops/x" }
+"""
+
+
+@pytest.mark.parametrize(
+    "fr_psclus,topic_at,delivered,refusals",
+    [
+        # 002: "setting PSCLUS to DISABLED on all full repository queue managers in the
+        # cluster prevents any clustered topic definition on an incorrectly configured
+        # partial repository from affecting other queue managers in the cluster. In such
+        # scenarios, the inconsistency is reported in the error logs of the full repository
+        # queue managers."
+        ("DISABLED", {"FR1": [], "FR2": [], "PR1": ["Oops"], "PR2": []}, [], {"FR1", "FR2"}),
+        # the contrast: 002 §Cluster topics, the topic is pushed to every member
+        ("ENABLED", {"FR1": ["Oops"], "FR2": ["Oops"], "PR1": ["Oops"], "PR2": ["Oops"]}, ["Oops/x"], set()),
+    ],
+)
+def test_psclus_disabled_at_every_full_repository_stops_a_stray_cluster_topic(fr_psclus, topic_at, delivered,
+                                                                              refusals):
+    from spec.system import deliveries_of
+    sc = scenario(_psclus_frs(fr_psclus))
+    final = run_scenario(sc).final
+    assert {q: view(final, q)["topics"] for q in topic_at} == topic_at
+    assert deliveries_of(final)["PR2"]["S"] == delivered
+    refused = {e.qmgr for e in final.log if e.code == "PSCLUS_DISABLED" and "cluster topic" in e.detail}
+    assert refused == refusals
+    # and the checker agrees in every interleaving (the owner alone keeps its topic)
+    from properties.pubsub import PROPERTIES as PS
+    result = explore(MQNetwork(sc, PROPERTIES + PS), property_ids=["RP-TOPIC-EVERYWHERE", "PS-PROXY-CONVERGENCE"])
+    assert result.verdicts["RP-TOPIC-EVERYWHERE"].status is Status.HOLDS
+    assert result.verdicts["PS-PROXY-CONVERGENCE"].status is Status.HOLDS

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from checker.cli import main
+from spec.errors import InputError
 from spec.scenario import parse_scenario
 from spec.system import MQNetwork, run_scenario
 
@@ -61,6 +62,56 @@ def test_table_output(capsys):
     out = capsys.readouterr().out
     assert "SARSENAL" in out and "Sports/#/Arsenal (topic)" in out
     assert "Expectations: 1 of 1 hold" in out
+
+
+# Text the user wrote is shown with its control characters escaped: it can neither drive
+# the terminal (ESC sequences) nor pass for extra lines of output.
+HOSTILE = r'''
+name = "evil\u001b[31mRED\u001b[0m\nFAKE LINE"
+[qmgrs.QM1]
+mqsc = "DEFINE TOPIC('T\u001b[2J\r') TOPICSTR('x')\nDEFINE TOPIC('T\u001b[2J\r') TOPICSTR('x')"
+[[steps]]
+subscribe = { qmgr = "QM1", name = "S", topic = "a/#" }
+[[steps]]
+publish = { qmgr = "QM1", topic = "a/\u001b[31mx\nExpectations: all hold\r" }
+[[steps]]
+publish = { qmgr = "QM1", topic = "a/\u009b\u202eb" }
+[[expect]]
+deliveries = { QM1 = { S = ["a/\u001b\n"] } }
+'''
+
+
+def test_table_output_escapes_control_characters(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(HOSTILE)
+    assert main(["run", str(tmp_path / "s.toml")]) == 1
+    out = capsys.readouterr().out
+    assert all(ch.isprintable() for line in out.splitlines() for ch in line), out
+    lines = out.splitlines()
+    assert lines[0] == r"Scenario: evil\x1b[31mRED\x1b[0m\nFAKE LINE"
+    cells = [line.rstrip().rsplit("  ", 1)[-1].strip() for line in lines]
+    first = cells.index(r"a/\x1b[31mx\nExpectations: all hold\r")  # one publication, one line
+    assert cells[first + 1] == r"a/\x9b\u202eb"
+    assert not any(line.startswith("Expectations: all hold") for line in lines)
+    assert any(r"AMQ8150: IBM MQ object T\x1b[2J\r already exists." in line for line in lines)
+    assert any(r"expected ['a/\x1b\n']" in line for line in lines)  # the failure text too
+
+
+def test_json_output_escapes_control_characters(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(HOSTILE)
+    assert main(["run", str(tmp_path / "s.toml"), "--json"]) == 1
+    out = capsys.readouterr().out
+    assert all(ch.isprintable() for line in out.splitlines() for ch in line)
+    data = json.loads(out)  # still the same values
+    assert data["deliveries"]["QM1"]["S"] == ["a/\x1b[31mx\nExpectations: all hold\r", "a/\x9b\u202eb"]
+
+
+def test_error_lines_escape_control_characters(tmp_path):
+    (tmp_path / "bad.toml").write_text('[qmgrs.QM1]\nmqsc = "DEFINE QLOCAL(Q1) CLWLRANK(1\\u001b[2J\\u009b)"\n')
+    proc = subprocess.run([sys.executable, "-m", "checker.cli", "run", "bad.toml"],
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.endswith("\n") and proc.stderr.count("\n") == 1
+    assert "\x1b" not in proc.stderr and r"CLWLRANK(1\x1b[2J\x9b)" in proc.stderr
 
 
 # ---------------------------------------------------------------------------------------
@@ -119,6 +170,113 @@ def test_wildcard_alter_does_not_affect_existing_subscriptions():
     assert report.to_json()["deliveries"]["QM1"] == {"BEFORE": ["Sports/Football/Arsenal"], "AFTER": []}
 
 
+RESTART_AFTER_BLOCK = """
+    name = "restart re-evaluates WILDCARD"
+    [qmgrs.QMA]
+    mqsc = '''
+    DEFINE TOPIC(FOOTBALL) TOPICSTR('Sports/Football')
+    DEFINE SUB(EARLY) TOPICSTR('Sports/#') DEST(Q)
+    DEFINE SUB(EARLYP) TOPICSTR('+/Football/Arsenal') DEST(Q)
+    DEFINE SUB(NAMED) TOPICSTR('Sports/Football/#') DEST(Q)
+    DEFINE SUB(EXACT) TOPICSTR('Sports/Football/Arsenal') DEST(Q)
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QMA", name = "ND", topic = "Sports/#" }
+    [[steps]]
+    subscribe = { qmgr = "QMA", name = "D", topic = "Sports/#", durable = true }
+    [[steps]]
+    mqsc = { qmgr = "QMA", commands = "ALTER TOPIC(FOOTBALL) WILDCARD(BLOCK)" }
+    [[steps]]
+    publish = { qmgr = "QMA", topic = "Sports/Football/Arsenal" }
+    [[steps]]
+    qmgr = { name = "QMA", action = "stop" }
+    [[steps]]
+    qmgr = { name = "QMA", action = "start" }
+    [[steps]]
+    publish = { qmgr = "QMA", topic = "Sports/Football/Arsenal" }
+    [[steps]]
+    publish = { qmgr = "QMA", topic = "Sports/Rugby" }
+"""
+
+
+def test_restart_re_evaluates_wildcard_block_and_ends_non_durable_subscriptions():
+    # 002 §Controlling wildcard usage with the WILDCARD property: "To force the matching set
+    # of topics to be re-evaluated ... you must restart the queue manager"; 002
+    # §Subscription durability: non-durable subscriptions end with the connection.
+    report = run_scenario(scenario(RESTART_AFTER_BLOCK))
+    arsenal, rugby = "Sports/Football/Arsenal", "Sports/Rugby"
+    assert report.to_json()["deliveries"]["QMA"] == {
+        "EARLY": [arsenal, rugby],  # blocked from Sports/Football after the restart only
+        "EARLYP": [arsenal],
+        "NAMED": [arsenal, arsenal],  # names the BLOCK node: never blocked
+        "EXACT": [arsenal, arsenal],  # no wildcard: never blocked
+        "D": [arsenal, rugby],  # durable: survives, re-evaluated
+        "ND": [arsenal],  # non-durable: ended by the stop (its deliveries stay reported)
+    }
+    assert [s.name for s in report.final.qmgr("QMA").pubsub.subscriptions] == [
+        "EARLY", "EARLYP", "NAMED", "EXACT", "D"]
+
+
+def test_fault_restart_is_the_same_restart_as_the_scripted_one():
+    # the checker's QmgrStop/QmgrStart faults and the scenario's `qmgr` stop/start steps are
+    # one strmqm: the same subscriptions end and the same WILDCARD(BLOCK) re-evaluation
+    # follows (002 §Subscription durability; §Controlling wildcard usage)
+    from spec.system import QmgrStart, QmgrStop, ScenarioStep, settle
+    scripted = run_scenario(scenario(RESTART_AFTER_BLOCK)).final.qmgr("QMA").pubsub
+    stop_start = '    qmgr = { name = "QMA", action = "stop" }\n    [[steps]]\n' \
+                 '    qmgr = { name = "QMA", action = "start" }\n    [[steps]]\n'
+    assert stop_start in RESTART_AFTER_BLOCK
+    sc = scenario(RESTART_AFTER_BLOCK.replace(stop_start, ""))
+    model = MQNetwork(sc, faults=1)
+    (s,) = model.init_states()
+    for i in range(len(sc.steps)):
+        if i == 4:  # where the scripted stop and start were: the fault and its recovery
+            s = settle(model, model.next_state(s, QmgrStop("QMA")))
+            assert not s.qmgr("QMA").running
+            s = settle(model, model.next_state(s, QmgrStart("QMA")))
+        s = settle(model, model.next_state(s, ScenarioStep(i)))
+    fault = s.qmgr("QMA").pubsub
+    assert [x.name for x in fault.subscriptions] == ["EARLY", "EARLYP", "NAMED", "EXACT", "D"]
+    assert fault.subscriptions == scripted.subscriptions
+    assert [(d.subscription, d.topic) for d in fault.deliveries] == \
+        [(d.subscription, d.topic) for d in scripted.deliveries]
+
+
+def test_start_of_a_running_queue_manager_changes_no_subscription():
+    # only a restart (stop, then start) re-evaluates; a start of a running one is a no-op
+    text = RESTART_AFTER_BLOCK.replace('    qmgr = { name = "QMA", action = "stop" }\n    [[steps]]\n', "")
+    report = run_scenario(scenario(text))
+    got = report.to_json()["deliveries"]["QMA"]
+    assert got["EARLY"] == got["D"] == got["ND"] == ["Sports/Football/Arsenal"] * 2 + ["Sports/Rugby"]
+
+
+def test_restart_sends_the_proxy_unsubscribe_of_an_ended_subscription():
+    # the ended non-durable subscription was the only demand for a/#: the parent's proxy
+    # subscription goes and the publication stays at the parent (DESIGN §3.3 demand,
+    # reconciled after the step)
+    text = """
+        name = "restart ends demand"
+        [qmgrs.PARENT]
+        mqsc = "ALTER QMGR PSMODE(ENABLED)"
+        [qmgrs.CHILD]
+        mqsc = "ALTER QMGR PARENT(PARENT) PSMODE(ENABLED)"
+        [[steps]]
+        subscribe = { qmgr = "CHILD", name = "ND", topic = "a/#" }
+        [[steps]]
+        qmgr = { name = "CHILD", action = "stop" }
+        [[steps]]
+        qmgr = { name = "CHILD", action = "start" }
+        [[steps]]
+        publish = { qmgr = "PARENT", topic = "a/b" }
+    """
+    restarted = run_scenario(scenario(text))
+    assert restarted.final.qmgr("PARENT").pubsub.proxies == ()
+    assert "CHILD" not in restarted.to_json()["deliveries"]  # ND ended, and received nothing
+    kept = run_scenario(scenario(text.replace('action = "stop"', 'action = "start"')))
+    assert kept.final.qmgr("PARENT").pubsub.proxies != ()
+    assert kept.to_json()["deliveries"]["CHILD"]["ND"] == ["a/b"]
+
+
 def test_char_scheme_subscription_defined_in_mqsc():
     report = run_scenario(scenario("""
         name = "char scheme"
@@ -152,6 +310,32 @@ def test_rejected_mqsc_is_logged_as_mq_reports_it_and_changes_nothing():
     assert codes[:2] == ["AMQ8147", "AMQ8150"] and len(codes) == 3
     assert report.final.qmgr("QM1").defs.topic("Sports").topicstr == "Sports"
     assert report.expectations[0].ok
+
+
+def test_rejected_mqsc_names_where_the_command_is_written(tmp_path, capsys):
+    # a long mqsc_file: the log entry says which line MQ rejected; inline MQSC (escapes
+    # included) and MQSC steps point into the scenario file
+    (tmp_path / "qm1.mqsc").write_text("* queues\nDEFINE QLOCAL(Q1)\n\nDEFINE QLOCAL(Q1)\n")
+    (tmp_path / "s.toml").write_text(textwrap.dedent('''
+        name = "where"
+        [qmgrs.QM1]
+        mqsc_file = "qm1.mqsc"
+        [qmgrs.QM2]
+        mqsc = "DEFINE QLOCAL(Q1)\\nALTER QLOCAL(NOPE) PUT(DISABLED)"
+        [[steps]]
+        mqsc = { qmgr = "QM2", commands = """
+        DEFINE TOPIC(T) TOPICSTR('Sports') DURSUB(NO)
+        DEFINE SUB(S) TOPICSTR('Sports/#') DEST(Q1)
+        """ }
+    '''))
+    code, data = run_json(capsys, tmp_path / "s.toml")
+    assert code == 0
+    assert [(e["qmgr"], e["code"], e["detail"]) for e in data["errors"]] == [
+        ("QM1", "AMQ8150", f"AMQ8150: IBM MQ object Q1 already exists. (at {tmp_path / 'qm1.mqsc'}:4)"),
+        ("QM2", "AMQ8147", f"AMQ8147: IBM MQ object NOPE not found. (at {tmp_path / 's.toml'}:6)"),
+        ("QM2", "MQRC_DURABILITY_NOT_ALLOWED",
+         f"durable subscription S to 'Sports/#': DURSUB(NO) (at {tmp_path / 's.toml'}:10)"),
+    ]
 
 
 def test_durable_subscription_refused_where_dursub_no():
@@ -297,3 +481,49 @@ def test_topicobj_in_a_step_is_the_exact_mqi_name():
     data = report.to_json()
     assert data["deliveries"]["QMA"]["ARSENAL"] == ["Sports/Football/Arsenal"]
     assert [e["code"] for e in data["errors"]] == ["MQRC_UNKNOWN_OBJECT_NAME", "MQRC_UNKNOWN_OBJECT_NAME"]
+
+
+def test_empty_topic_next_to_topicobj_is_the_objects_topicstr_alone():
+    # 002 §Constructing topic names: an empty ObjectString is "not present", so the topic
+    # object's TOPICSTR is used unchanged; without topicobj an empty topic is invalid
+    report = run_scenario(scenario("""
+        name = "empty object string"
+        [qmgrs.QM1]
+        mqsc = "DEFINE TOPIC(SPORTS) TOPICSTR('Sports')"
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "S", topicobj = "SPORTS", topic = "" }
+        [[steps]]
+        publish = { qmgr = "QM1", topicobj = "SPORTS", topic = "" }
+    """))
+    assert report.final.qmgr("QM1").pubsub.subscription("S").topic == "Sports"
+    assert report.to_json()["deliveries"]["QM1"]["S"] == ["Sports"]
+    with pytest.raises(InputError, match=r"steps\[0\]\.publish\.topic: invalid topic string: a topic string must not be empty"):
+        scenario('[qmgrs.QM1]\n[[steps]]\npublish = { qmgr = "QM1", topic = "" }\n')
+
+
+def test_run_reconnects_a_retrying_channel_once_its_destination_runs_again():
+    # 000 §Workload management features: messages "wait on the transmission queue for the
+    # network to come back up"; a channel in retry reconnects at a retry interval (000
+    # §Resource definition for Full Repositories). examples/wl-failed-server.toml without
+    # its final `channel ... RUNNING` step: h_open's four waiting messages still reach
+    # SERVER1 after its restart, as `check`'s ChannelRecover lets them.
+    text = (EXAMPLES / "wl-failed-server.toml").read_text()
+    manual = '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER1", status = "RUNNING" }\n'
+    assert manual in text
+    for variant in (text, text.replace(manual, "")):
+        report = run_scenario(parse_scenario(variant, "wl-failed-server.toml"))
+        assert report.to_json()["messages"] == {"h_nf": {"SERVER2": 4}, "h_open": {"SERVER1": 5}}
+        assert report.final.channel("QMAPP", "SERVER1").status == "RUNNING"
+        assert all(r.ok for r in report.expectations)
+    # while SERVER1 is stopped the channel stays RETRYING and h_open's messages wait
+    stopped = text.replace(manual, "").replace('[[steps]]\nqmgr = { name = "SERVER1", action = "start" }\n', "")
+    report = run_scenario(parse_scenario(stopped, "wl-failed-server.toml"))
+    assert report.final.channel("QMAPP", "SERVER1").status == "RETRYING"
+    assert report.to_json()["messages"]["h_open"] == {"SERVER1": 1}
+    # a status a scenario step set stays (NetworkState.held_by_step): no reconnection
+    start = '[[steps]]\nqmgr = { name = "SERVER1", action = "start" }\n'
+    held = text.replace(manual, "").replace(
+        start, '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER1", status = "RETRYING" }\n' + start)
+    report = run_scenario(parse_scenario(held, "wl-failed-server.toml"))
+    assert report.final.channel("QMAPP", "SERVER1").status == "RETRYING"
+    assert report.to_json()["messages"]["h_open"] == {"SERVER1": 1}

@@ -281,6 +281,7 @@ ERRORS = [
     ("expect_unknown_qmgr", QMS + '[[expect]]\ndeliveries = { QMC = {} }\n', 's.toml:4:16: expect[0].deliveries.QMC: unknown queue manager QMC; expected one of QMA, QMB (declare it with a [qmgrs.QMC] table)'),
     ("expect_unknown_sub", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S2 = [] } }\n', 's.toml:6:24: expect[0].deliveries.QMA.S2: unknown subscription S2 at QMA; expected one of S1'),
     ("expect_no_sub_at_qmgr", QMS + '[[expect]]\ndeliveries = { QMA = { S2 = [] } }\n', 's.toml:4:24: expect[0].deliveries.QMA.S2: unknown subscription S2 at QMA; no step or MQSC makes one there'),
+    ("expect_topics_not_list_unknown_sub", QMS + '[[expect]]\ndeliveries = { QMA = { S = "x" } }\n', "s.toml:4:24: expect[0].deliveries.QMA.S: expected an array of topic strings, got a string ('x')"),
     ("expect_topics_not_list", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S1 = "a" } }\n', "s.toml:6:24: expect[0].deliveries.QMA.S1: expected an array of topic strings, got a string ('a')"),
     ("expect_bad_topic", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S1 = ["a", ""] } }\n', 's.toml:6:35: expect[0].deliveries.QMA.S1[1]: invalid topic string: a topic string must not be empty (002 §Topic strings)'),
     ("expect_unknown_handle", QMS + '[[expect]]\nmessages = { h1 = { QMA = 1 } }\n', "s.toml:4:14: expect[0].messages.h1: unknown handle 'h1'; no open step opens it"),
@@ -317,6 +318,12 @@ MQSC_ERRORS = [
     ("single_line", f"[qmgrs.QMA]\nmqsc = '{BAD_MQSC}'\n", f"s.toml:2:27: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
     ("step_inline", f"[qmgrs.QMA]\n[[steps]]\nmqsc = {{ qmgr = 'QMA', commands = '{BAD_MQSC}' }}\n", f"s.toml:3:54: steps[0].mqsc.commands: {MQSC_SAYS}"),
     ("step_multiline", f"[qmgrs.QMA]\n[[steps]]\nmqsc = {{ qmgr = 'QMA', commands = '''\nDEFINE QLOCAL(Q1)\n{BAD_MQSC}''' }}\n", f"s.toml:5:19: steps[0].mqsc.commands: {MQSC_SAYS}"),
+    # escapes in basic strings: the MQSC line 2 is still on TOML line 2, further right
+    ("basic_newline_escape", f'[qmgrs.QMA]\nmqsc = "DEFINE QLOCAL(Q1)\\n{BAD_MQSC}"\n', f"s.toml:2:46: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
+    ("basic_unicode_escape", f'[qmgrs.QMA]\nmqsc = "\\u0044{BAD_MQSC[1:]}"\n', f"s.toml:2:32: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
+    ("step_newline_escape", f'[qmgrs.QMA]\n[[steps]]\nmqsc = {{ qmgr = "QMA", commands = "DEFINE QLOCAL(Q1)\\n\\t{BAD_MQSC}" }}\n', f"s.toml:3:75: steps[0].mqsc.commands: {MQSC_SAYS}"),
+    ("line_ending_backslash", f'[qmgrs.QMA]\nmqsc = """DEFINE QLOCAL(Q1) \\\n   DESCR(x)\n{BAD_MQSC}"""\n', f"s.toml:4:19: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
+    ("crlf_multiline", f"[qmgrs.QMA]\r\nmqsc = '''\r\nDEFINE QLOCAL(Q1)\r\n{BAD_MQSC}\r\n'''\r\n", f"s.toml:4:19: qmgrs.QMA.mqsc: {MQSC_SAYS}"),
 ]
 
 
@@ -382,6 +389,41 @@ def test_mqsc_file_that_is_not_utf8(tmp_path):
     (tmp_path / "qma.mqsc").write_bytes(b"* caf\xe9\n")
     with pytest.raises(InputError, match=r"s\.toml:2:1: qmgrs\.QMA\.mqsc_file: .*qma\.mqsc is not UTF-8 text"):
         load_scenario(tmp_path / "s.toml")
+
+
+# -- what mqsc_file may name: a regular UTF-8 file of sane size, nothing else
+@pytest.mark.parametrize("name,message", [
+    ("\\u0000x", r"s\.toml:2:1: qmgrs\.QMA\.mqsc_file: cannot read .*\\x00x: the file name contains a NUL character$"),
+    ("adir", r"s\.toml:2:1: qmgrs\.QMA\.mqsc_file: cannot read .*adir: it is a directory, not a file$"),
+    ("/dev/zero", r"s\.toml:2:1: qmgrs\.QMA\.mqsc_file: cannot read /dev/zero: not a regular file"),
+    ("big.mqsc", r"s\.toml:2:1: qmgrs\.QMA\.mqsc_file: cannot read .*big\.mqsc: larger than 16 MiB"),
+])
+def test_mqsc_file_must_be_a_regular_file_of_sane_size(tmp_path, name, message):
+    from spec.scenario import MAX_FILE_BYTES
+
+    (tmp_path / "adir").mkdir()
+    with open(tmp_path / "big.mqsc", "wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)  # sparse: nothing written
+    (tmp_path / "s.toml").write_text(f'[qmgrs.QMA]\nmqsc_file = "{name}"\n')
+    with pytest.raises(InputError) as info:
+        load_scenario(tmp_path / "s.toml")
+    assert re.search(message, info.value.one_line()), info.value.one_line()
+    assert "\n" not in info.value.one_line() and "\x00" not in info.value.one_line()
+
+
+def test_scenario_file_must_be_a_regular_file(tmp_path):
+    with pytest.raises(InputError, match=r"^/dev/zero: cannot read the scenario file: not a regular file"):
+        load_scenario("/dev/zero")
+    with pytest.raises(InputError, match=r"cannot read the scenario file: it is a directory"):
+        load_scenario(tmp_path)
+
+
+def test_byte_order_marks_are_accepted(tmp_path):
+    # Windows editors save UTF-8 with a BOM; both the scenario and its mqsc_file may have one
+    (tmp_path / "s.toml").write_bytes('\ufeff[qmgrs.QMA]\nmqsc_file = "qma.mqsc"\n'.encode())
+    (tmp_path / "qma.mqsc").write_bytes("\ufeffDEFINE QLOCAL(Q1)\n".encode())
+    s = load_scenario(tmp_path / "s.toml")
+    assert [(c.verb, c.objtype, c.name) for c in s.qmgrs[0].commands] == [("DEFINE", "QLOCAL", "Q1")]
 
 
 # ============================================================================ fuzzing

@@ -342,6 +342,49 @@ def test_char_scheme_agrees_with_reference(sub, topic):
     assert topic_matches(sub, topic, "char") == ref_char_match(sub, topic)
 
 
+# Patterns dense in wildcards against long topics over a two-letter alphabet: the cases
+# where a backtracking matcher and a leftmost-placement matcher could disagree.
+dense_topic_subs = st.lists(st.sampled_from(["#", "+", "a", "b"]), min_size=1, max_size=8).map("/".join)
+dense_topics = st.lists(st.sampled_from(["a", "b", ""]), min_size=1, max_size=12).map("/".join).filter(bool)
+dense_char_subs = st.lists(st.sampled_from(["*", "?", "a", "b", "ab", "%*"]), min_size=1, max_size=10).map("".join)
+dense_char_topics = st.text(alphabet="ab*", min_size=1, max_size=16)
+
+
+@given(dense_topic_subs, dense_topics)
+def test_topic_scheme_agrees_with_reference_on_dense_wildcards(sub, topic):
+    assert topic_matches(sub, topic) == ref_topic_match(sub.split("/"), topic.split("/"))
+
+
+@given(dense_char_subs, dense_char_topics)
+def test_char_scheme_agrees_with_reference_on_dense_wildcards(sub, topic):
+    assert topic_matches(sub, topic, "char") == ref_char_match(sub, topic)
+
+
+# Adversarial inputs that made a backtracking regular expression take seconds (exponential
+# in the number of '#' or '*'); the answers follow from the rules: without a final 'b' level
+# or character nothing can match the pattern's final 'b', with one everything fits.
+ADVERSARIAL = [
+    ("#/a/" * 7 + "b", "/".join(["a"] * 40), "topic", False),
+    ("#/a/" * 7 + "b", "/".join(["a"] * 40 + ["b"]), "topic", True),
+    ("#/a/" * 7 + "b", "/".join(["a"] * 6 + ["b"]), "topic", False),  # one 'a' level short
+    ("#/a/" * 30 + "b", "/".join(["a"] * 400), "topic", False),
+    ("+/#/a/" * 10 + "#/b/+", "/".join(["a"] * 300 + ["b", "c"]), "topic", True),
+    ("*a" * 6 + "*b", "a" * 60, "char", False),
+    ("*a" * 6 + "*b", "a" * 60 + "b", "char", True),
+    ("*a" * 6 + "*b", "a" * 5 + "b", "char", False),  # one 'a' short
+    ("*a?" * 40 + "*b", "ax" * 500, "char", False),
+    ("*?a*" * 20 + "?", "ba" * 20 + "c", "char", True),
+]
+
+
+@pytest.mark.parametrize("sub,topic,scheme,expected", ADVERSARIAL)
+def test_adversarial_patterns_get_the_right_answer(sub, topic, scheme, expected):
+    assert topic_matches(sub, topic, scheme) is expected
+    if len(topic) <= 20:  # small enough for the (exponential) references
+        ref = ref_topic_match(sub.split("/"), topic.split("/")) if scheme == "topic" else ref_char_match(sub, topic)
+        assert ref is expected
+
+
 @given(char_subs, char_topics)
 def test_char_to_topic_wildcard_over_approximates(sub, topic):
     if topic_matches(sub, topic, "char"):

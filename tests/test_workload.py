@@ -556,6 +556,16 @@ def test_explanation_of_the_channel_rank_example_is_pinned():
     )
 
 
+def test_a_rule_that_does_not_apply_does_not_claim_to_have_eliminated_nothing():
+    # a queue manager is named: rules 2, 4, 6 and 14 do not apply (001 "if a queue name is
+    # specified"); their lines say so and no more
+    receivers, _ = servers(2)
+    lines = choose(view(receivers, ()), Put("DEMOQ", "SERVER1")).lines()
+    na = [line for line in lines if "not applicable" in line]
+    assert [line.split(" (")[0] for line in na] == ["rule 2", "rule 4", "rule 6", "rule 14"]
+    assert not any("nothing eliminated" in line for line in na)
+
+
 # ---------------------------------------------------------------------------------------
 # Weight cycles — exact statements of 001's "increased by approximately 1000/CLWLWGHT"
 # ---------------------------------------------------------------------------------------

@@ -79,6 +79,24 @@ def test_properties_hold_on_every_run(example):
     ("wl-rank-beats-status.toml", "app", {"SERVER1": 2}),
     ("wl-redrive-not-fixed.toml", "app", {"SERVER1": 1, "SERVER2": 1}),
     ("wl-weights-small.toml", "app", {"SERVER1": 1, "SERVER2": 2}),
+    # DESIGN §3.6 "Naming a target queue manager fixes the destination"; 000 Scenario 1 "Now
+    # our app can put to CQ1 on QMB": rank (TO.SERVER2/3 CLWLRANK 7) does not move them, and
+    # a PUT(DISABLED) queue on the named queue manager dead-letters rather than re-routes
+    ("wl-named-target.toml", "to_server1", {"SERVER1": 4}),
+    ("wl-named-target.toml", "to_server4", {"SERVER4": 4}),
+    ("wl-named-target.toml", "disabled", {}),
+    # 000 §Routing messages in and out of clusters, Scenarios 1-3 on the gateway itself
+    ("wl-routing-in-cluster.toml", "sc1", {"QMB": 6}),
+    ("wl-routing-in-cluster.toml", "sc2", {"QMB": 2, "QMC": 2, "QMD": 2}),
+    ("wl-routing-in-cluster.toml", "sc3", {"QMC": 6}),
+    # 000 §Routing messages in and out of clusters, Scenarios 1-3 verbatim: QMX outside the
+    # cluster, SDR/RCVR channels and transmission queues to the gateway QMA
+    ("wl-routing-scenario1.toml", "app", {"QMB": 6}),
+    ("wl-routing-scenario2.toml", "app", {"QMB": 2, "QMC": 2, "QMD": 2}),
+    ("wl-routing-scenario3.toml", "app", {"QMB": 2, "QMC": 2, "QMD": 2}),
+    # 004 "Once a target has been chosen it cannot change"; 000 §Utilising remote
+    # destinations: the far end puts to its local instance, rank changes notwithstanding
+    ("wl-on-open-far-end.toml", "conv", {"SERVER1": 4}),
 ])
 def test_seed_example_counts(example, handle, counts):
     report = run_scenario(load_scenario(EXAMPLES / example))
@@ -90,6 +108,91 @@ def test_put_inhibited_is_reported():
     report = run_scenario(load_scenario(EXAMPLES / "wl-put-disabled.toml"))
     codes = [(e.qmgr, e.code) for e in report.final.log]
     assert codes == [("QMAPP", "MQRC_CLUSTER_PUT_INHIBITED")] * 2  # 001 rule 5 note: both puts fail
+
+
+def test_named_put_disabled_queue_is_dead_lettered_at_the_named_queue_manager():
+    report = run_scenario(load_scenario(EXAMPLES / "wl-named-target.toml"))
+    codes = [(e.qmgr, e.code) for e in report.final.log]
+    assert codes == [("SERVER1", "MQRC_PUT_INHIBITED")] * 2
+
+
+def test_far_end_puts_to_its_local_instance_without_choosing(capsys):
+    # 000 §Utilising remote destinations: "Any messages received by a cluster channel will be
+    # put to a local queue if one exists in order to avoid looping round the cluster"; the
+    # only choices are QMAPP's one at MQOPEN (ON_OPEN) — none at SERVER1
+    assert main(["run", str(EXAMPLES / "wl-on-open-far-end.toml"), "--explain", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["explanations"]
+    assert [(r["qmgr"], r["message"]) for r in rows] == [("QMAPP", 0)]
+    assert main(["run", str(EXAMPLES / "wl-named-target.toml"), "--explain", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["explanations"]
+    assert {r["qmgr"] for r in rows} == {"QMAPP"}
+
+
+@pytest.mark.parametrize("full_repository,at_open", [(True, True), (False, False)])
+def test_unknown_queue_is_reported_at_mqopen_by_a_full_repository(tmp_path, full_repository, at_open):
+    # 000 §First MQOPEN of a Queue: a partial repository subscribes and the open waits for
+    # the answer (so the failure comes at MQPUT); a full repository knows at MQOPEN, and the
+    # puts through the failed handle then fail with MQRC_HOBJ_ERROR, one per message
+    text = (EXAMPLES / "wl-stuck-on-open.toml").read_text().split("[[steps]]")[0]
+    if not full_repository:
+        text = text.replace("ALTER QMGR REPOS(DEMO)\nDEFINE CHANNEL(TO.QMAPP)", "DEFINE CHANNEL(TO.QMAPP)", 1)
+    text += """
+[[steps]]
+open = { qmgr = "QMAPP", handle = "h", queue = "NOSUCHQ", bind = "ON_OPEN" }
+[[steps]]
+put = { handle = "h", count = 2 }
+[[steps]]
+open = { qmgr = "QMAPP", handle = "t", queue = "DEMOQ", target_qmgr = "NOQM", bind = "ON_OPEN" }
+"""
+    path = tmp_path / "unknown.toml"
+    path.write_text(text)
+    report = run_scenario(load_scenario(path))
+    codes = [(e.step, e.code) for e in report.final.log if e.qmgr == "QMAPP" and e.code.startswith("MQRC")]
+    if at_open:
+        assert codes == [(0, "MQRC_UNKNOWN_OBJECT_NAME"), (1, "MQRC_HOBJ_ERROR"), (1, "MQRC_HOBJ_ERROR"),
+                         (2, "MQRC_UNKNOWN_REMOTE_Q_MGR")]
+    else:
+        assert codes == [(1, "MQRC_UNKNOWN_OBJECT_NAME")] * 2
+    assert messages_of(report.final)["h"] == {}
+
+
+def test_point_to_point_routing_is_modelled_and_the_rest_is_said(tmp_path, capsys):
+    # Scenarios 1-3's SDR/RCVR channels and transmission queues are modelled, so nothing is
+    # reported as unmodelled; a SVR channel is not, and says so
+    assert main(["run", str(EXAMPLES / "wl-routing-scenario3.toml"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out).get("unmodelled", []) == []
+    text = (EXAMPLES / "wl-routing-scenario1.toml").read_text()
+    text = text.replace("DEFINE CHL(QMX.TO.QMA) CHLTYPE(SDR)", "DEFINE CHL(QMX.TO.QMA) CHLTYPE(SVR)")
+    path = tmp_path / "svr.toml"
+    path.write_text(text)
+    assert main(["run", str(path), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert any("CHLTYPE(SVR)" in note for note in data["unmodelled"])
+    # without the SDR channel the messages wait on QMX's transmission queue QMA: logged
+    assert [e["code"] for e in data["errors"]] == ["XMITQ_NO_CHANNEL"] * 6
+    assert data["messages"] == {"app": {}}
+
+
+def test_gateway_runs_the_algorithm_for_a_message_from_a_receiver_channel(capsys):
+    # 000 Scenario 3: QMA's QREMOTE(CQM) RNAME(' ') RQMNAME(' ') blanks the queue manager of a
+    # message that came over the RCVR channel; QMA chooses for CQ1 as for a local put (the
+    # message did not arrive over a cluster channel); QMB..QMD put to their CQ1 unchosen
+    assert main(["run", str(EXAMPLES / "wl-routing-scenario3.toml"), "--explain", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["explanations"]
+    assert [(r["qmgr"], r["put"]) for r in rows] == [("QMA", "CQ1")] * 6
+
+
+def test_deleting_a_queue_manager_keeps_the_record_of_what_arrived(tmp_path):
+    # DESIGN §2.3: ``messages`` counts what arrived during the run; dltmqm afterwards does not
+    # un-deliver it (audit e10)
+    text = (EXAMPLES / "wl-weights-small.toml").read_text().replace(
+        "[[expect]]", '[[steps]]\nqmgr = { name = "SERVER2", action = "delete" }\n\n[[expect]]', 1)
+    path = tmp_path / "deleted.toml"
+    path.write_text(text)
+    report = run_scenario(load_scenario(path))
+    assert report.final.find("SERVER2") is None
+    assert messages_of(report.final) == {"app": {"SERVER1": 1, "SERVER2": 2}}
+    assert all(r.ok for r in report.expectations)
 
 
 def test_run_json_has_messages_per_handle(capsys):
@@ -121,7 +224,8 @@ def test_explain_shows_the_redrive_and_the_bounce(capsys):
     assert main(["run", str(EXAMPLES / "wl-overlap-bounce.toml"), "--explain", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["explanations"]
     path = [r["qmgr"] for r in rows if r["message"] == 0]
-    assert path == ["SERVERA", "SERVERB", "SERVERC", "SERVERD"]  # B sends it to C's alias
+    # B sends it to C's alias; SERVERD puts it to its local CLUSQ without choosing (DESIGN §3.5)
+    assert path == ["SERVERA", "SERVERB", "SERVERC"]
 
 
 def test_gateway_reruns_the_algorithm(capsys):
@@ -130,8 +234,9 @@ def test_gateway_reruns_the_algorithm(capsys):
     assert main(["run", str(EXAMPLES / "wl-gateway-scenarios.toml"), "--explain", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["explanations"]
     first = [(r["qmgr"], r["put"]) for r in rows if (r["handle"], r["message"]) == ("scenario5", 0)]
-    assert first == [("QMA", "CQ1 (queue manager CQM)"), ("QMC", "CQ1, arrived over a cluster channel"),
-                     ("QME", "CQ1, arrived over a cluster channel")]
+    # ... but only where the name goes through an alias: QME hosts CQ1 and puts it there
+    # (000 §Utilising remote destinations: "put to a local queue if one exists")
+    assert first == [("QMA", "CQ1 (queue manager CQM)"), ("QMC", "CQ1, arrived over a cluster channel")]
     at_gateway = next(r["rules"] for r in rows if (r["handle"], r["message"], r["qmgr"]) == ("scenario5", 0, "QMC"))
     assert at_gateway[0] == "resolve (possible destinations): queue CQ1: 3 route(s)"
 
@@ -158,10 +263,52 @@ def test_check_finds_the_stuck_bind_on_open_message(capsys):
     assert code == 1
     assert "Counterexample for BD-NOT-FIXED-REDRIVE" in out
     trace = out.split("Counterexample for BD-NOT-FIXED-REDRIVE", 1)[1]
-    # the shortest trace: SERVER1 fails, the handle binds to it at MQOPEN anyway (it is known
-    # and its channel has not failed yet), the puts find the channel RETRYING and wait
-    assert "QmgrStop(SERVER1)" in trace and '"RETRYING"' in trace
+    # the shortest trace: the handle binds to SERVER1 at MQOPEN, both puts are on their way,
+    # then the channel to SERVER1 fails: the bound messages wait behind RETRYING. Among
+    # equally short traces the model lists scenario steps before faults, and channel faults
+    # before queue-manager faults, so this one (not QmgrStop) is reported
+    assert "ChannelFail(QMAPP->SERVER1)" in trace and '"RETRYING"' in trace
     assert "MSG app#0 to DEMOQ (bound) via QMAPP" in trace
+
+
+@pytest.mark.parametrize("example,status", [
+    # 000 §Rank and Overlapping Clusters: without rank B -> C -> B happens
+    ("wl-overlap-bounce.toml", Status.VIOLATED),
+    ("wl-overlap-rank.toml", Status.HOLDS),
+    # QMA -> G1 -> G2 -> QMT through three clusters passes every queue manager once: two
+    # gateway hops are a route, not a bounce (the audit's false positive)
+    ("wl-gateway-chain.toml", Status.HOLDS),
+])
+def test_no_bounce_is_exactly_coming_back(example, status):
+    result = explore(MQNetwork(load_scenario(EXAMPLES / example), PROPERTIES),
+                     property_ids=["WL-NO-BOUNCE-WITH-RANK", "WL-GATEWAY-HOP"])
+    assert result.verdicts["WL-NO-BOUNCE-WITH-RANK"].status is status
+    assert result.verdicts["WL-GATEWAY-HOP"].status is Status.WITNESSED
+    assert messages_of(run_scenario(load_scenario(EXAMPLES / example)).final)["app"] in (
+        {"SERVERD": 2}, {"QMT": 1})
+
+
+def test_weights_has_its_own_witness():
+    # WL-WEIGHTS is trivially true under equal weights: its witness needs unequal CLWLWGHTs
+    # over a full weight cycle (000 §Channel Weight example), which round robin never gives
+    for example, witnessed in [("wl-weights-small.toml", True), ("wl-channel-rank.toml", False)]:
+        final = run_scenario(load_scenario(EXAMPLES / example)).final
+        model = MQNetwork(load_scenario(EXAMPLES / example))
+        by_id = {p.id: p for p in PROPERTIES}
+        assert by_id["WL-WEIGHTS"].witness == "WL-WEIGHTED-CYCLE"
+        assert by_id["WL-WEIGHTED-CYCLE"].predicate(model, final) is witnessed
+        assert by_id["WL-BALANCED"].predicate(model, final)
+
+
+def test_arrived_message_stays_while_ranks_change(capsys):
+    # 000 §Utilising remote destinations: "put to a local queue if one exists in order to
+    # avoid looping round the cluster": A and B lower their rank while the message is on its
+    # way to A; in no interleaving does it leave A (audit s9's ping-pong)
+    code = main(["check", str(EXAMPLES / "wl-arrival-stays.toml"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert re.search(r"EXPECT +at_quiescence +holds \(complete", out)
+    assert re.search(r"WL-NO-BOUNCE-WITH-RANK +always +holds \(complete", out)
 
 
 def test_check_not_fixed_reroutes(capsys):
@@ -189,11 +336,34 @@ def test_mutant_is_caught(example, mutation, caught):
     assert verdict.trace.length <= 3
 
 
+@pytest.mark.parametrize("example,caught,limit,counts", [
+    # the far end runs the algorithm although it hosts the queue: rank sends the rest of the
+    # conversation to SERVER2 (DESIGN §3.5; 000 §Utilising remote destinations)
+    ("wl-on-open-far-end.toml", "BD-ON-OPEN-FIXED", 8, None),
+    # ... and sends messages naming SERVER1 on to the higher-ranked SERVER2/SERVER3 (DESIGN §3.6)
+    ("wl-named-target.toml", "BD-TARGET-FIXED", 5, "count = 1"),
+])
+def test_far_end_rerun_mutant_is_caught(tmp_path, example, caught, limit, counts):
+    path = EXAMPLES / example
+    if counts:  # fewer puts: the same counterexample, a smaller sound state space
+        path = tmp_path / example
+        path.write_text(re.sub(r"count = \d+", counts, (EXAMPLES / example).read_text()))
+    scenario = load_scenario(path)
+    sound = explore(MQNetwork(scenario, PROPERTIES), property_ids=[caught])
+    assert sound.verdicts[caught].status is Status.HOLDS
+    assert sound.statistics.complete
+    mutant = explore(MQNetwork(scenario, PROPERTIES, mutations=Mutations(far_end_reruns=True)),
+                     property_ids=[caught], stop_on_violation=True)
+    verdict = mutant.verdicts[caught]
+    assert verdict.status is Status.VIOLATED
+    assert verdict.trace.length <= limit
+
+
 # ---------------------------------------------------------------------------------------
 # Pinned check results (DESIGN §5 "Manifests")
 # ---------------------------------------------------------------------------------------
-CHECKED = ["wl-overlap-bounce.toml", "wl-overlap-rank.toml", "wl-rank-beats-status.toml",
-           "wl-redrive-not-fixed.toml", "wl-stuck-on-open.toml", "wl-weights-small.toml"]
+CHECKED = ["wl-arrival-stays.toml", "wl-gateway-chain.toml", "wl-on-open-far-end.toml", "wl-overlap-bounce.toml", "wl-overlap-rank.toml",
+           "wl-rank-beats-status.toml", "wl-redrive-not-fixed.toml", "wl-stuck-on-open.toml", "wl-weights-small.toml"]
 
 
 def summary(name: str) -> dict:
