@@ -474,7 +474,8 @@ def parse_rfh2(raw: bytes, encoding: int | None = None) -> tuple[str, ...]:
     order = _header_order(raw, encoding)
     _, version, length, data_encoding, _, _, _, nv_ccsid = struct.unpack(order + "4siiii8sii", raw[:_RFH2_FIXED])
     if version != 2 or not _RFH2_FIXED <= length <= len(raw):
-        raise ValueError(f"unsupported MQRFH2 (version {version}, StrucLength {length}, {len(raw)} bytes)")
+        size = f"{len(raw)} byte{'' if len(raw) == 1 else 's'}"
+        raise ValueError(f"unsupported MQRFH2 (version {version}, StrucLength {length}, {size})")
     _byte_order(data_encoding)  # the Encoding of what follows must itself be valid
     if nv_ccsid != 1208:
         raise ValueError(f"unsupported MQRFH2 NameValueCCSID {nv_ccsid} (only UTF-8, 1208)")

@@ -1390,7 +1390,7 @@ def describe_step(step: Any) -> str:
     if isinstance(step, sc.QmgrStep):
         return f"{step.action} queue manager {step.name}"
     if isinstance(step, sc.AdvanceStep):
-        return f"advance the clock {step.days} days"
+        return f"advance the clock {step.days} day{'' if step.days == 1 else 's'}"
     if isinstance(step, sc.RepublishStep):
         return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
     return type(step).__name__

@@ -79,3 +79,61 @@ def test_hierarchy_loop_after_unsubscribe_keeps_proxies_and_can_livelock():
     assert r.verdicts["PS-PROXY-CONVERGENCE"].status is Status.VIOLATED
     lasso = r.verdicts["PS-TERMINATION"]
     assert lasso.status is Status.VIOLATED and lasso.trace.loop_start is not None
+
+
+FORCE_OVERLAP = """
+name = "PROXYSUB(FORCE) in overlapping clusters"
+[qmgrs.QM1]
+mqsc = '''
+ALTER QMGR REPOS(CLUSTER1)
+DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+DEFINE TOPIC(A) TOPICSTR('a') CLUSTER(CLUSTER1) PROXYSUB(FORCE)
+'''
+[qmgrs.QM2]
+mqsc = '''
+ALTER QMGR REPOS(CLUSTER2)
+DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(CLUSTER2)
+DEFINE TOPIC(AB) TOPICSTR('a/b') CLUSTER(CLUSTER2) PROXYSUB(FORCE)
+'''
+[qmgrs.QM3]
+mqsc = '''
+DEFINE NAMELIST(BOTH) NAMES(CLUSTER1, CLUSTER2)
+DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('qm3(1414)') CLUSNL(BOTH)
+DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSSDR) CONNAME('qm2(1414)') CLUSTER(CLUSTER2)
+'''
+[[steps]]
+subscribe = { qmgr = "QM2", name = "FAR", topic = "a/b/x" }
+[[steps]]
+subscribe = { qmgr = "QM3", name = "MID", topic = "a/b/x" }
+[[steps]]
+publish = { qmgr = "QM1", topic = "a/b/x" }
+[[expect]]
+deliveries = { QM3 = { MID = ["a/b/x"] }, QM2 = { FAR = [] } }
+"""
+
+
+def test_force_no_miss_knows_the_relay_rules():
+    # 002 §Overlapping cluster support: "you cannot use this mechanism to route publications
+    # and subscriptions from one cluster to another" — QM3 (in both) does not relay QM1's
+    # CLUSTER1 publication to QM2 over CLUSTER2, so FAR (PROXYSUB(FORCE) 'a/b' at QM2) not
+    # getting it is the rule, not a race; MID at QM3 gets it.
+    from dataclasses import replace
+
+    from properties.pubsub import force_no_miss, missed
+    from spec.scenario import parse_scenario
+    from spec.system import run_scenario
+    scenario = parse_scenario(FORCE_OVERLAP, "force-overlap.toml")
+    r = explore(MQNetwork(scenario, _check_properties(scenario)), workers=1)
+    assert r.complete
+    assert r.verdicts["EXPECT"].status is Status.HOLDS
+    assert r.verdicts["PS-MISSED-BEFORE-PROXY"].status is Status.NEVER_REACHED
+    assert r.verdicts["PS-FORCE-NO-MISS"].status is Status.HOLDS and not r.verdicts["PS-FORCE-NO-MISS"].vacuous
+    # the property still sees a miss where a route exists: MID's delivery taken away
+    final = run_scenario(scenario).final
+    assert force_no_miss(None, final)
+    qm3 = final.qmgr("QM3")
+    robbed = replace(final, qmgrs=tuple(replace(q, pubsub=replace(q.pubsub, deliveries=())) if q is qm3 else q
+                                        for q in final.qmgrs))
+    assert [(r_.name, s.name) for _, _, r_, s in missed(robbed)] == [("QM3", "MID")]
+    assert not force_no_miss(None, robbed)

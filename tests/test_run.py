@@ -527,3 +527,10 @@ def test_run_reconnects_a_retrying_channel_once_its_destination_runs_again():
     report = run_scenario(parse_scenario(held, "wl-failed-server.toml"))
     assert report.final.channel("QMAPP", "SERVER1").status == "RETRYING"
     assert report.to_json()["messages"]["h_open"] == {"SERVER1": 1}
+
+
+@pytest.mark.parametrize("days,text", [(1, "advance the clock 1 day"), (30, "advance the clock 30 days")])
+def test_step_descriptions_agree_in_number(days, text):
+    from spec.system import describe_step
+    sc = scenario(f'name = "t"\n[qmgrs.QM1]\n[[steps]]\nadvance = {{ days = {days} }}\n')
+    assert describe_step(sc.steps[0]) == text
