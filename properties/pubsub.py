@@ -238,8 +238,10 @@ def pub_forwarded(model, state: NetworkState) -> bool:
 
 # --- PS-PROXY-CONVERGENCE -------------------------------------------------------------------
 def required_proxies(model, state: NetworkState) -> dict[str, tuple]:
-    """The proxy subscriptions each queue manager should hold, computed from scratch as the
-    least fixpoint of "send t to N when demand for t from sources other than N exists"."""
+    """The proxy subscriptions each queue manager should hold, with the demand paths each
+    carries, computed from scratch as the least fixpoint of "send t to N, with the paths not
+    through N, while demand for t from sources other than N exists" (002 §How loop
+    detection works; ``pubsub.desired_proxy_paths``). Paths are simple, so it is reached."""
     from spec.system import NO_MUTATIONS
 
     mut = getattr(model, "mutations", NO_MUTATIONS)
@@ -248,11 +250,12 @@ def required_proxies(model, state: NetworkState) -> dict[str, tuple]:
     for _ in range(4 * len(state.qmgrs) + 4):
         nxt: dict[str, list] = {q.name: [] for q in state.qmgrs}
         for q in running:
-            for n, v, t in pubsub.desired_proxies(pubsub_space(q), q.pubsub, pubsub_links(state, q),
-                                                  proxies=held[q.name], aggregate=not mut.no_proxy_aggregation,
-                                                  relay_within_cluster=mut.relay_within_cluster):
-                if n in nxt:
-                    nxt[n].append((q.name, v, t))
+            for (n, v, t), paths in pubsub.desired_proxy_paths(
+                    pubsub_space(q), q.pubsub, pubsub_links(state, q), q.name, held=held[q.name],
+                    aggregate=not mut.no_proxy_aggregation, relay_within_cluster=mut.relay_within_cluster):
+                kept = tuple(p for p in paths if n not in p)  # the receiver drops paths through itself
+                if n in nxt and kept:
+                    nxt[n].append(((q.name, v, t), kept))
         new = {k: tuple(sorted(v)) for k, v in nxt.items()}
         if new == held:
             return held
@@ -262,10 +265,11 @@ def required_proxies(model, state: NetworkState) -> dict[str, tuple]:
 
 def proxy_convergence(model, state: NetworkState) -> bool:
     # 002 §How does distributed publish/subscribe work?: proxy subscriptions follow the
-    # subscriptions; at quiescence what is held is what current subscriptions require
+    # subscriptions; at quiescence what is held (with its demand paths) is what current
+    # subscriptions require
     if not settled(state):
         return True
-    return required_proxies(model, state) == {q.name: q.pubsub.proxies for q in state.qmgrs}
+    return required_proxies(model, state) == {q.name: q.pubsub.proxy_paths for q in state.qmgrs}
 
 
 def proxies_settled(model, state: NetworkState) -> bool:

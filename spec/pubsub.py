@@ -116,6 +116,10 @@ class LocalPubSub:
     # --- distributed publish/subscribe (DESIGN §3.3); all sorted, see ``ProxyKey`` ----
     proxies: tuple[ProxyKey, ...] = ()  # proxy subscriptions registered here by neighbours
     proxies_sent: tuple[ProxyKey, ...] = ()  # proxy subscriptions this queue manager holds at neighbours
+    # the demand paths behind each of them, (key, paths) sorted; the keys are ``proxies`` /
+    # ``proxies_sent`` (kept in step by ``_with_held`` / ``_with_sent``; see ``Path``)
+    proxy_paths: tuple[HeldProxy, ...] = ()
+    sent_paths: tuple[HeldProxy, ...] = ()
     republishers: tuple[Republisher, ...] = ()  # applications republishing a subscription's publications
     published_log: tuple[PublishedEntry, ...] = ()  # ghost: this queue manager's own publications
     parent_judged: str = ""  # the PARENT value last checked (an unusable one is logged once per change)
@@ -283,9 +287,13 @@ def unsubscribe(ps: LocalPubSub, name: str) -> tuple[LocalPubSub, tuple[PubSubEr
 # member of C is never relayed to members of C). Proxy subscriptions are kept as sorted
 # tuples of ``(neighbour, via, topic)`` on both sides — what this queue manager registered
 # at each neighbour (``proxies_sent``) and what neighbours registered here (``proxies``)
-# — so states stay canonical. Demand is recomputed from scratch (:func:`desired_proxies`)
-# and the difference with ``proxies_sent`` is sent (:func:`reconcile`): "subscribe t" when
-# demand for t from sources other than N appears, "unsubscribe t" when it disappears. One
+# — so states stay canonical; each carries the set of demand paths behind it
+# (``sent_paths``, ``proxy_paths``: a path vector). Demand is recomputed from scratch
+# (:func:`desired_proxy_paths`) and the difference with ``sent_paths`` is sent
+# (:func:`reconcile`): "subscribe t" when demand for t from sources other than N, along
+# paths not through N, appears or its set of paths changes, "unsubscribe t" when none is
+# left (002 §How loop detection works: aggregation "will prevent the perpetual looping of
+# proxy subscriptions", even in a loop). One
 # proxy subscription per topic string per neighbour is aggregation; a new link simply
 # makes the whole current demand "new" for that neighbour (the synchronisation on
 # joining). Abstracted away: the SYSTEM.INTER.QMGR.* queues and channel definitions of a
@@ -299,6 +307,11 @@ HIERARCHY = ""  # the ``via`` of a hierarchy link
 ACTION_NEW, ACTION_FORWARD = "NEW", "FORWARD"
 
 ProxyKey = tuple[str, str, str]  # (neighbour, via, topic string in the topic-wildcard scheme)
+# A demand path: the queue managers a proxy subscription's demand came through, from the one
+# with the subscription (or PROXYSUB(FORCE) object) to the sender. An aggregated proxy
+# subscription carries the set of paths behind it (see :func:`desired_proxy_paths`).
+Path = tuple[str, ...]
+HeldProxy = tuple[ProxyKey, tuple[Path, ...]]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -343,6 +356,7 @@ class ProxySubMsg:
     topic: str
     sender: str
     via: str
+    paths: tuple[Path, ...] = ()  # SUBSCRIBE: the demand paths it now carries (all of them: an update replaces)
 
     def __str__(self) -> str:
         sign = "+" if self.op == SUBSCRIBE else "-"
@@ -509,18 +523,19 @@ def _forced_topics(space: TopicSpace) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def demand_sources(space: TopicSpace, ps: LocalPubSub, proxies: tuple[ProxyKey, ...] | None = None
-                   ) -> tuple[tuple[str, str | None, str | None], ...]:
-    """(topic, neighbour, via) of every source of demand at this queue manager: local
-    subscriptions whose scope is ALL (neighbour None), PROXYSUB(FORCE) objects, and proxy
-    subscriptions registered by neighbours (``proxies`` overrides ``ps.proxies``)."""
-    out: list[tuple[str, str | None, str | None]] = []
+def demand_sources(space: TopicSpace, ps: LocalPubSub, held: tuple[HeldProxy, ...] | None = None
+                   ) -> tuple[tuple[str, str | None, str | None, tuple[Path, ...]], ...]:
+    """(topic, neighbour, via, paths) of every source of demand at this queue manager: local
+    subscriptions whose scope is ALL and PROXYSUB(FORCE) objects (neighbour None, the one
+    empty path: the demand starts here), and proxy subscriptions registered by neighbours
+    with the demand paths they carry (``held`` overrides ``ps.proxy_paths``)."""
+    out: list[tuple[str, str | None, str | None, tuple[Path, ...]]] = []
     for sub in ps.subscriptions:
         # 002 §Subscription scope: MQSO_SCOPE_QMGR or SUBSCOPE(QMGR): no proxy subscription
         if effective_scope(space, sub) == SCOPE_ALL:
-            out.append((proxy_topic(sub), None, None))
-    out.extend((t, None, None) for t in _forced_topics(space))
-    out.extend((t, n, v) for n, v, t in (ps.proxies if proxies is None else proxies))
+            out.append((proxy_topic(sub), None, None, ((),)))
+    out.extend((t, None, None, ((),)) for t in _forced_topics(space))
+    out.extend((t, n, v, paths) for (n, v, t), paths in (ps.proxy_paths if held is None else held))
     return tuple(out)
 
 
@@ -574,29 +589,64 @@ def _may_send(space: TopicSpace, topic: str, source: str | None, source_via: str
     return relay_within_cluster or _relay_allowed(cluster, source, source_via, link, links)
 
 
-def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], *,
-                    proxies: tuple[ProxyKey, ...] | None = None, aggregate: bool = True,
-                    relay_within_cluster: bool = False) -> tuple[ProxyKey, ...]:
-    """The proxy subscriptions this queue manager should hold at its neighbours, sorted.
+def _offer(paths: tuple[Path, ...], neighbour: str, me: str) -> tuple[Path, ...]:
+    # 002 §How loop detection works: aggregation "will prevent the perpetual looping of
+    # proxy subscriptions" — a path that already went through N is not offered to N, so
+    # demand never comes back round a loop to where it passed (see desired_proxy_paths)
+    return tuple(p + (me,) for p in paths if neighbour not in p)
+
+
+def desired_proxy_paths(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], me: str, *,
+                        held: tuple[HeldProxy, ...] | None = None, aggregate: bool = True,
+                        relay_within_cluster: bool = False) -> tuple[HeldProxy, ...]:
+    """The proxy subscriptions this queue manager (``me``) should hold at its neighbours,
+    each with the demand paths it carries, sorted.
 
     Aggregated (the default): one per topic string per neighbour, over the first link (in
     ``Link`` order, the hierarchy first) that may carry it (002 §Proxy subscription
-    aggregation and publication aggregation). Without aggregation (a mutant) one per
-    source of demand.
+    aggregation and publication aggregation), carrying the set of every demand path behind
+    it. A path is offered to neighbour N only if it does not contain N, extended with
+    ``me``; a proxy subscription exists while its set is not empty. Every path starts at a
+    live subscription, so after the last subscriber leaves every proxy subscription is
+    cancelled, loop or not (002 §How loop detection works: aggregation "does not prevent
+    the formation of a loop, although it will prevent the perpetual looping of proxy
+    subscriptions"). Without aggregation (a mutant) one per source of demand.
     """
-    out: list[ProxyKey] = []
-    seen: set[tuple[str, str]] = set()
-    sources = demand_sources(space, ps, proxies)
+    sources = demand_sources(space, ps, held)
+    out: list[HeldProxy] = []
+    chosen: dict[tuple[str, str], tuple[str, set[Path]]] = {}
     for link in sorted(links):
-        for topic, source, source_via in sources:
+        for topic, source, source_via, paths in sources:
             if not _may_send(space, topic, source, source_via, link, relay_within_cluster, links):
                 continue
-            if aggregate:
-                if (link.neighbour, topic) in seen:
-                    continue
-                seen.add((link.neighbour, topic))
-            out.append((link.neighbour, link.via, topic))
+            offered = _offer(paths, link.neighbour, me)
+            if not offered:
+                continue
+            if not aggregate:
+                out.append(((link.neighbour, link.via, topic), tuple(sorted(offered))))
+                continue
+            via, got = chosen.setdefault((link.neighbour, topic), (link.via, set()))
+            got.update(offered)
+    out.extend(((n, via, t), tuple(sorted(got))) for (n, t), (via, got) in chosen.items())
     return tuple(sorted(out))
+
+
+def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], me: str, *,
+                    held: tuple[HeldProxy, ...] | None = None, aggregate: bool = True,
+                    relay_within_cluster: bool = False) -> tuple[ProxyKey, ...]:
+    """The keys of :func:`desired_proxy_paths`, sorted."""
+    return tuple(k for k, _ in desired_proxy_paths(space, ps, links, me, held=held, aggregate=aggregate,
+                                                   relay_within_cluster=relay_within_cluster))
+
+
+def _with_held(ps: LocalPubSub, held) -> LocalPubSub:
+    held = tuple(sorted(held))
+    return replace(ps, proxy_paths=held, proxies=tuple(k for k, _ in held))
+
+
+def _with_sent(ps: LocalPubSub, sent) -> LocalPubSub:
+    sent = tuple(sorted(sent))
+    return replace(ps, sent_paths=sent, proxies_sent=tuple(k for k, _ in sent))
 
 
 def _multiset_minus(a: tuple, b: tuple) -> list:
@@ -613,33 +663,56 @@ def _multiset_minus(a: tuple, b: tuple) -> list:
 def reconcile(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], me: str, exists, *,
               aggregate: bool = True, relay_within_cluster: bool = False
               ) -> tuple[LocalPubSub, tuple[tuple[str, ProxySubMsg], ...]]:
-    """Send what changed in this queue manager's demand: new proxy subscriptions and
-    cancellations, as ``(destination, message)``; ``exists(name)`` says whether a
-    neighbour still exists (a deleted one is simply forgotten)."""
-    want = desired_proxies(space, ps, links, aggregate=aggregate, relay_within_cluster=relay_within_cluster)
-    if want == ps.proxies_sent:
+    """Send what changed in this queue manager's demand, as ``(destination, message)``: a
+    new proxy subscription, an update (SUBSCRIBE again with the new set of demand paths,
+    when the set sent to that neighbour changed) and a cancellation when the set is empty;
+    ``exists(name)`` says whether a neighbour still exists (a deleted one is simply
+    forgotten). Without aggregation (a mutant) each changed entry is cancelled and sent
+    anew."""
+    want = desired_proxy_paths(space, ps, links, me, aggregate=aggregate, relay_within_cluster=relay_within_cluster)
+    if want == ps.sent_paths:
         return ps, ()
     sends: list[tuple[str, ProxySubMsg]] = []
-    for n, v, t in _multiset_minus(ps.proxies_sent, want):
-        if exists(n):
-            sends.append((n, ProxySubMsg(UNSUBSCRIBE, t, me, v)))
-    for n, v, t in _multiset_minus(want, ps.proxies_sent):
-        sends.append((n, ProxySubMsg(SUBSCRIBE, t, me, v)))
-    return replace(ps, proxies_sent=want), tuple(sends)
+    if aggregate:
+        now = dict(want)
+        for (n, v, t), _ in ps.sent_paths:
+            if (n, v, t) not in now and exists(n):
+                sends.append((n, ProxySubMsg(UNSUBSCRIBE, t, me, v)))
+        before = dict(ps.sent_paths)
+        for (n, v, t), paths in want:
+            if before.get((n, v, t)) != paths:
+                sends.append((n, ProxySubMsg(SUBSCRIBE, t, me, v, paths)))
+    else:
+        for (n, v, t), paths in _multiset_minus(ps.sent_paths, want):
+            if exists(n):
+                sends.append((n, ProxySubMsg(UNSUBSCRIBE, t, me, v, paths)))
+        for (n, v, t), paths in _multiset_minus(want, ps.sent_paths):
+            sends.append((n, ProxySubMsg(SUBSCRIBE, t, me, v, paths)))
+    return _with_sent(ps, want), tuple(sends)
 
 
-def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, aggregate: bool = True) -> tuple[LocalPubSub, bool]:
-    """Register or cancel a neighbour's proxy subscription; returns (state, is_new)."""
+def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bool = True
+                  ) -> tuple[LocalPubSub, bool]:
+    """Register, update or cancel a neighbour's proxy subscription; returns (state, is_new).
+    Paths through this queue manager (``me``) are dropped (002 §How loop detection works);
+    a proxy subscription left with none is as good as cancelled."""
     key = (msg.sender, msg.via, msg.topic)
-    if msg.op == SUBSCRIBE:
-        if aggregate and key in ps.proxies:
+    paths = tuple(sorted(p for p in msg.paths if me not in p))
+    if not aggregate:
+        held = list(ps.proxy_paths)
+        if msg.op == SUBSCRIBE:
+            return (_with_held(ps, held + [(key, paths)]), True) if paths else (ps, False)
+        if (key, paths) not in held:
             return ps, False
-        return replace(ps, proxies=tuple(sorted(ps.proxies + (key,)))), True
-    if key not in ps.proxies:
-        return ps, False
-    held = list(ps.proxies)
-    held.remove(key)
-    return replace(ps, proxies=tuple(held)), False
+        held.remove((key, paths))
+        return _with_held(ps, held), False
+    if msg.op == UNSUBSCRIBE:
+        paths = ()
+    had = key in ps.proxies
+    rest = [h for h in ps.proxy_paths if h[0] != key]
+    if paths:
+        return _with_held(ps, rest + [(key, paths)]), not had
+    return (_with_held(ps, rest), False) if had else (ps, False)
 
 
 # --- routing a publication -----------------------------------------------------------------

@@ -1702,7 +1702,7 @@ def receive_proxy_subscription(state: NetworkState, dst: str, msg: pubsub.ProxyS
     if refused is not None:
         return refused
     q = state.qmgr(dst)
-    ps, new = pubsub.receive_proxy(q.pubsub, msg, aggregate=not mut.no_proxy_aggregation)
+    ps, new = pubsub.receive_proxy(q.pubsub, msg, q.name, aggregate=not mut.no_proxy_aggregation)
     state = _put_qmgr(state, replace(q, pubsub=ps))
     if new:
         for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via):
@@ -1809,9 +1809,10 @@ def _step_republish(state: NetworkState, step: sc.RepublishStep, mut: Mutations)
 
 def refresh_proxy_subscriptions(state: NetworkState, name: str) -> NetworkState:
     """REFRESH QMGR TYPE(PROXYSUB): every proxy subscription is sent again (002 §Resynchronization
-    of proxy subscriptions); the neighbours already holding one keep one (aggregation)."""
+    of proxy subscriptions); the neighbours already holding one keep one (aggregation), with
+    the demand paths it carries now."""
     q = state.qmgr(name)
-    return _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, proxies_sent=())))
+    return _put_qmgr(state, replace(q, pubsub=replace(q.pubsub, proxies_sent=(), sent_paths=())))
 
 
 def pubsub_refresh_cluster(state: NetworkState, name: str, cluster: str) -> NetworkState:
@@ -1822,7 +1823,9 @@ def pubsub_refresh_cluster(state: NetworkState, name: str, cluster: str) -> Netw
     q = state.qmgr(name)
     hit = (lambda via: bool(via)) if cluster == "*" else (lambda via: via == cluster)
     ps = replace(q.pubsub, proxies=tuple(p for p in q.pubsub.proxies if not hit(p[1])),
-                 proxies_sent=tuple(p for p in q.pubsub.proxies_sent if not hit(p[1])))
+                 proxies_sent=tuple(p for p in q.pubsub.proxies_sent if not hit(p[1])),
+                 proxy_paths=tuple(h for h in q.pubsub.proxy_paths if not hit(h[0][1])),
+                 sent_paths=tuple(h for h in q.pubsub.sent_paths if not hit(h[0][1])))
     return _put_qmgr(state, replace(q, pubsub=ps))
 
 

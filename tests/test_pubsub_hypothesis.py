@@ -1,7 +1,8 @@
 """Hypothesis: random hierarchies (trees, and PARENT graphs with cycles) and random
 subscription sets against a naive reference of DESIGN §3.3 written from the rules alone:
 proxy subscriptions as the least fixpoint of "v sends its demand for t to u when v or a
-neighbour other than u wants t", and publications following every path on which each hop
+neighbour other than u wants t" (in the clustered reference, with the demand paths each
+carries: none is offered back to a queue manager it went through), and publications following every path on which each hop
 has a matching proxy subscription, stopped by fingerprints (002 §How loop detection
 works). Acyclic ⇒ exactly one copy per eligible subscription; cyclic ⇒ one copy per
 loop-free path (when everyone subscribes); propagation always terminates."""
@@ -262,31 +263,35 @@ def clustered_reference(names, parents, subs, origin, topic, members) -> dict[tu
         c = cluster_of(members, at, t)
         return not (c and at in members[c] and src in members[c] and to in members[c])
 
-    held = {(v, u): frozenset() for v in names for u in names if v != u}
+    # held[(v, u)]: (topic, via, demand path) of what v has registered at u — a path vector
+    # (docs/decisions.md pub/sub item 1): a path is offered to u only if it does not go
+    # through u, extended with v; one proxy per topic per neighbour, over the first link
+    # that carries some path
+    paths = {(v, u): frozenset() for v in names for u in names if v != u}
     for _ in range(4 * len(names) + 4):
         new = {}
         for v in names:
-            sources = [(t, None, None) for t in subs[v]]
-            sources += [(t, w, via) for w in names if w != v for t, via in held[(w, v)]]
+            sources = [(t, None, None, ()) for t in subs[v]]
+            sources += [(t, w, via, p) for w in names if w != v for t, via, p in paths[(w, v)]]
             for u in names:
                 if u == v:
                     continue
-                want, done = set(), set()
+                want, first = set(), {}
                 for n, via in links[v]:
                     if n != u:
                         continue
-                    for t, src, src_via in sources:
-                        if src == u or t in done:
+                    for t, src, src_via, p in sources:
+                        if src == u or u in p:
                             continue
                         if via and cluster_of(members, v, t) != via:
                             continue
                         if relay_ok(v, t, src, src_via, u, via):
-                            want.add((t, via))
-                            done.add(t)
+                            want.add((t, first.setdefault(t, via), p + (v,)))
                 new[(v, u)] = frozenset(want)
-        if new == held:
+        if new == paths:
             break
-        held = new
+        paths = new
+    held = {k: frozenset((t, via) for t, via, _ in v) for k, v in paths.items()}
     copies: dict[tuple[str, str], int] = {}
 
     def arrive(at: str, came_from: str | None, came_via: str | None, fps: tuple[str, ...]):

@@ -294,6 +294,62 @@ def test_unsubscribe_cancels_the_proxy_subscription_along_the_hierarchy():
     assert all(q.pubsub.proxies == () and q.pubsub.proxies_sent == () for q in got["final"].qmgrs)
 
 
+RING = """
+    [qmgrs.QM1]
+    mqsc = "ALTER QMGR PARENT(QM2)"
+    [qmgrs.QM2]
+    mqsc = "ALTER QMGR PARENT(QM3)"
+    [qmgrs.QM3]
+    mqsc = "ALTER QMGR PARENT(QM1)"
+    [[steps]]
+    subscribe = { qmgr = "QM1", name = "S1", topic = "Price/#" }
+"""
+# 002 §How loop detection works: aggregation "does not prevent the formation of a loop,
+# although it will prevent the perpetual looping of proxy subscriptions". In the ring each
+# proxy subscription carries the demand paths behind it; none is offered back to a queue
+# manager it already went through.
+RING_HELD = {  # queue manager -> {(sender, topic): demand paths}
+    "QM1": {},
+    "QM2": {("QM1", "Price/#"): (("QM1",),), ("QM3", "Price/#"): (("QM1", "QM3"),)},
+    "QM3": {("QM1", "Price/#"): (("QM1",),), ("QM2", "Price/#"): (("QM1", "QM2"),)},
+}
+
+
+def test_ring_proxy_subscriptions_carry_loop_free_demand_paths():
+    final = run_text(RING)["final"]
+    for q in final.qmgrs:
+        assert {(n, t): paths for (n, _, t), paths in q.pubsub.proxy_paths} == RING_HELD[q.name]
+        assert q.pubsub.proxies == tuple(k for k, _ in q.pubsub.proxy_paths)
+
+
+def test_ring_proxy_subscriptions_all_go_when_the_last_subscriber_leaves():
+    final = run_text(RING + '[[steps]]\nunsubscribe = { qmgr = "QM1", name = "S1" }\n')["final"]
+    assert all(q.pubsub.proxy_paths == () and q.pubsub.proxies == () and q.pubsub.sent_paths == ()
+               for q in final.qmgrs)
+
+
+@pytest.mark.parametrize("paths,held", [
+    ((("QM1",),), (("QM1",),)),
+    ((("QM1",), ("QM3", "QM2")), (("QM1",),)),  # a path through the receiver QM3 is dropped
+    ((("QM3",),), None),  # nothing left: as good as cancelled
+])
+def test_receive_proxy_drops_paths_through_the_receiver(paths, held):
+    msg = pubsub.ProxySubMsg(pubsub.SUBSCRIBE, "a/#", "QM2", "", paths)
+    ps, new = pubsub.receive_proxy(pubsub.LocalPubSub(), msg, "QM3")
+    assert ps.proxy_paths == (((("QM2", "", "a/#"), held),) if held else ())
+    assert new is bool(held)
+
+
+def test_receive_proxy_update_replaces_the_paths_and_is_not_new():
+    first = pubsub.ProxySubMsg(pubsub.SUBSCRIBE, "a/#", "QM2", "", (("QM1",),))
+    again = pubsub.ProxySubMsg(pubsub.SUBSCRIBE, "a/#", "QM2", "", (("QM4", "QM2"),))
+    ps, _ = pubsub.receive_proxy(pubsub.LocalPubSub(), first, "QM3")
+    ps, new = pubsub.receive_proxy(ps, again, "QM3")
+    assert not new and ps.proxy_paths == ((("QM2", "", "a/#"), (("QM4", "QM2"),)),)
+    ps, _ = pubsub.receive_proxy(ps, pubsub.ProxySubMsg(pubsub.UNSUBSCRIBE, "a/#", "QM2", ""), "QM3")
+    assert ps.proxies == () and ps.proxy_paths == ()
+
+
 def test_refresh_cluster_discards_proxy_subscriptions_until_resynchronised():
     # 002 §REFRESH CLUSTER considerations: the refreshing queue manager discards "any cluster
     # topics and their associated proxy subscriptions"; REFRESH QMGR TYPE(PROXYSUB) on the
