@@ -3,16 +3,20 @@ FingerprintFlood instances.
 
     python benchmarks/bench_explore.py            # the full run recorded in RESULTS.md
     python benchmarks/bench_explore.py --quick    # small instances only (about a minute)
+    python benchmarks/bench_explore.py --instances tree:6,tree:7   # just these (+ complete:5 with --violation)
 
 Every measurement runs in a fresh subprocess (so peak memory is that run's alone) and
 prints one row: distinct states, generated states, depth, wall seconds, states per wall
 second, CPU seconds (user+system, this process and its forked helper), bytes per visited
 state, and peak resident memory (the larger of the process and its helper). Engines:
-``explore/2`` (default: a forked helper expands half of each large level), ``explore/1``
-(one process) and ``naive`` (benchmarks/naive_bfs.py). FF(complete,5) is explored with
-``stop_on_violation`` to show the shortest channel-bound counterexample; the naive BFS
-cannot stop early and is not run on it. Timings on a shared machine are noisy: compare
-CPU seconds as well as wall seconds.
+``explore/2`` (a persistent forked helper owns part of every level from the first level of
+4,096 states on), ``explore/1`` (one process) and ``naive`` (benchmarks/naive_bfs.py). The
+explorer takes successors from FingerprintFlood's batched ``successors()``; the naive BFS
+calls ``actions``/``next_state`` (both are the same model code otherwise). "generated"
+counts every successor produced, duplicates included, plus the initial state.
+FF(complete,5) is explored with ``stop_on_violation`` to show the shortest channel-bound
+counterexample; the naive BFS cannot stop early and is not run on it. Timings on a shared
+machine are noisy: compare CPU seconds as well as wall seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 QUICK = [("ring", n) for n in range(3, 9)] + [("tree", n) for n in (5, 10, 15, 16)] + [("complete", 3)]
-FULL = [("ring", n) for n in range(3, 9)] + [("tree", n) for n in (5, 10, 15, 16, 18, 20)] + \
+FULL = [("ring", n) for n in range(3, 9)] + [("tree", n) for n in range(5, 21)] + \
        [("complete", 3), ("complete", 4)]
 ENGINES = ("explore/2", "explore/1", "naive")
 
@@ -83,6 +87,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small instances only")
     ap.add_argument("--json", help="also write all rows to this file")
+    ap.add_argument("--instances", help="comma-separated topology:n list instead of the default set")
+    ap.add_argument("--violation", action="store_true",
+                    help="with --instances: also run FF(complete,5) with stop_on_violation")
     ap.add_argument("--one", nargs=3, metavar=("ENGINE", "TOPOLOGY", "N"), help=argparse.SUPPRESS)
     ap.add_argument("--stop", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -90,7 +97,11 @@ def main() -> None:
         engine, topology, n = args.one
         print(json.dumps(measure(engine, topology, int(n), args.stop)))
         return
-    instances = [(t, n, False) for t, n in (QUICK if args.quick else FULL)] + [("complete", 5, True)]
+    if args.instances:
+        chosen = [(t, int(n)) for t, n in (item.split(":") for item in args.instances.split(","))]
+        instances = [(t, n, False) for t, n in chosen] + ([("complete", 5, True)] if args.violation else [])
+    else:
+        instances = [(t, n, False) for t, n in (QUICK if args.quick else FULL)] + [("complete", 5, True)]
     print(f"# {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f} at start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     header = ("| instance | engine | distinct | generated | depth | wall s | states/s | CPU s "

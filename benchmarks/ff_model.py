@@ -13,7 +13,9 @@ edge in sorted order and ``queue[c]`` packs its FIFO contents as base-2**n digit
 the low bits. Every mask contains node 0, so no digit is zero and the queue length is
 ``ceil(bit_length / n)``.
 
-Actions (ints, in this order): ``-1`` = PUBLISH (enabled once): published := 1,
+Actions (ints, in this order; ``successors(state)`` gives the same transitions in one
+call, which the explorer uses when present — the naive baseline uses
+``actions``/``next_state``): ``-1`` = PUBLISH (enabled once): published := 1,
 delivered[0] += 1, append mask {0} to channel 0→w for each neighbour w of 0;
 ``c >= 0`` = RECEIVE on channel c = u→v (enabled when non-empty): pop the head mask m;
 if v ∈ m discard it (loop detected); else delivered[v] += 1 and append m ∪ {v} to v→w for
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+from itertools import compress
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -118,6 +121,7 @@ class FingerprintFlood:
         self._publish_slots = tuple(self.qoff + index[(0, w)] for w in neighbours[0])
         self._digit = (1 << n) - 1
         self.bound = 1 << (cap * n)
+        self._chan_range = range(len(self.channels))
 
     # ----- Model protocol
     def init_states(self) -> list[tuple]:
@@ -125,32 +129,65 @@ class FingerprintFlood:
 
     def actions(self, state: tuple) -> list[int]:
         acts = [] if state[0] else [-1]
-        qoff = self.qoff
-        acts.extend(i for i, q in enumerate(state[qoff:]) if q)
+        acts.extend(compress(self._chan_range, state[self.qoff:]))   # the non-empty channels
         return acts
 
     def next_state(self, state: tuple, action: int) -> tuple | None:
-        s = list(state)
-        n = self.n
         if action < 0:
             if state[0]:
                 return None
-            s[0] = 1
-            s[1] += 1
-            for slot in self._publish_slots:
-                s[slot] = self._push(s[slot], 1)
-            return tuple(s)
+            return self._publish(state)
         slot, v, vbit, out = self._recv[action]
-        q = s[slot]
-        if not q:
+        if not state[slot]:
             return None
+        return self._receive(state, slot, v, vbit, out)
+
+    def successors(self, state: tuple) -> list[tuple[int, tuple]]:
+        """Optional batched form of ``actions``/``next_state`` (checker.model): the
+        ``(position in actions(state), next state)`` pairs, in that order. Same states;
+        ``_receive`` inlined (this is the explorer's hot loop)."""
+        out = [] if state[0] else [(0, self._publish(state))]
+        ai = len(out)
+        recv, n, digit = self._recv, self.n, self._digit
+        for c in compress(self._chan_range, state[self.qoff:]):
+            slot, v, vbit, outs = recv[c]
+            q = state[slot]
+            m = q & digit
+            if m & vbit:   # loop detected: only the head is dropped
+                out.append((ai, state[:slot] + (q >> n,) + state[slot + 1:]))
+            else:
+                s = list(state)
+                s[slot] = q >> n
+                s[1 + v] += 1
+                m |= vbit
+                for o in outs:
+                    q = s[o]
+                    s[o] = q | m << (-(-q.bit_length() // n) * n)   # _push, inlined
+                out.append((ai, tuple(s)))
+            ai += 1
+        return out
+
+    def _publish(self, state: tuple) -> tuple:
+        s = list(state)
+        s[0] = 1
+        s[1] += 1
+        for slot in self._publish_slots:
+            s[slot] = self._push(s[slot], 1)
+        return tuple(s)
+
+    def _receive(self, state: tuple, slot: int, v: int, vbit: int, out: tuple) -> tuple:
+        n = self.n
+        q = state[slot]
         m = q & self._digit
+        if m & vbit:   # loop detected: only the head is dropped
+            return state[:slot] + (q >> n,) + state[slot + 1:]
+        s = list(state)
         s[slot] = q >> n
-        if not m & vbit:
-            s[1 + v] += 1
-            m |= vbit
-            for o in out:
-                s[o] = self._push(s[o], m)
+        s[1 + v] += 1
+        m |= vbit
+        for o in out:
+            q = s[o]
+            s[o] = q | m << (-(-q.bit_length() // n) * n)   # _push, inlined
         return tuple(s)
 
     def properties(self) -> list[Property]:

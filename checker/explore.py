@@ -10,8 +10,11 @@ How it works (level-synchronous BFS):
   ``uint64`` array for 128-bit fingerprints), the state index of each sorted entry
   (``uint32``), and per state its parent's index (``uint32``) and the position of the
   action in ``model.actions(parent)`` (``uint16``): 18 bytes per state (26 at 128 bits),
-  reported as ``visited_bytes_per_state``. Full states live only in the current frontier
-  and the next level being built. Python ``hash()`` is never used for fingerprints.
+  reported as ``visited_bytes_per_state`` (measured after the run). New fingerprints go
+  to a small dict, then a sorted buffer, which is merged into the main arrays only past
+  ``max(BUF_MIN, N/8)`` entries — so deep models with tiny levels cost no whole-array copy
+  per level (transiently ≤ 1.5 bytes/state more). Full states live only in the current
+  frontier and the next level being built. Python ``hash()`` is never used for fingerprints.
 - Within one level, successors are first deduplicated in a dict keyed by the state itself
   (cheap, and private to the level, so its iteration order — insertion order — is all
   that matters for determinism); only the level's distinct successors are encoded and
@@ -22,11 +25,23 @@ How it works (level-synchronous BFS):
   turns out to have no enabled internal action. A counterexample is rebuilt from the
   parent pointers and **replayed** through ``next_state`` (the replay checks each
   fingerprint, which catches a non-deterministic model).
-- With ``workers=2`` (the default when a second core is idle and ``os.fork`` exists),
-  each large level is split in two contiguous halves; a forked child expands the second
-  half (it inherits the frontier and the visited set copy-on-write) while this process
-  expands the first, and the child's distinct successors come back pickled. Merging the
-  halves in order gives exactly the sequential result: same counts, same traces.
+- Successors come from the model's optional batched ``successors(state)`` (pairs of
+  action position and state) when it has one and no ``is_internal``, else from
+  ``actions``/``next_state``.
+- Levels are expanded in chunks of ``CHUNK`` parents; bounds and progress are checked
+  between chunks, and ``max_states``/``stop_on_violation`` cut the level after the chunk
+  where they are hit (not at its end).
+- With ``workers=2`` (the default when a second core is idle and ``os.fork`` exists), a
+  persistent helper process is forked at the first level of at least
+  ``PARALLEL_MIN_LEVEL`` states and takes the second part of it (split at a multiple of
+  ``CHUNK``). From then on each process keeps the new states it discovered as its share
+  of the next level: this process's share is a prefix of the level in discovery order,
+  the helper's the rest. Per level only fingerprints, origins (parent index, action
+  position) and property hits cross the pipe; this process drops the helper's states it
+  already found itself (a keep-mask goes back with the level's fingerprints, which the
+  helper adds to its own copy of the visited set). Merging in order gives exactly the
+  sequential result: same counts, same traces, same cut under a bound. The memory guard
+  counts the helper's private memory.
 - Termination (``eventually``: no reachable cycle of internal actions). In BFS every edge
   u→v satisfies depth(v) ≤ depth(u)+1, and around a cycle the depth differences sum to 0,
   so every cycle contains a *back edge* (depth(v) ≤ depth(u)). The first pass therefore
@@ -36,13 +51,18 @@ How it works (level-synchronous BFS):
   state). Otherwise a second pass re-expands the explored states along the parent tree,
   stores every internal edge among visited states (10 bytes per edge: this is the memory
   price of an exact answer, paid only when back edges exist), peels the states that
-  cannot reach a cycle, and reports a lasso: the BFS-shortest prefix to the cycle state
-  with the smallest index, then the cycle.
+  cannot reach a cycle, and reports a lasso (``_lasso``): among the states on some cycle
+  (a non-trivial strongly connected component or a self-loop) the one with the smallest
+  BFS depth (then lowest index), the BFS-shortest prefix to it, then a shortest cycle
+  through it. The bounds and Ctrl-C apply to this pass too; if it does not finish, the
+  termination verdict is "holds up to bound" (never "holds") and the run is incomplete.
 
 Bounds (``max_states``, ``max_depth``, ``timeout``, ``memory_limit_mb``) and Ctrl-C stop
 the run with ``complete=False`` and a ``stop_reason``; verdicts are then "holds up to
-bound", never "holds". A level interrupted half-way is discarded (its states are not
-counted). Depth counts actions: initial states have depth 0.
+bound", never "holds". A level interrupted (timeout, memory, Ctrl-C) half-way is
+discarded (its states are not counted). One SIGINT handler is installed for the whole
+run (not if SIGINT is ignored) and the previous one restored; the cyclic garbage
+collector is off during the run. Depth counts actions: initial states have depth 0.
 
 Limits: state indices are ``uint32`` (4 billion states) and action positions ``uint16``
 (65,535 actions per state); models beyond that get a clear error.
@@ -54,6 +74,7 @@ import gc
 import json
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -61,7 +82,6 @@ import time
 import traceback
 from array import array
 from collections.abc import Callable, Iterable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
@@ -84,13 +104,18 @@ from checker.model import (
 )
 
 BACKEND = "local"
-PARALLEL_MIN_LEVEL = 2000   # levels smaller than this are expanded in-process
-CHUNK = 2048                # parents per chunk between bound/progress checks
+PARALLEL_MIN_LEVEL = 4096   # levels smaller than this are expanded in-process
+CHUNK = 2048                # parents per chunk: bound/progress checks, and where bounds cut a level
+TINY = 8                    # batches up to this size skip numpy where they can
+SMALL_MAX = 4096            # FingerprintSet: entries held in the dict before they go to the sorted buffer
+BUF_MIN = 65536             # FingerprintSet: the sorted buffer is merged into the main array past
+                            # max(BUF_MIN, len(main) // 8) entries
 
 
 
 class ExplorationError(RuntimeError):
-    """The model misbehaved (e.g. replaying a trace gave a different state)."""
+    """The model misbehaved (e.g. replaying a trace gave a different state), or a worker
+    process died."""
 
 
 class _Stop(Exception):
@@ -111,11 +136,51 @@ def fingerprint(data: bytes, bits: int = 64) -> int:
     return int.from_bytes(blake2b(data, digest_size=bits // 8).digest(), "little")
 
 
-class FingerprintSet:
-    """Sorted fingerprint arrays with the state index of each entry.
+def _search(hi_arr: np.ndarray, lo_arr: np.ndarray | None, idx_arr: np.ndarray,
+            hi: np.ndarray, lo: np.ndarray | None, out: np.ndarray) -> None:
+    """Set ``out[k]`` to the index of fingerprint k if it is in this sorted run."""
+    if not len(hi_arr) or not len(hi):
+        return
+    left = np.searchsorted(hi_arr, hi, "left")
+    if lo_arr is None:
+        inside = left < len(hi_arr)
+        hit = np.zeros(len(hi), dtype=bool)
+        hit[inside] = hi_arr[left[inside]] == hi[inside]
+        out[hit] = idx_arr[left[hit]]
+        return
+    right = np.searchsorted(hi_arr, hi, "right")
+    for k in np.nonzero(right > left)[0]:
+        for p in range(left[k], right[k]):
+            if lo_arr[p] == lo[k]:
+                out[k] = idx_arr[p]
+                break
 
-    64-bit fingerprints: one sorted ``uint64`` array. 128-bit: sorted by the high word,
-    the low word alongside (equal high words are resolved by a short scan).
+
+def _insert(hi_arr, lo_arr, idx_arr, hi, lo, idx):
+    """The sorted run with (hi, lo, idx) merged in."""
+    order = np.argsort(hi, kind="stable")
+    hi, idx = hi[order], idx[order]
+    pos = np.searchsorted(hi_arr, hi)
+    hi_arr = np.insert(hi_arr, pos, hi)
+    idx_arr = np.insert(idx_arr, pos, idx.astype(np.uint32))
+    if lo is not None:
+        lo_arr = np.insert(lo_arr, pos, lo[order])
+    return hi_arr, lo_arr, idx_arr
+
+
+class FingerprintSet:
+    """Fingerprints with the state index of each entry, in three tiers.
+
+    - ``hi``/``lo``/``idx``: the main sorted arrays. 64-bit fingerprints: one sorted
+      ``uint64`` array; 128-bit: sorted by the high word, the low word alongside (equal
+      high words are resolved by a short scan).
+    - a sorted buffer of the same shape, merged into the main arrays only once it holds
+      more than ``max(BUF_MIN, len(main) // 8)`` entries (so a deep model with small
+      levels does not copy the whole array per level: amortised O(log) copies per entry);
+    - a dict for the last few thousand entries (tiny levels cost no numpy call to add).
+
+    Fingerprints are given as digests (``bytes`` of 8 or 16, little-endian) to
+    :meth:`find`/:meth:`add_digests`, or as split ``uint64`` arrays to :meth:`lookup`/:meth:`add`.
     """
 
     def __init__(self, bits: int) -> None:
@@ -125,7 +190,15 @@ class FingerprintSet:
         self.hi = np.empty(0, np.uint64)
         self.lo = np.empty(0, np.uint64) if bits == 128 else None
         self.idx = np.empty(0, np.uint32)
+        self._bhi = np.empty(0, np.uint64)
+        self._blo = np.empty(0, np.uint64) if bits == 128 else None
+        self._bidx = np.empty(0, np.uint32)
+        self._small: dict[bytes, int] = {}
 
+    def __len__(self) -> int:
+        return len(self.hi) + len(self._bhi) + len(self._small)
+
+    # ----- conversions
     def split(self, fps: list[int]) -> tuple[np.ndarray, np.ndarray | None]:
         if self.bits == 64:
             return np.array(fps, dtype=np.uint64), None
@@ -133,40 +206,120 @@ class FingerprintSet:
         return (np.array([f >> 64 for f in fps], dtype=np.uint64),
                 np.array([f & mask for f in fps], dtype=np.uint64))
 
+    def split_digests(self, digests: list[bytes]) -> tuple[np.ndarray, np.ndarray | None]:
+        words = np.frombuffer(b"".join(digests), "<u8")
+        if self.bits == 64:
+            return words.astype(np.uint64), None
+        words = words.reshape(-1, 2)
+        return words[:, 1].astype(np.uint64), words[:, 0].astype(np.uint64)
+
+    def _digests(self, hi: np.ndarray, lo: np.ndarray | None) -> list[bytes]:
+        if lo is None:
+            w = hi.astype("<u8").tobytes()
+            return [w[i:i + 8] for i in range(0, len(w), 8)]
+        w = np.stack([lo.astype("<u8"), hi.astype("<u8")], axis=1).tobytes()
+        return [w[i:i + 16] for i in range(0, len(w), 16)]
+
+    # ----- queries
+    def find(self, digests: list[bytes]) -> list[int]:
+        """State index of each digest, or -1."""
+        small = self._small
+        out = [small.get(d, -1) for d in digests] if small else [-1] * len(digests)
+        if not len(self.hi) and not len(self._bhi):
+            return out
+        miss = [k for k, v in enumerate(out) if v < 0] if small else range(len(digests))
+        if not len(miss):
+            return out
+        if len(miss) <= TINY:   # a few scalar searches beat building arrays
+            runs = [r for r in ((self.hi, self.lo, self.idx), (self._bhi, self._blo, self._bidx)) if len(r[0])]
+            for k in miss:
+                d = digests[k]
+                h = np.uint64(int.from_bytes(d[-8:], "little"))
+                l = int.from_bytes(d[:8], "little") if self.bits == 128 else None
+                for hi_arr, lo_arr, idx_arr in runs:
+                    p = int(hi_arr.searchsorted(h))
+                    while p < len(hi_arr) and hi_arr[p] == h:
+                        if l is None or int(lo_arr[p]) == l:
+                            out[k] = int(idx_arr[p])
+                            break
+                        p += 1
+                    if out[k] >= 0:
+                        break
+            return out
+        h, l = self.split_digests([digests[k] for k in miss] if small else digests)
+        got = np.full(len(h), -1, dtype=np.int64)
+        _search(self.hi, self.lo, self.idx, h, l, got)
+        _search(self._bhi, self._blo, self._bidx, h, l, got)
+        for k, v in zip(miss, got.tolist()):
+            if v >= 0:
+                out[k] = v
+        return out
+
     def lookup(self, hi: np.ndarray, lo: np.ndarray | None) -> np.ndarray:
         """State index of each fingerprint, or -1 (int64 array)."""
         out = np.full(len(hi), -1, dtype=np.int64)
-        if not len(self.hi) or not len(hi):
+        if not len(hi):
             return out
-        left = np.searchsorted(self.hi, hi, "left")
-        if self.lo is None:
-            inside = left < len(self.hi)
-            hit = np.zeros(len(hi), dtype=bool)
-            hit[inside] = self.hi[left[inside]] == hi[inside]
-            out[hit] = self.idx[left[hit]]
-            return out
-        right = np.searchsorted(self.hi, hi, "right")
-        for k in np.nonzero(right > left)[0]:
-            for p in range(left[k], right[k]):
-                if self.lo[p] == lo[k]:
-                    out[k] = self.idx[p]
-                    break
+        _search(self.hi, self.lo, self.idx, hi, lo, out)
+        _search(self._bhi, self._blo, self._bidx, hi, lo, out)
+        if self._small:
+            get = self._small.get
+            for k, d in enumerate(self._digests(hi, lo)):
+                v = get(d, -1)
+                if v >= 0:
+                    out[k] = v
         return out
+
+    # ----- updates
+    def add_digests(self, digests: list[bytes], start: int) -> None:
+        """Add ``digests`` with indices ``start, start+1, ...`` (none may be present yet)."""
+        if not digests:
+            return
+        if len(self._small) + len(digests) <= SMALL_MAX:
+            self._small.update(zip(digests, range(start, start + len(digests))))
+            return
+        h, l = self.split_digests(digests)
+        self.add(h, l, np.arange(start, start + len(digests), dtype=np.uint32))
 
     def add(self, hi: np.ndarray, lo: np.ndarray | None, idx: np.ndarray) -> None:
         if not len(hi):
             return
-        order = np.argsort(hi, kind="stable")
-        hi, idx = hi[order], idx[order]
-        pos = np.searchsorted(self.hi, hi)
-        self.hi = np.insert(self.hi, pos, hi)
-        self.idx = np.insert(self.idx, pos, idx.astype(np.uint32))
-        if lo is not None:
-            self.lo = np.insert(self.lo, pos, lo[order])
+        if self._small:
+            sh, sl = self.split_digests(list(self._small))
+            hi = np.concatenate([sh, hi])
+            lo = None if lo is None else np.concatenate([sl, lo])
+            idx = np.concatenate([np.fromiter(self._small.values(), np.uint32, len(self._small)),
+                                  np.asarray(idx, np.uint32)])
+            self._small = {}
+        self._bhi, self._blo, self._bidx = _insert(self._bhi, self._blo, self._bidx, hi, lo, np.asarray(idx))
+        if len(self._bhi) > max(BUF_MIN, len(self.hi) // 8):
+            self._merge_buffer()
+
+    def _merge_buffer(self) -> None:
+        if len(self._bhi):
+            pos = np.searchsorted(self.hi, self._bhi)
+            self.hi = np.insert(self.hi, pos, self._bhi)
+            self.idx = np.insert(self.idx, pos, self._bidx)
+            if self.lo is not None:
+                self.lo = np.insert(self.lo, pos, self._blo)
+            self._bhi = np.empty(0, np.uint64)
+            self._blo = np.empty(0, np.uint64) if self.bits == 128 else None
+            self._bidx = np.empty(0, np.uint32)
+
+    def flush(self) -> None:
+        """Move every entry into the main sorted arrays (done at the end of a run)."""
+        if self._small:
+            sh, sl = self.split_digests(list(self._small))
+            idx = np.fromiter(self._small.values(), np.uint32, len(self._small))
+            self._small = {}
+            self._bhi, self._blo, self._bidx = _insert(self._bhi, self._blo, self._bidx, sh, sl, idx)
+        self._merge_buffer()
 
     @property
     def nbytes(self) -> int:
-        return self.hi.nbytes + self.idx.nbytes + (self.lo.nbytes if self.lo is not None else 0)
+        arrays = (self.hi, self.lo, self.idx, self._bhi, self._blo, self._bidx)
+        small = sys.getsizeof(self._small) + len(self._small) * (33 + self.bits // 8 + 28) if self._small else 0
+        return sum(a.nbytes for a in arrays if a is not None) + small
 
 
 # --------------------------------------------------------------------------- expansion
@@ -175,13 +328,17 @@ class _Part:
     """What expanding a slice of the frontier produced (picklable: children send it)."""
 
     states: list = field(default_factory=list)      # new distinct successors, in order
-    fps: list = field(default_factory=list)         # their fingerprints
+    fps: list = field(default_factory=list)         # their fingerprint digests (bytes)
     parents: list = field(default_factory=list)     # global index of the discovering parent
     aidx: list = field(default_factory=list)        # action position in actions(parent)
     hits: list = field(default_factory=list)        # (k, prop id): always failed / sometimes held on states[k]
     quiet_fail: list = field(default_factory=list)  # (parent global index, prop id)
     generated: int = 0
     back_edge: bool = False
+    # per finished chunk: (len(fps), generated, len(quiet_fail), back_edge, violated)
+    marks: list = field(default_factory=list)
+    cut: str = ""                                   # why the level was cut short ("" = not)
+    keep: bytes = b""                               # which of the helper's new states were kept
 
 
 class _Ctx:
@@ -193,13 +350,21 @@ class _Ctx:
         self.digest = bits // 8
         fn = getattr(model, "is_internal", None)
         self.internal: Callable[[Any], bool] | None = fn
+        # the optional batched successor method (checker.model: ``successors``); only used
+        # when every action is internal (it does not hand the action objects back)
+        succ = getattr(model, "successors", None)
+        self.successors: Callable[[Any], Any] | None = succ if fn is None else None
         self.open_always = [p for p in props if p.kind is Kind.ALWAYS]
         self.open_sometimes = [p for p in props if p.kind is Kind.SOMETIMES]
         self.open_quiet = [p for p in props if p.kind is Kind.AT_QUIESCENCE]
+        self.always_ids = frozenset(p.id for p in props if p.kind is Kind.ALWAYS)
         self.visited = FingerprintSet(bits)
 
     def fp(self, state: Any) -> int:
         return int.from_bytes(blake2b(self.model.encode(state), digest_size=self.digest).digest(), "little")
+
+    def digest_of(self, state: Any) -> bytes:
+        return blake2b(self.model.encode(state), digest_size=self.digest).digest()
 
 
 class _Level:
@@ -231,7 +396,30 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     inner_in: list = []      # reached by an internal action
     generated = 0
     back_edge = False
-    if internal is None:
+    if ctx.successors is not None:
+        # the model's batched successors(): (action position, state) pairs, enabled only
+        successors = ctx.successors
+        for i in range(lo, hi):
+            s = frontier[i]
+            succ = successors(s)
+            if not succ:
+                for p in quiet:
+                    if not p.predicate(model, s):
+                        part.quiet_fail.append((base + i, p.id))
+                continue
+            generated += len(succ)
+            gi = (base + i) << 32
+            for ai, t in succ:
+                j = setdefault(t, n)
+                if j == n:
+                    n += 1
+                    cand.append(t)
+                    origin.append(gi | ai)
+                elif j < first and old[j]:
+                    back_edge = True
+        inner_in = None
+        lo = hi   # skip the general loop below
+    elif internal is None:
         # every action internal (the model has no is_internal): the common case, kept lean
         for i in range(lo, hi):
             s = frontier[i]
@@ -254,7 +442,7 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
                 for p in quiet:
                     if not p.predicate(model, s):
                         part.quiet_fail.append((base + i, p.id))
-        inner_in = [True] * len(cand)
+        inner_in = None
         lo = hi   # skip the general loop below
     for i in range(lo, hi):
         s = frontier[i]
@@ -266,7 +454,7 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
             if t is None:
                 continue
             generated += 1
-            inner = True if internal is None else bool(internal(a))
+            inner = bool(internal(a))
             if inner:
                 settled = False
             j = setdefault(t, n)
@@ -290,25 +478,40 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     part.back_edge |= back_edge
 
 
-def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: _Level, part: _Part) -> bool:
+def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list | None, level: _Level, part: _Part) -> bool:
     """Fingerprint a chunk's distinct successors, drop the visited ones, check the new ones
-    against the open always/sometimes properties. True if an internal edge hit a visited state."""
+    against the open always/sometimes properties. True if an internal edge hit a visited
+    state (``inner_in`` None: every edge is internal)."""
     model = ctx.model
-    encode, size, from_bytes = model.encode, ctx.digest, int.from_bytes
-    fps = [from_bytes(blake2b(encode(t), digest_size=size).digest(), "little") for t in cand]
-    h, l = ctx.visited.split(fps)
-    old = ctx.visited.lookup(h, l) >= 0
-    level.old.extend(old.astype(np.uint8).tobytes())
-    back_edge = bool(np.any(old & np.array(inner_in, dtype=bool)))
+    encode, size = model.encode, ctx.digest
+    fps = [blake2b(encode(t), digest_size=size).digest() for t in cand]
+    found = ctx.visited.find(fps)
+    old = bytes(v >= 0 for v in found)
+    level.old.extend(old)
+    back_edge = False
+    if 1 in old:
+        back_edge = True if inner_in is None else any(o and i for o, i in zip(old, inner_in))
+        new = [k for k, o in enumerate(old) if not o]
+    else:
+        new = range(len(cand))
     always, sometimes = ctx.open_always, ctx.open_sometimes
     states, pfps, parents, aidx, hits = part.states, part.fps, part.parents, part.aidx, part.hits
-    for k in (np.nonzero(~old)[0].tolist() if old.any() else range(len(cand))):
+    if not always and not sometimes:
+        for k in new:
+            states.append(cand[k])
+            pfps.append(fps[k])
+            o = origin[k]
+            parents.append(o >> 32)
+            aidx.append(o & 0xFFFFFFFF)
+        return back_edge
+    for k in new:
         t = cand[k]
         m = len(states)
         states.append(t)
         pfps.append(fps[k])
-        parents.append(origin[k] >> 32)
-        aidx.append(origin[k] & 0xFFFFFFFF)
+        o = origin[k]
+        parents.append(o >> 32)
+        aidx.append(o & 0xFFFFFFFF)
         for p in always:
             if not p.predicate(model, t):
                 hits.append((m, p.id))
@@ -318,87 +521,189 @@ def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list, level: _Level,
     return back_edge
 
 
-def _expand_in_child(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int) -> tuple[int, int]:
-    """Fork a child that expands ``frontier[lo:hi]`` and writes a pickled _Part to a pipe."""
-    r, w = os.pipe()
-    # Objects alive now are shared copy-on-write with the child: keep the cyclic garbage
-    # collector of either process from writing to all of them (unfrozen after the level).
-    gc.freeze()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        try:
-            gc.disable()   # the child lives for one level; its memory is freed on exit
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            os.close(r)
+def _violation_in(ctx: _Ctx, part: _Part, nh: int, nq: int) -> bool:
+    """Did the chunk that appended part.hits[nh:] / part.quiet_fail[nq:] find a violation?"""
+    if len(part.quiet_fail) > nq:
+        return True
+    ids = ctx.always_ids
+    return any(pid in ids for _, pid in part.hits[nh:])
+
+
+def _expand_chunks(ctx: _Ctx, share: list, offset: int, base: int, part: _Part,
+                   stop_on_violation: bool) -> None:
+    """The helper's loop over its share (global level positions ``offset..``): chunk by
+    chunk, chunk ends at the same global positions as with one process (multiples of
+    CHUNK), a mark after each; stops after the first chunk with a violation if asked to
+    (the parent cuts the level there or earlier)."""
+    level = _Level()
+    lo, hi = 0, len(share)
+    while lo < hi:
+        end = min(hi, (offset + lo) // CHUNK * CHUNK + CHUNK - offset)
+        nh, nq = len(part.hits), len(part.quiet_fail)
+        _expand(ctx, share, lo, end, base, level, part)
+        violated = _violation_in(ctx, part, nh, nq)
+        part.marks.append((len(part.fps), part.generated, len(part.quiet_fail), part.back_edge, violated))
+        lo = end
+        if violated and stop_on_violation:
+            break
+
+
+def _send(fd: int, obj: Any) -> None:
+    data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+    view = memoryview(len(data).to_bytes(8, "little") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _recv(fd: int, check: Callable[[], None] | None = None) -> Any:
+    """One message; ``check`` is called about 4 times a second while waiting. None at EOF."""
+    buf = bytearray()
+    need = 8
+    size = None
+    while True:
+        while len(buf) < need:
+            if check is not None:
+                ready, _, _ = select.select([fd], [], [], 0.25)
+                if not ready:
+                    check()
+                    continue
+            data = os.read(fd, min(need - len(buf), 1 << 20))   # never past this message
+            if not data:
+                return None
+            buf += data
+        if size is None:
+            size = int.from_bytes(buf[:8], "little")
+            need = 8 + size
+            continue
+        return pickle.loads(memoryview(buf)[8:need])
+
+
+def _helper_main(ctx: _Ctx, share: list, rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the child
+    """The persistent helper: keeps its share of each level (the states it discovered that
+    the parent kept) and a copy of the visited set; only fingerprints, origins and
+    verdict hits cross the pipe, never states."""
+    pending: list = []
+    while True:
+        msg = _recv(rfd)
+        if msg is None or msg[0] == "quit":
+            return
+        if msg[0] == "expand":
+            _, base, offset, closed, stop_on_violation = msg
+            ctx.open_always = [p for p in ctx.open_always if p.id not in closed]
+            ctx.open_sometimes = [p for p in ctx.open_sometimes if p.id not in closed]
+            ctx.open_quiet = [p for p in ctx.open_quiet if p.id not in closed]
             part = _Part()
-            _expand(ctx, frontier, lo, hi, base, _Level(), part)
-            payload = pickle.dumps(("ok", part), pickle.HIGHEST_PROTOCOL)
-        except BaseException as e:  # noqa: BLE001 - reported to the parent
-            payload = pickle.dumps(("error", type(e).__name__, traceback.format_exc()))
+            _expand_chunks(ctx, share, offset, base, part, stop_on_violation)
+            pending = part.states
+            part.states = []
+            fps = b"".join(part.fps)
+            part.fps = []
+            origins = array("Q", (p << 32 | a for p, a in zip(part.parents, part.aidx)))
+            part.parents, part.aidx = [], []
+            _send(wfd, ("ok", part, fps, origins.tobytes()))
+        elif msg[0] == "commit":
+            # every new digest of the level in global order (the parent's and the kept
+            # ones of this helper), and which of this helper's new states were kept
+            _, start, level_fps, keep = msg
+            size = ctx.digest
+            ctx.visited.add_digests([level_fps[i:i + size] for i in range(0, len(level_fps), size)], start)
+            share = [s for s, k in zip(pending, keep) if k]
+            pending = []
+
+
+class _Helper:
+    """The forked persistent helper process (``workers=2``): started at the first level of
+    at least PARALLEL_MIN_LEVEL states with the second part of that level as its share."""
+
+    def __init__(self, ctx: _Ctx, share: list) -> None:
+        to_child_r, to_child_w = os.pipe()
+        to_parent_r, to_parent_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            code = 0
+            try:
+                gc.disable()
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                os.close(to_child_w)
+                os.close(to_parent_r)
+                try:
+                    _helper_main(ctx, share, to_child_r, to_parent_w)
+                except BaseException as e:  # noqa: BLE001 - reported to the parent
+                    try:
+                        _send(to_parent_w, ("error", type(e).__name__, traceback.format_exc()))
+                    except BaseException:  # noqa: BLE001
+                        code = 1
+            finally:
+                os._exit(code)
+        os.close(to_child_r)
+        os.close(to_parent_w)
+        self.pid, self.wfd, self.rfd, self.reaped = pid, to_child_w, to_parent_r, False
+        self.size = ctx.digest
+        self.share = len(share)   # states in the helper's share of the current level
+
+    def private_mb(self) -> float:
+        """Memory the helper does not share with this process (its own pages)."""
+        if self.reaped:
+            return 0.0
         try:
-            with os.fdopen(w, "wb") as f:
-                f.write(payload)
-        finally:
-            os._exit(0)
-    os.close(w)
-    return pid, r
+            with open(f"/proc/{self.pid}/smaps_rollup") as f:
+                kb = sum(int(line.split()[1]) for line in f if line.startswith(("Private_Clean", "Private_Dirty")))
+            return kb / 1024
+        except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux / gone
+            try:
+                with open(f"/proc/{self.pid}/statm") as f:
+                    return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            except (OSError, ValueError, IndexError):
+                return 0.0
+
+    def send(self, msg: Any) -> None:
+        try:
+            _send(self.wfd, msg)
+        except BrokenPipeError:
+            raise self._died() from None
+
+    def _died(self) -> ExplorationError:
+        _, status = os.waitpid(self.pid, 0)
+        self.reaped = True
+        return ExplorationError(f"a worker process died without a result ({_wait_status(status)})")
+
+    def result(self, check: Callable[[], None]) -> tuple[_Part, list, list]:
+        """The helper's part of the level: (part without states, digests, origins)."""
+        msg = _recv(self.rfd, check)
+        if msg is None:
+            raise self._died()
+        if msg[0] == "ok":
+            _, part, fps, origins = msg
+            size = self.size
+            return part, [fps[i:i + size] for i in range(0, len(fps), size)], array("Q", origins)
+        if msg[1] == "KeyboardInterrupt":
+            raise KeyboardInterrupt
+        raise ExplorationError(f"a worker process failed with {msg[1]}:\n{msg[2]}")
+
+    def close(self) -> None:
+        """Kill the helper unless it was reaped, close the pipes."""
+        if not self.reaped:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:  # pragma: no cover
+                pass
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:  # pragma: no cover
+                pass
+            self.reaped = True
+        for fd in (self.wfd, self.rfd):
+            try:
+                os.close(fd)
+            except OSError:  # pragma: no cover
+                pass
+        self.wfd = self.rfd = -1
 
 
-def _collect_child(pid: int, fd: int) -> _Part:
-    with os.fdopen(fd, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    msg = pickle.loads(data)
-    if msg[0] == "ok":
-        return msg[1]
-    if msg[1] == "KeyboardInterrupt":
-        raise KeyboardInterrupt
-    raise ExplorationError(f"a worker process failed with {msg[1]}:\n{msg[2]}")
-
-
-def _kill_child(pid: int, fd: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        os.close(fd)
-    except OSError:
-        pass
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
-
-
-def _merge(parts: list[_Part]) -> _Part:
-    """Concatenate parts in order, dropping later copies of the same fingerprint.
-
-    The first part is extended in place (it is this process's own, usually the larger)."""
-    out = parts[0]
-    if len(parts) == 1:
-        return out
-    seen = set(out.fps)
-    for part in parts[1:]:
-        out.generated += part.generated
-        out.back_edge |= part.back_edge
-        out.quiet_fail.extend(part.quiet_fail)
-        hits: dict[int, list] = {}
-        for k, pid in part.hits:
-            hits.setdefault(k, []).append(pid)
-        states, fps, parents, aidx = out.states, out.fps, out.parents, out.aidx
-        for k, f in enumerate(part.fps):
-            if f in seen:
-                continue
-            seen.add(f)
-            if k in hits:
-                n = len(states)
-                out.hits.extend((n, pid) for pid in hits[k])
-            states.append(part.states[k])
-            fps.append(f)
-            parents.append(part.parents[k])
-            aidx.append(part.aidx[k])
-    return out
+def _wait_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
 # --------------------------------------------------------------------------- the explorer
@@ -417,19 +722,25 @@ def explore(
 ) -> Result:
     """Explore every state reachable in ``model`` breadth-first and check its properties.
 
-    - ``max_states``: stop once this many distinct states are known (incomplete).
+    - ``max_states``: stop once more than this many distinct states are found: the run
+      keeps exactly ``max_states`` (incomplete). The level being built is cut after the
+      chunk of ``CHUNK`` parents where the bound is crossed (``generated_states`` counts
+      the successors of the parents expanded up to there).
     - ``max_depth``: do not add states deeper than this many actions (incomplete if some
       state at that depth has a successor not seen before).
-    - ``timeout``: seconds of wall-clock time; ``memory_limit_mb``: resident-set size.
+    - ``timeout``: seconds of wall-clock time; ``memory_limit_mb``: resident-set size of
+      this process plus the private memory of its forked helper. Both also bound the
+      termination check's second pass.
     - ``fingerprint_bits``: 64 (default) or 128.
     - ``property_ids``: check only these (plus the ``sometimes`` witnesses they name);
       unknown ids raise ``ValueError``.
-    - ``stop_on_violation``: stop after the BFS level where the first violation appears.
+    - ``stop_on_violation``: stop after the chunk of ``CHUNK`` parents in which the first
+      violation appears (the violation found first is a shortest one: BFS order).
     - ``progress``: print distinct states, states/s, depth and frontier size to stderr
       about once a second (the CLI passes ``sys.stderr.isatty() and not quiet``).
     - ``workers``: 1 = in-process only; 2 = fork one helper per large level; ``None``
       (default) = 2 when a second core is idle (see ``_auto_workers``). Counts, verdicts
-      and traces do not depend on it.
+      and traces do not depend on it (bounds included: chunks are aligned).
 
     Ctrl-C stops cleanly: the result is incomplete with ``stop_reason="interrupted"``.
     Returns a :class:`~checker.model.Result` with ``backend="local"``.
@@ -440,22 +751,6 @@ def explore(
 
 def _select(model: Any, property_ids: Iterable[str] | None) -> list:
     return select_properties(model, property_ids)
-
-
-@contextmanager
-def _sigint_deferred():
-    """Hold a Ctrl-C back until the block is done, then raise it (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if pending:
-            raise KeyboardInterrupt
 
 
 def _auto_workers() -> int:
@@ -496,13 +791,36 @@ class _Explorer:
         self.parent = array("I")
         self.aidx = array("H")
         self.level_start = [0]        # level d = states level_start[d] .. level_start[d+1]-1
-        self.expanded_levels = 0      # levels 0..expanded_levels-1 were fully expanded
+        self.expanded_levels = 0      # levels 0..expanded_levels-1 were expanded (the last maybe cut)
         self.generated = 0
         self.back_edge = False
         self.found: dict[str, int] = {}   # prop id -> state index (violation or witness)
         self.stop_reason = ""
+        self.cycle_reason = ""        # why the termination check's second pass did not finish
         self.start = 0.0
         self.last_progress = 0.0
+        self.child: _Helper | None = None
+        self._defer = False           # Ctrl-C held back while the visited set is updated
+        self._closed = 0              # len(found) when the open property lists were last pruned
+        self._pending = False
+
+    # ----- Ctrl-C: one handler for the whole run
+    def _on_sigint(self, signum, frame) -> None:
+        if self._defer:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def _install_sigint(self):
+        """Install the run's SIGINT handler; return the previous one (None: not installed —
+        not the main thread, or SIGINT is ignored, which the run respects)."""
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is signal.SIG_IGN or previous is None:
+            return None
+        signal.signal(signal.SIGINT, self._on_sigint)
+        return previous
 
     # ----- helpers
     @property
@@ -513,8 +831,10 @@ class _Explorer:
         now = time.perf_counter()
         if self.timeout is not None and now - self.start > self.timeout:
             raise _Stop(f"timeout ({self.timeout:g} s)")
-        if self.memory_limit_mb is not None and _rss_mb() > self.memory_limit_mb:
-            raise _Stop(f"memory limit ({self.memory_limit_mb:g} MB)")
+        if self.memory_limit_mb is not None:
+            used = _rss_mb() + (self.child.private_mb() if self.child is not None else 0.0)
+            if used > self.memory_limit_mb:
+                raise _Stop(f"memory limit ({self.memory_limit_mb:g} MB)")
         if self.progress and now - self.last_progress >= 1.0:
             self.last_progress = now
             rate = self.count / max(now - self.start, 1e-9)
@@ -524,14 +844,22 @@ class _Explorer:
     def _add(self, part: _Part, depth: int) -> list:
         """Append a merged level to the visited set; record first violations/witnesses.
         Ctrl-C is held back until the visited set and parent pointers agree again."""
-        with _sigint_deferred():
+        self._defer = True
+        try:
             return self._add_now(part)
+        finally:
+            self._defer = False
+            if self._pending:
+                self._pending = False
+                raise KeyboardInterrupt
 
     def _add_now(self, part: _Part) -> list:
-        keep = len(part.states)
+        keep = len(part.fps)   # with a helper, part.states holds only this process's share
         if self.max_states is not None and self.count + keep > self.max_states:
             keep = max(self.max_states - self.count, 0)
             self.stop_reason = "max_states reached"
+        elif part.cut:
+            self.stop_reason = part.cut
         if keep and self.count + keep > 2**32 - 1:
             raise ExplorationError("more than 4,294,967,295 states: beyond this explorer's uint32 indices")
         base = self.count
@@ -542,14 +870,19 @@ class _Explorer:
             raise ExplorationError("a state has more than 65,535 actions: beyond this explorer's uint16 action positions")
         self.parent.extend(part.parents[:keep])
         self.aidx.extend(part.aidx[:keep])
-        h, l = self.ctx.visited.split(part.fps[:keep])
-        self.ctx.visited.add(h, l, np.arange(base, base + keep, dtype=np.uint32))
+        self.ctx.visited.add_digests(part.fps[:keep], base)
         if keep:
             self.level_start.append(self.count)
         self._close_found()
+        if self.child is not None and not self.stop_reason:
+            self.child.send(("commit", base, b"".join(part.fps), part.keep))
+            self.child.share = part.keep.count(1)
         return part.states[:keep]
 
     def _close_found(self) -> None:
+        if len(self.found) == self._closed:
+            return
+        self._closed = len(self.found)
         c = self.ctx
         c.open_always = [p for p in c.open_always if p.id not in self.found]
         c.open_sometimes = [p for p in c.open_sometimes if p.id not in self.found]
@@ -562,6 +895,21 @@ class _Explorer:
     # ----- the search
     def run(self) -> Result:
         self.start = self.last_progress = time.perf_counter()
+        previous = self._install_sigint()
+        gc_was_enabled = gc.isenabled()
+        # States are acyclic tuples: the cyclic collector only burns time walking the
+        # frontier (and, after a fork, would write to every shared page). Off for the run.
+        gc.disable()
+        try:
+            self._search()
+            return self._result()
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    def _search(self) -> None:
         frontier: list = []
         depth = 0
         try:
@@ -570,18 +918,18 @@ class _Explorer:
                 if self.stop_on_violation and self._violated_any():
                     self.stop_reason = "stopped at first violation"
                     break
-                part = self._expand_level(frontier, depth)
+                last = self.max_depth is not None and depth >= self.max_depth
+                part = self._expand_level(frontier, depth, last)
                 for parent_idx, pid in part.quiet_fail:
                     if pid not in self.found:
                         self.found[pid] = parent_idx
                 self.expanded_levels = depth + 1
                 self._close_found()
-                if self.max_depth is not None and depth >= self.max_depth:
+                self.back_edge |= part.back_edge
+                if last:
                     if part.states:
                         self.stop_reason = "max_depth reached"
-                    self.back_edge |= part.back_edge
                     break
-                self.back_edge |= part.back_edge
                 frontier = self._add(part, depth + 1)
                 depth += 1
             if self.stop_on_violation and self._violated_any() and not self.stop_reason and frontier:
@@ -590,10 +938,13 @@ class _Explorer:
             self.stop_reason = stop.reason
         except KeyboardInterrupt:
             self.stop_reason = "interrupted"
+        finally:
+            if self.child is not None:
+                self.child.close()
+                self.child = None
         if self.progress:
             print(f"  done: {self.count} states, depth {max(len(self.level_start) - 2, 0)}"
                   + (f" ({self.stop_reason})" if self.stop_reason else ""), file=sys.stderr, flush=True)
-        return self._result()
 
     def _init_level(self) -> list:
         part = _Part()
@@ -605,7 +956,7 @@ class _Explorer:
             if s in level:
                 continue
             level[s] = True
-            f = ctx.fp(s)
+            f = ctx.digest_of(s)
             if f in part.fps:
                 continue
             n = len(part.states)
@@ -622,49 +973,110 @@ class _Explorer:
         self.generated += part.generated
         return self._add(part, 0)
 
-    def _expand_level(self, frontier: list, depth: int) -> _Part:
+    def _cut_here(self, part: _Part, violated: bool, end: int, n: int, last: bool) -> str:
+        """Why the level stops after the chunk ending at parent position ``end`` ("" = go on)."""
+        if violated and self.stop_on_violation and end < n:
+            return "stopped at first violation"
+        if not last and self.max_states is not None and self.count + len(part.fps) > self.max_states:
+            return "max_states reached"
+        return ""
+
+    def _expand_level(self, frontier: list, depth: int, last: bool) -> _Part:
+        """Expand one level chunk by chunk. With two workers, the persistent helper holds
+        the level's positions from ``len(frontier)`` on and expands them at the same time;
+        chunk ends are at multiples of CHUNK in either process (so where a bound cuts the
+        level does not depend on the number of workers)."""
         base = self.level_start[depth]
-        n = len(frontier)
-        parts: list[_Part] = []
-        child = None
-        mine = n
-        if self.workers > 1 and n >= PARALLEL_MIN_LEVEL:
-            mine = n // 2
-            child = _expand_in_child(self.ctx, frontier, mine, n, base)
-        try:
-            part = _Part()
-            level = _Level()
-            for lo in range(0, mine, CHUNK):
-                self._check_bounds(depth, n)
-                _expand(self.ctx, frontier, lo, min(lo + CHUNK, mine), base, level, part)
-            del level
-            parts.append(part)
-            if child is not None:
-                self._check_bounds(depth, n)
-                pid, fd = child
-                child = None
-                parts.append(_collect_child(pid, fd))
-        finally:
-            if child is not None:
-                _kill_child(*child)
-            if self.workers > 1 and n >= PARALLEL_MIN_LEVEL:
-                gc.unfreeze()
-        merged = _merge(parts)
-        self.generated += merged.generated
-        return merged
+        ctx = self.ctx
+        helper = self.child
+        if helper is None and self.workers > 1 and len(frontier) >= PARALLEL_MIN_LEVEL and not last:
+            split = max(CHUNK, (len(frontier) // 2) // CHUNK * CHUNK)
+            if split < len(frontier):
+                helper = self.child = _Helper(ctx, frontier[split:])
+                del frontier[split:]
+        mine = len(frontier)
+        n = mine + (helper.share if helper is not None else 0)
+        if helper is not None:
+            helper.send(("expand", base, mine, frozenset(self.found), self.stop_on_violation))
+        part = _Part()
+        level = _Level()
+        shared_violation = False
+        for lo in range(0, mine, CHUNK):
+            self._check_bounds(depth, n)
+            nh, nq = len(part.hits), len(part.quiet_fail)
+            end = min(lo + CHUNK, mine)
+            _expand(ctx, frontier, lo, end, base, level, part)
+            violated = _violation_in(ctx, part, nh, nq)
+            if end % CHUNK and end < n:
+                shared_violation = violated   # the chunk goes on in the helper: decided there
+                break
+            part.cut = self._cut_here(part, violated, end, n, last)
+            if part.cut:
+                break
+        del level
+        if helper is not None and not part.cut:
+            other, fps, origins = helper.result(lambda: self._check_bounds(depth, n))
+            self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation)
+        self.generated += part.generated
+        return part
+
+    def _merge_helper(self, out: _Part, other: _Part, fps: list, origins: array, mine: int, n: int,
+                      last: bool, shared_violation: bool) -> None:
+        """Append the helper's new states (fingerprints and origins) to ``out`` in order,
+        dropping those ``out`` already has (``out.keep`` says which stayed), and cut after
+        the first chunk where a bound is hit (as one process would)."""
+        seen = set(out.fps)
+        hits: dict[int, list] = {}
+        for k, pid in other.hits:
+            hits.setdefault(k, []).append(pid)
+        keep = bytearray(len(fps))
+        pfps, parents, aidx = out.fps, out.parents, out.aidx
+        k = 0
+        pos = mine
+        generated, quiet, back_edge = other.generated, len(other.quiet_fail), other.back_edge
+        for end_k, gen_c, quiet_c, back_c, violated in other.marks:
+            while k < end_k:
+                f = fps[k]
+                if f not in seen:
+                    seen.add(f)
+                    keep[k] = 1
+                    if k in hits:
+                        m = len(pfps)
+                        out.hits.extend((m, pid) for pid in hits[k])
+                    pfps.append(f)
+                    o = origins[k]
+                    parents.append(o >> 32)
+                    aidx.append(o & 0xFFFFFFFF)
+                k += 1
+            pos = min(n, pos // CHUNK * CHUNK + CHUNK)
+            out.cut = self._cut_here(out, violated or shared_violation, pos, n, last)
+            shared_violation = False
+            if out.cut:
+                generated, quiet, back_edge = gen_c, quiet_c, back_c
+                break
+        out.generated += generated
+        out.quiet_fail.extend(other.quiet_fail[:quiet])
+        out.back_edge |= back_edge
+        out.keep = bytes(keep)
 
     # ----- results
     def _result(self) -> Result:
-        seconds = time.perf_counter() - self.start
-        complete = not self.stop_reason
         termination = [p for p in self.props if p.kind is Kind.EVENTUALLY]
         lasso = None
+        explored_all = not self.stop_reason
         if termination and self.back_edge and self.stop_reason not in ("interrupted",) \
                 and not self.stop_reason.startswith(("timeout", "memory")):
             try:
                 lasso = self._find_cycle()
+            except _Stop as stop:
+                self.cycle_reason = stop.reason
             except KeyboardInterrupt:
-                self.stop_reason, complete = "interrupted", False
+                self.cycle_reason = "interrupted"
+            if self.cycle_reason:
+                self.stop_reason = self.stop_reason or f"{self.cycle_reason} during the termination check"
+        self.ctx.visited.flush()
+        seconds = time.perf_counter() - self.start
+        complete = not self.stop_reason
         n = self.count
         depth = max(len(self.level_start) - 2, 0)
         bits = self.ctx.bits
@@ -683,7 +1095,7 @@ class _Explorer:
         )
         verdicts: dict[str, Verdict] = {}
         for p in self.props:
-            verdicts[p.id] = self._verdict(p, stats, lasso)
+            verdicts[p.id] = self._verdict(p, stats, lasso, explored_all)
         for p in self.props:
             v = verdicts[p.id]
             if p.witness and v.status is not Status.VIOLATED:
@@ -691,11 +1103,12 @@ class _Explorer:
                 v.vacuous = verdicts[p.witness].status is not Status.WITNESSED
         return Result(model_name(self.model), BACKEND, stats, verdicts)
 
-    def _verdict(self, p, stats: Statistics, lasso) -> Verdict:
+    def _verdict(self, p, stats: Statistics, lasso, explored_all: bool) -> Verdict:
+        """``explored_all``: the first pass finished (only the termination check may not have)."""
         v = Verdict(p.id, p.kind.value, Status.HOLDS, title=p.title, citation=p.citation,
                     distinct_states=stats.distinct_states, depth=stats.max_depth,
                     reason=stats.stop_reason)
-        bounded = Status.HOLDS if stats.complete else Status.HOLDS_UP_TO_BOUND
+        bounded = Status.HOLDS if explored_all else Status.HOLDS_UP_TO_BOUND
         if p.kind is Kind.CONFIG:
             v.status = Status.NOT_CHECKED
             v.note = "config properties are proved with Z3 (mqcheck prove)"
@@ -703,12 +1116,12 @@ class _Explorer:
             if lasso is not None:
                 v.status, v.trace = Status.VIOLATED, lasso
             else:
-                v.status = bounded
+                v.status = Status.HOLDS if stats.complete else Status.HOLDS_UP_TO_BOUND
         elif p.kind is Kind.SOMETIMES:
             if p.id in self.found:
                 v.status, v.trace = Status.WITNESSED, self._trace_to(self.found[p.id])
             else:
-                v.status = Status.NEVER_REACHED if stats.complete else Status.NOT_REACHED_UP_TO_BOUND
+                v.status = Status.NEVER_REACHED if explored_all else Status.NOT_REACHED_UP_TO_BOUND
         elif p.id in self.found:
             v.status, v.trace = Status.VIOLATED, self._trace_to(self.found[p.id])
         else:
@@ -735,7 +1148,7 @@ class _Explorer:
             s = model.next_state(s, a)
             states.append(s)
             acts.append(a)
-        want = self.ctx.visited.lookup(*self.ctx.visited.split([self.ctx.fp(states[-1])]))[0]
+        want = self.ctx.visited.find([self.ctx.digest_of(states[-1])])[0]
         if want != path[-1]:
             raise ExplorationError(
                 "replaying a trace did not reach the recorded state: the model is not "
@@ -749,7 +1162,8 @@ class _Explorer:
 
     # ----- termination: second pass
     def _find_cycle(self) -> Trace | None:
-        """Re-expand the explored states, keep internal edges, look for a cycle."""
+        """Re-expand the explored states, keep internal edges, look for a cycle; the
+        bounds (timeout, memory) apply, and Ctrl-C stops it."""
         model, ctx = self.model, self.ctx
         internal = ctx.internal
         src, dst, act = array("I"), array("I"), array("H")
@@ -760,39 +1174,40 @@ class _Explorer:
             nxt_base = self.level_start[d + 1] if d + 1 < len(self.level_start) else self.count
             nxt_end = self.level_start[d + 2] if d + 2 < len(self.level_start) else self.count
             nxt: list = [None] * (nxt_end - nxt_base)
-            succ, owners, aids, inner = [], [], [], []
-            for k, s in enumerate(level):
-                for ai, a in enumerate(model.actions(s)):
-                    t = model.next_state(s, a)
-                    if t is None:
-                        continue
-                    succ.append(t)
-                    owners.append(base + k)
-                    aids.append(ai)
-                    inner.append(True if internal is None else bool(internal(a)))
-            if not succ:
-                level = nxt
-                continue
-            idx = ctx.visited.lookup(*ctx.visited.split([ctx.fp(t) for t in succ]))
-            for j, v in enumerate(idx.tolist()):
-                if v < 0:
+            for lo in range(0, len(level), CHUNK):
+                self._check_bounds(d, len(level))
+                succ, owners, aids, inner = [], [], [], []
+                for k in range(lo, min(lo + CHUNK, len(level))):
+                    s = level[k]
+                    for ai, a in enumerate(model.actions(s)):
+                        t = model.next_state(s, a)
+                        if t is None:
+                            continue
+                        succ.append(t)
+                        owners.append(base + k)
+                        aids.append(ai)
+                        inner.append(True if internal is None else bool(internal(a)))
+                if not succ:
                     continue
-                if inner[j]:
-                    src.append(owners[j])
-                    dst.append(v)
-                    act.append(aids[j])
-                if nxt_base <= v < nxt_end and self.parent[v] == owners[j] and self.aidx[v] == aids[j]:
-                    nxt[v - nxt_base] = succ[j]
+                idx = ctx.visited.find([ctx.digest_of(t) for t in succ])
+                for j, v in enumerate(idx):
+                    if v < 0:
+                        continue
+                    if inner[j]:
+                        src.append(owners[j])
+                        dst.append(v)
+                        act.append(aids[j])
+                    if nxt_base <= v < nxt_end and self.parent[v] == owners[j] and self.aidx[v] == aids[j]:
+                        nxt[v - nxt_base] = succ[j]
             level = nxt
-        cycle = _cycle(self.count, np.frombuffer(src, np.uint32), np.frombuffer(dst, np.uint32))
-        if cycle is None:
+        tick = lambda: self._check_bounds(self.expanded_levels, 0)  # noqa: E731
+        found = _lasso(self.count, np.frombuffer(src, np.uint32), np.frombuffer(dst, np.uint32), tick)
+        if found is None:
             return None
-        # rotate so the cycle starts at its smallest state index (the shallowest entry)
-        k = cycle.index(min(cycle))
-        cycle = cycle[k:] + cycle[:k]
-        prefix = self._path(cycle[0])
+        entry, cycle = found
+        prefix = self._path(entry)
         states, acts = self._replay(prefix)
-        edge_action = {}
+        edge_action: dict = {}
         for u, v, a in zip(src, dst, act):
             edge_action.setdefault((u, v), a)
         s = states[-1]
@@ -805,40 +1220,118 @@ class _Explorer:
         return _make_trace(model, ctx, states, acts, loop_start=len(prefix) - 1)
 
 
-def _cycle(n: int, src: np.ndarray, dst: np.ndarray) -> list[int] | None:
-    """A cycle (list of state indices, each with an edge to the next and last to first)
-    in the graph with edges src[i]→dst[i], or None. Deterministic."""
+def _lasso(n: int, src: np.ndarray, dst: np.ndarray, tick: Callable[[], None] = lambda: None):
+    """The shortest-entry lasso in the graph with edges src[i]→dst[i] (state indices in
+    BFS order), or None: ``(entry, cycle)`` where ``entry`` is the state with the smallest
+    index (= smallest BFS depth, then lowest index) that lies on some cycle (a non-trivial
+    strongly connected component, or a self-loop), and ``cycle`` a shortest cycle through
+    it (BFS inside its component, edges in the order they were recorded), starting at
+    ``entry``. The prefix to ``entry`` is its BFS parent path (shortest). Deterministic;
+    ``tick`` is called now and then (bounds)."""
     if not len(src):
         return None
+    # peel states that cannot reach a cycle (out-degree 0, repeatedly): what is left is
+    # every cycle plus the paths between them
     outdeg = np.bincount(src, minlength=n).astype(np.int64)
     order = np.argsort(dst, kind="stable")
     rev_src = src[order]
     rev_ptr = np.searchsorted(dst[order], np.arange(n + 1))
     stack = np.nonzero(outdeg == 0)[0].tolist()
+    steps = 0
     while stack:
         v = stack.pop()
+        steps += 1
+        if steps % 65536 == 0:
+            tick()
         for u in rev_src[rev_ptr[v]:rev_ptr[v + 1]].tolist():
             outdeg[u] -= 1
             if outdeg[u] == 0:
                 stack.append(u)
-    alive = np.nonzero(outdeg > 0)[0]
-    if not len(alive):
+    alive = outdeg > 0
+    if not alive.any():
         return None
     fwd = np.argsort(src, kind="stable")
     f_dst = dst[fwd]
     f_ptr = np.searchsorted(src[fwd], np.arange(n + 1))
-    alive_mask = outdeg > 0
-    v = int(alive[0])
-    seen: dict[int, int] = {}
-    walk: list[int] = []
-    while v not in seen:
-        seen[v] = len(walk)
-        walk.append(v)
-        for w in f_dst[f_ptr[v]:f_ptr[v + 1]].tolist():
-            if alive_mask[w]:
-                v = int(w)
-                break
-    return walk[seen[v]:]
+
+    def succ(v: int) -> list[int]:
+        return [w for w in f_dst[f_ptr[v]:f_ptr[v + 1]].tolist() if alive[w]]
+
+    # strongly connected components of the alive subgraph (iterative Tarjan); keep the
+    # one holding the smallest index among the components that contain a cycle
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    comp: dict[int, int] = {}
+    on_stack: set[int] = set()
+    tstack: list[int] = []
+    counter = 0
+    best = None
+    best_comp: list[int] = []
+    for root in np.nonzero(alive)[0].tolist():
+        if root in index:
+            continue
+        work = [(root, iter(succ(root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        tstack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    tstack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(succ(w))))
+                    advanced = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] == index[v]:
+                members = []
+                while True:
+                    w = tstack.pop()
+                    on_stack.discard(w)
+                    comp[w] = v
+                    members.append(w)
+                    if w == v:
+                        break
+                if len(members) > 1 or v in succ(v):
+                    m = min(members)
+                    if best is None or m < best:
+                        best, best_comp = m, members
+            if counter % 65536 == 0:
+                tick()
+    if best is None:
+        return None
+    # shortest cycle through `best` inside its component: BFS from best until an edge
+    # back to best
+    inside = set(best_comp)
+    if best in succ(best):
+        return best, [best]
+    prev = {best: -1}
+    queue = [best]
+    for v in queue:
+        for w in succ(v):
+            if w not in inside:
+                continue
+            if w == best:
+                path = [v]
+                while prev[path[-1]] != -1:
+                    path.append(prev[path[-1]])
+                return best, path[::-1]
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    raise AssertionError("a strongly connected component without a cycle")  # pragma: no cover
 
 
 def _json_clean(d: dict) -> dict:

@@ -22,6 +22,11 @@ Optional methods, used when present (:func:`is_internal`, :func:`describe_action
   environment steps (scenario steps). ``at_quiescence`` properties are checked on states
   with no enabled internal action, and termination (``eventually``) means no reachable
   cycle of internal actions.
+- ``successors(state) -> Sequence[tuple[int, S]]`` — a batched, faster form of
+  ``actions``/``next_state``: the ``(position of the action in actions(state), next
+  state)`` pairs of the enabled actions, in ``actions`` order. Must give exactly the same
+  transitions. The local explorer uses it (when the model has no ``is_internal``);
+  without it, ``actions``/``next_state``. Traces are always replayed with those two.
 - ``describe_action(action) -> str`` — default ``str(action)``; used in traces.
 - ``describe_state(state) -> dict`` — JSON-able, default ``{"state": repr(state)}``;
   traces show the full description of the first state and, for later steps, only the
@@ -288,10 +293,28 @@ class Result:
     statistics: Statistics
     verdicts: dict[str, Verdict] = field(default_factory=dict)
 
-    # ----- summary
+    # ----- summary (the stable entry point's names: issue 4, "a stable programmatic entry point")
     @property
     def complete(self) -> bool:
         return self.statistics.complete
+
+    @property
+    def distinct_states(self) -> int:
+        return self.statistics.distinct_states
+
+    @property
+    def generated_states(self) -> int:
+        """Successors produced, duplicates included, plus the initial states."""
+        return self.statistics.generated_states
+
+    @property
+    def max_depth(self) -> int:
+        return self.statistics.max_depth
+
+    @property
+    def traces(self) -> dict[str, "Trace"]:
+        """Property id -> trace, for the verdicts that have one (violations, witnesses, lassos)."""
+        return {pid: v.trace for pid, v in self.verdicts.items() if v.trace is not None}
 
     def violations(self) -> list[Verdict]:
         return [v for v in self.verdicts.values() if v.status is Status.VIOLATED]

@@ -220,3 +220,72 @@ class InterruptAfter:
         if self.seen == self.calls:
             raise KeyboardInterrupt
         return self.model.next_state(state, action)
+
+
+class CounterRing:
+    """A counter modulo ``n`` moved by +1, -1, +2 or -2 (all internal): a deep model with
+    tiny levels (the explorer's per-level cost shows). ``n`` states, ``4n + 1`` generated
+    (4 successors each, plus the initial state), depth ``ceil(floor(n/2) / 2)`` (the
+    farthest value, n/2 away, takes that many ±2 steps). "below n" always holds.
+    Termination is violated: 0 is on the 2-cycle +1, -1 — the shortest lasso has an
+    empty prefix."""
+
+    STEPS = (1, -1, 2, -2)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.name = f"CounterRing({n})"
+
+    def init_states(self) -> list[int]:
+        return [0]
+
+    def actions(self, state: int) -> tuple[int, ...]:
+        return self.STEPS
+
+    def next_state(self, state: int, action: int) -> int:
+        return (state + action) % self.n
+
+    def properties(self) -> list[Property]:
+        n = self.n
+        return [Property.always("BELOW-N", "the counter stays below n", lambda m, s: 0 <= s < n),
+                Property.eventually("RING-STOPS", "the counter stops (false)")]
+
+    def encode(self, state: int) -> bytes:
+        return state.to_bytes(8, "little")
+
+    def describe_action(self, action: int) -> str:
+        return f"{action:+d}"
+
+
+class Grid:
+    """``(x, y)`` in ``[0, L]²`` with ``IncX``, ``IncY``, ``DecX`` (all internal):
+    ``(L+1)²`` states, depth ``2L``. Termination is violated; the initial state is on the
+    2-cycle IncX, DecX, so the shortest lasso is the empty prefix and that cycle (states
+    deeper in the grid lie on cycles too: a lasso through one of them is longer)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.name = f"Grid({limit})"
+
+    def init_states(self) -> list[tuple[int, int]]:
+        return [(0, 0)]
+
+    def actions(self, state: tuple[int, int]) -> list[str]:
+        return ["IncX", "IncY", "DecX"]
+
+    def next_state(self, state: tuple[int, int], action: str) -> tuple[int, int] | None:
+        x, y = state
+        if action == "IncX":
+            return (x + 1, y) if x < self.limit else None
+        if action == "IncY":
+            return (x, y + 1) if y < self.limit else None
+        return (x - 1, y) if x > 0 else None
+
+    def properties(self) -> list[Property]:
+        return [Property.eventually("GRID-STOPS", "the walk stops (false)")]
+
+    def encode(self, state: tuple[int, int]) -> bytes:
+        return state[0].to_bytes(4, "little") + state[1].to_bytes(4, "little")
+
+    def describe_state(self, state: tuple[int, int]) -> dict:
+        return {"x": state[0], "y": state[1]}

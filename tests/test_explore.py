@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections import deque
 from pathlib import Path
 
@@ -22,8 +25,10 @@ from checker.explore import ExplorationError, FingerprintSet, explore, fingerpri
 from checker.model import Property, Result, Status, format_verdict
 from checker.test_util import (
     BoundedCounters,
+    CounterRing,
     DirectedGraph,
     DoubleOrIncrement,
+    Grid,
     InterruptAfter,
     PingPongLivelock,
     VacuousInvariant,
@@ -244,19 +249,232 @@ def test_statistics_are_consistent():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_forked_worker_gives_identical_results(monkeypatch):
     monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    monkeypatch.setattr(explore_mod, "CHUNK", 2)     # small levels still get a helper
+    forks = []
+    original = explore_mod._Helper.__init__
+
+    def record(self, *a, **k):
+        original(self, *a, **k)
+        forks.append(self.pid)
+
+    monkeypatch.setattr(explore_mod._Helper, "__init__", record)
     for model in (BoundedCounters(6), PingPongLivelock(), DoubleOrIncrement(60)):
         one = explore(model, workers=1).to_dict()
         two = explore(model, workers=2).to_dict()
         for d in (one, two):
             d["statistics"].update(seconds=0, states_per_second=0)
         assert one == two
+    assert len(forks) == 2     # PingPongLivelock has no level of 2 states
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_ctrl_c_in_the_forked_worker_is_an_interrupt(monkeypatch):
     monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    monkeypatch.setattr(explore_mod, "CHUNK", 2)
     r = explore(InterruptAfter(BoundedCounters(6), 30), workers=2)
     assert r.statistics.stop_reason == "interrupted"
+
+
+# ============================================================ deep models, tiers of the visited set
+@pytest.mark.parametrize("bits", [64, 128])
+def test_a_deep_model_with_tiny_levels(bits):
+    # 20,001 states in 5,001 levels of 4: every level goes through the visited set's
+    # dict/buffer/main tiers (BUF_MIN is passed several times)
+    r = explore(CounterRing(20001), workers=1, fingerprint_bits=bits, property_ids=["BELOW-N"])
+    assert counts(r) == (20001, 4 * 20001 + 1, 5000)
+    assert r.complete and r.verdicts["BELOW-N"].status is Status.HOLDS
+    assert r.statistics.visited_bytes_per_state == (18.0 if bits == 64 else 26.0)
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_fingerprint_set_tiers_agree_with_a_dict(monkeypatch, bits):
+    import random
+    monkeypatch.setattr(explore_mod, "SMALL_MAX", 5)
+    monkeypatch.setattr(explore_mod, "BUF_MIN", 17)
+    rng = random.Random(bits)
+    fs = FingerprintSet(bits)
+    truth: dict[bytes, int] = {}
+    size = bits // 8
+    for _ in range(60):
+        batch = list({rng.getrandbits(bits).to_bytes(size, "little") for _ in range(rng.choice([1, 2, 3, 9, 40]))} - set(truth))
+        queries = batch + rng.sample(list(truth), min(len(truth), 12))
+        want = [truth.get(d, -1) for d in queries]
+        assert fs.find(queries) == want
+        h, l = fs.split([int.from_bytes(d, "little") for d in queries])
+        assert fs.lookup(h, l).tolist() == want
+        fs.add_digests(batch, len(truth))
+        truth.update(zip(batch, range(len(truth), len(truth) + len(batch))))
+    assert len(fs) == len(truth) and len(fs.hi) > 17     # the main array was merged into
+    fs.flush()
+    assert len(fs.hi) == len(truth) and fs.find(list(truth)) == list(truth.values())
+
+
+# ============================================================ shortest lassos
+def test_lasso_enters_the_shallowest_cycle_state_by_a_shortest_cycle():
+    r = explore(Grid(30), workers=1)
+    lasso = r.verdicts["GRID-STOPS"].trace
+    assert (lasso.loop_start, lasso.actions()) == (0, ["IncX", "DecX"])
+    ring = explore(CounterRing(41), workers=1).verdicts["RING-STOPS"].trace
+    assert (ring.loop_start, ring.actions()) == (0, ["+1", "-1"])
+
+
+def test_lasso_prefix_is_shortest_and_the_cycle_shortest_through_its_entry():
+    # 0 -> 1 -> 2 -> 3 -> 1 (3-cycle entered at depth 1); 0 -> 4 -> 5 -> 6 -> 5 (2-cycle
+    # entered at depth 2): the shallower entry wins although its cycle is longer. From 1,
+    # the long way round 1 -> 7 -> 8 -> 9 -> 1 is also a cycle: the shortest is reported.
+    g = DirectedGraph({0: [4, 1], 1: [7, 2], 2: [3], 3: [1], 4: [5], 5: [6], 6: [5], 7: [8], 8: [9], 9: [1]},
+                      properties=[Property.eventually("ENDS", "the walk ends")])
+    lasso = explore(g, workers=1).verdicts["ENDS"].trace
+    assert lasso.loop_start == 1
+    assert lasso.actions() == ["0->1", "1->2", "2->3", "3->1"]
+
+
+# ============================================================ the termination pass honours the bounds
+@pytest.mark.parametrize("bound, reason", [({"timeout": 0.0}, "timeout"), ({"memory_limit_mb": 1}, "memory limit")])
+def test_the_termination_pass_honours_the_bounds(monkeypatch, bound, reason):
+    original = explore_mod._Explorer._find_cycle
+
+    def late(self):   # the first pass is over; the bound is hit during the second
+        for k, v in bound.items():
+            setattr(self, k, v)
+        return original(self)
+
+    monkeypatch.setattr(explore_mod._Explorer, "_find_cycle", late)
+    model = Grid(6)
+    model.properties = lambda: [Property.eventually("GRID-STOPS", "stops"),
+                                Property.always("IN-GRID", "inside", lambda m, s: max(s) <= 6)]
+    r = explore(model, workers=1)
+    assert r.verdicts["GRID-STOPS"].status is Status.HOLDS_UP_TO_BOUND
+    assert "holds (complete" not in format_verdict(r.verdicts["GRID-STOPS"])
+    assert not r.complete and r.statistics.stop_reason.startswith(reason)
+    assert "termination check" in r.statistics.stop_reason and r.exit_status() == 3
+    assert r.verdicts["IN-GRID"].status is Status.HOLDS    # the first pass did finish
+    assert r.distinct_states == 49
+
+
+# ============================================================ bounds cut the level at a chunk
+def test_max_states_cuts_the_level_after_the_chunk_that_crosses_it(monkeypatch):
+    monkeypatch.setattr(explore_mod, "CHUNK", 1)
+    # level 2 is expanded parent by parent: (1,0) alone brings 5 > 4 states, so (0,1) is
+    # never expanded: 1 + 2 + 2 generated (the whole level would make 7)
+    r = explore(BoundedCounters(3), max_states=4, workers=1)
+    assert counts(r) == (4, 5, 2) and r.statistics.stop_reason == "max_states reached"
+
+
+def test_stop_on_violation_cuts_the_level_after_the_violating_chunk(monkeypatch):
+    monkeypatch.setattr(explore_mod, "CHUNK", 1)
+    # levels 0-3 hold 10 states (16 - 3 ... generated 1+2+4+6); in level 3 the first
+    # parent (3,0) reaches (3,1), x+y = 4: stop there (the whole level: 13 states, 19 generated)
+    r = explore(BoundedCounters(3), stop_on_violation=True, workers=1)
+    assert counts(r) == (11, 14, 4) and r.statistics.stop_reason == "stopped at first violation"
+    assert r.verdicts["SUM-SMALL"].trace.actions() == ["IncX", "IncX", "IncX", "IncY"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("chunk", [1, 3])
+def test_bounds_cut_the_same_with_one_or_two_workers(monkeypatch, chunk):
+    monkeypatch.setattr(explore_mod, "CHUNK", chunk)
+    monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from ff_model import FingerprintFlood
+    cases = [(BoundedCounters(6), {"max_states": s}) for s in (5, 11, 20, 33)]
+    cases += [(FingerprintFlood("tree", 8, cap=1), {"stop_on_violation": True}),
+              (FingerprintFlood("tree", 8), {"max_states": 150}), (BoundedCounters(6), {"stop_on_violation": True})]
+    for model, bounds in cases:
+        one = explore(model, workers=1, **bounds).to_dict()
+        two = explore(model, workers=2, **bounds).to_dict()
+        for d in (one, two):
+            d["statistics"].update(seconds=0, states_per_second=0)
+        assert one == two, (model.name, bounds)
+
+
+# ============================================================ the forked worker's life
+class _InChild:
+    """Wraps a model: in a forked child (not in `parent`), next_state runs `act` first."""
+
+    def __init__(self, model, act) -> None:
+        self.model, self.act, self.parent = model, act, os.getpid()
+        self.name = "InChild"
+
+    def __getattr__(self, item):
+        return getattr(self.model, item)
+
+    def next_state(self, state, action):
+        if os.getpid() != self.parent:
+            self.act()
+        return self.model.next_state(state, action)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG) != (0, 0)
+    except ChildProcessError:
+        return True
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_ctrl_c_while_waiting_for_the_child_kills_it(monkeypatch):
+    monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    monkeypatch.setattr(explore_mod, "CHUNK", 2)
+    pids = []
+    original = explore_mod._Helper.__init__
+
+    def record(self, *a, **k):
+        original(self, *a, **k)
+        pids.append(self.pid)
+
+    monkeypatch.setattr(explore_mod._Helper, "__init__", record)
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        r = explore(_InChild(BoundedCounters(6), lambda: time.sleep(60)), workers=2)
+    finally:
+        timer.cancel()
+    assert r.statistics.stop_reason == "interrupted" and pids
+    assert all(_gone(pid) for pid in pids)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_that_dies_without_a_result_is_an_exploration_error(monkeypatch):
+    monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    monkeypatch.setattr(explore_mod, "CHUNK", 2)
+    with pytest.raises(ExplorationError, match="died without a result.*exit status 7"):
+        explore(_InChild(BoundedCounters(6), lambda: os._exit(7)), workers=2)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs Linux /proc")
+def test_the_memory_guard_counts_the_child(monkeypatch):
+    monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    monkeypatch.setattr(explore_mod, "CHUNK", 2)
+    monkeypatch.setattr(explore_mod, "_rss_mb", lambda: 0.0)   # this process: nothing
+    hoard = []
+
+    def grow():
+        hoard.append(b"x" * (80 << 20))   # 80 MB of the child's own pages
+        time.sleep(60)
+
+    r = explore(_InChild(BoundedCounters(6), grow), workers=2, memory_limit_mb=40)
+    assert r.statistics.stop_reason == "memory limit (40 MB)"
+
+
+def test_one_sigint_handler_for_the_run_and_an_ignored_sigint_stays_ignored():
+    seen = []
+
+    class Spy(DoubleOrIncrement):
+        def next_state(self, state, action):
+            seen.append(signal.getsignal(signal.SIGINT))
+            return super().next_state(state, action)
+
+    before = signal.getsignal(signal.SIGINT)
+    explore(Spy(), workers=1)
+    assert signal.getsignal(signal.SIGINT) is before and before not in seen
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        seen.clear()
+        explore(Spy(), workers=1)
+        assert set(seen) == {signal.SIG_IGN}
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 # ============================================================ determinism across processes
@@ -267,6 +485,7 @@ import checker.explore as E
 from checker.test_util import BoundedCounters, PingPongLivelock, DoubleOrIncrement, VacuousInvariant
 from ff_model import FingerprintFlood
 E.PARALLEL_MIN_LEVEL = 50
+E.CHUNK = 16
 out = []
 for m in (BoundedCounters(4), PingPongLivelock(), DoubleOrIncrement(), VacuousInvariant(),
           FingerprintFlood("tree", 10), FingerprintFlood("tree", 8, cap=1)):

@@ -6,7 +6,11 @@ benchmarks/ only.
 The counts are also checked against an independent re-implementation of the FF
 definition below (``reference_ff``: dicts of deques, masks as frozensets), written
 straight from the text in benchmarks/ff_model.py's docstring without its packed-int
-encoding, so a bug in the packing cannot hide behind the explorer agreeing with itself.
+encoding, and sharing none of its code (its own edge lists and simple-path counts), so a
+bug in the model cannot hide behind the explorer agreeing with itself.
+
+"generated" counts every successor produced, duplicates included, plus the initial
+states (one here).
 
 Regenerate after a deliberate model change: ``python tests/test_ff_manifest.py --write``.
 """
@@ -23,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ff_model import FingerprintFlood, simple_path_counts, undirected_edges  # noqa: E402
+from ff_model import FingerprintFlood  # noqa: E402
 
 from checker.explore import explore  # noqa: E402
 from checker.model import format_verdict  # noqa: E402
@@ -94,12 +98,56 @@ def test_channel_bound_violation_has_a_shortest_trace():
 
 
 # ============================================================ independent reference
+def reference_neighbours(topology: str, n: int) -> dict[int, list[int]]:
+    """Neighbour lists, from the issue's text: ring {i, i+1 mod n}; complete; tree =
+    heap parent (i-1)//2 plus the edge {n-2, n-1}. Undirected, no self-loops, no repeats."""
+    nbrs: dict[int, set[int]] = {v: set() for v in range(n)}
+
+    def link(a: int, b: int) -> None:
+        if a != b:
+            nbrs[a].add(b)
+            nbrs[b].add(a)
+
+    for i in range(n):
+        if topology == "ring":
+            link(i, (i + 1) % n)
+        elif topology == "complete":
+            for j in range(n):
+                link(i, j)
+        elif topology == "tree" and i > 0:
+            link(i, (i - 1) // 2)
+    if topology == "tree":
+        link(n - 2, n - 1)
+    return {v: sorted(ws) for v, ws in nbrs.items()}
+
+
+def reference_paths(nbrs: dict[int, list[int]]) -> list[int]:
+    """Simple paths from node 0 to each node, by enumerating them (node 0: the empty path)."""
+    count = [0] * len(nbrs)
+    stack = [(0, (0,))]
+    while stack:
+        v, path = stack.pop()
+        count[v] += 1
+        stack.extend((w, path + (w,)) for w in nbrs[v] if w not in path)
+    return count
+
+
+def test_the_reference_graphs():
+    # hand-checked: a triangle has 2 simple paths 0->1 (direct, via 2); in the tree on 5
+    # nodes (edges 0-1, 0-2, 1-3, 1-4, 3-4) node 4 is reached by 0-1-4 and 0-1-3-4
+    assert reference_neighbours("ring", 3) == {0: [1, 2], 1: [0, 2], 2: [0, 1]}
+    assert reference_paths(reference_neighbours("ring", 3)) == [1, 2, 2]
+    assert reference_neighbours("tree", 5) == {0: [1, 2], 1: [0, 3, 4], 2: [0], 3: [1, 4], 4: [1, 3]}
+    assert reference_paths(reference_neighbours("tree", 5)) == [1, 1, 1, 2, 2]
+    assert reference_paths(reference_neighbours("complete", 4)) == [1, 5, 5, 5]
+    assert reference_neighbours("ring", 2) == {0: [1], 1: [0]}
+
+
 def reference_ff(topology: str, n: int) -> tuple[int, int, int, bool]:
     """(distinct, generated, depth, every quiescent state counts simple paths)."""
-    edges = undirected_edges(topology, n)
-    nbrs = {v: sorted({w for e in edges for w in e if v in e and w != v}) for v in range(n)}
+    nbrs = reference_neighbours(topology, n)
     chans = sorted((u, v) for u in range(n) for v in nbrs[u])
-    paths = simple_path_counts(n, edges)
+    paths = reference_paths(nbrs)
 
     def freeze(published, delivered, queues):
         return (published, tuple(delivered), tuple(tuple(queues[c]) for c in chans))
@@ -130,7 +178,7 @@ def reference_ff(topology: str, n: int) -> tuple[int, int, int, bool]:
                             q[(v, w)].append(m | {v})
                 succ.append(freeze(published, d, q))
             if not succ:
-                ok &= (not published) or delivered == paths
+                ok &= (not published) or list(delivered) == paths
             generated += len(succ)
             for s in succ:
                 if s not in seen:
@@ -147,6 +195,28 @@ def test_counts_agree_with_an_independent_implementation(manifest, t, n):
     m = manifest[key(t, n, 4)]
     assert (m["distinct_states"], m["generated_states"], m["max_depth"]) == (distinct, generated, depth)
     assert ok and m["verdicts"]["FF-PATH-COUNT"].startswith("holds (complete")
+
+
+@pytest.mark.parametrize("t, n", [("ring", 5), ("tree", 9), ("complete", 3)])
+def test_batched_successors_are_actions_and_next_state(t, n):
+    model = FingerprintFlood(t, n)
+    seen, todo = set(model.init_states()), list(model.init_states())
+    while todo:
+        s = todo.pop()
+        want = [(i, model.next_state(s, a)) for i, a in enumerate(model.actions(s))]
+        assert model.successors(s) == [(i, x) for i, x in want if x is not None]
+        for _, x in want:
+            if x not in seen:
+                seen.add(x)
+                todo.append(x)
+    assert len(seen) == reference_ff(t, n)[0]
+
+
+def test_the_explorer_gives_the_same_answers_without_the_batched_method(manifest):
+    class Plain(FingerprintFlood):
+        successors = None   # the explorer falls back to actions/next_state
+    got = summary(explore(Plain("tree", 10), workers=1))
+    assert got == manifest[key("tree", 10, 4)]
 
 
 if __name__ == "__main__":

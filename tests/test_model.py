@@ -124,6 +124,18 @@ def test_result_json_round_trip_is_exact():
     assert back.verdicts["Q"].status is Status.HOLDS_UP_TO_BOUND
 
 
+def test_the_stable_entry_point_names_are_on_the_result():
+    # issue 4: explore() -> Result "with at least distinct_states, generated_states,
+    # max_depth, complete, per-property verdicts and traces"
+    r = _result()
+    s = r.statistics
+    assert (r.distinct_states, r.generated_states, r.max_depth, r.complete) == (
+        s.distinct_states, s.generated_states, s.max_depth, s.complete)
+    assert set(r.traces) == {pid for pid, v in r.verdicts.items() if v.trace is not None} != set()
+    assert r.traces["E"] is r.verdicts["E"].trace
+    assert "traces" not in r.to_dict() and Result.from_json(r.to_json()).traces == r.traces
+
+
 def test_json_uses_plain_status_strings_and_backend():
     d = _result().to_dict()
     assert d["backend"] == "local"
