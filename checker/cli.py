@@ -310,9 +310,29 @@ def _render_check(scenario, model, result, format_verdict) -> str:
         if v.status.value == "violated" and v.trace is not None:
             lines += ["", printable(f"Counterexample for {pid}: {v.title} ({v.citation})")]
             lines += _trace_lines(v.trace)
+    lines += _evidence_lines(model, result)
     if not st.complete:
         lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
     return "\n".join(lines)
+
+
+def _evidence_lines(model, result) -> list[str]:
+    """Traces of the evidence witnesses of undecided termination verdicts (Property.evidence):
+    where a bounded run cannot decide termination, the trace of a loop going round again
+    is what the user can act on."""
+    from checker.model import Status
+
+    lines = []
+    for prop in model.properties():
+        verdict, ref = result.verdicts.get(prop.id), prop.evidence
+        if verdict is None or ref is None or verdict.status not in (Status.HOLDS_UP_TO_BOUND, Status.NOT_CHECKED):
+            continue
+        evidence = result.verdicts.get(ref)
+        if evidence is not None and evidence.status is Status.WITNESSED and evidence.trace is not None:
+            lines += ["", printable(f"Evidence against {prop.id} (undecided): {ref}: {evidence.title} "
+                                    f"({evidence.citation})")]
+            lines += _trace_lines(evidence.trace)
+    return lines
 
 
 def _at_least(lowest: int | float, kind=int):

@@ -116,6 +116,11 @@ class Property:
     ``vacuous=True`` and ``format_verdict`` flags it ("VACUOUS", or "possibly vacuous"
     when the run was incomplete). A witness id that the model does not define is a programming
     error (``ValueError`` from the checker).
+
+    ``evidence`` (``eventually`` only) names a ``sometimes`` property whose witness is
+    evidence against termination that a bounded run can find where it cannot decide the
+    property (a loop seen going round again): reports show its trace beside the undecided
+    verdict. It never turns a verdict into "violated" or "holds".
     """
 
     id: str
@@ -124,6 +129,7 @@ class Property:
     predicate: Callable[[Any, Any], bool] | None
     citation: str = ""
     witness: str | None = None
+    evidence: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -144,9 +150,9 @@ class Property:
         return cls(id, title, Kind.AT_QUIESCENCE, predicate, citation, witness)
 
     @classmethod
-    def eventually(cls, id: str, title: str, *, citation: str = "") -> "Property":
+    def eventually(cls, id: str, title: str, *, citation: str = "", evidence: str | None = None) -> "Property":
         """Termination: every execution of internal actions settles (no reachable cycle)."""
-        return cls(id, title, Kind.EVENTUALLY, None, citation)
+        return cls(id, title, Kind.EVENTUALLY, None, citation, evidence=evidence)
 
     @classmethod
     def config(cls, id: str, title: str, predicate: Any, *, citation: str = "") -> "Property":
@@ -165,11 +171,9 @@ def select_properties(model: Any, property_ids: Iterable[str] | None) -> list[Pr
     if len(by_id) != len(props):
         raise ValueError("property ids must be unique")
     for p in props:
-        if p.witness is not None:
-            w = by_id.get(p.witness)
-            if w is None or w.kind is not Kind.SOMETIMES:
-                raise ValueError(f"property {p.id}: witness {p.witness!r} is not a sometimes "
-                                 "property of this model")
+        for role, ref in (("witness", p.witness), ("evidence", p.evidence)):
+            if ref is not None and (ref not in by_id or by_id[ref].kind is not Kind.SOMETIMES):
+                raise ValueError(f"property {p.id}: {role} {ref!r} is not a sometimes property of this model")
     if property_ids is None:
         return props
     wanted = list(dict.fromkeys(property_ids))
@@ -177,7 +181,7 @@ def select_properties(model: Any, property_ids: Iterable[str] | None) -> list[Pr
     if unknown:
         raise ValueError(f"unknown property id(s): {', '.join(unknown)}; "
                          f"known: {', '.join(sorted(by_id))}")
-    keep = set(wanted) | {by_id[i].witness for i in wanted if by_id[i].witness}
+    keep = set(wanted) | {ref for i in wanted for ref in (by_id[i].witness, by_id[i].evidence) if ref}
     return [p for p in props if p.id in keep]
 
 

@@ -457,7 +457,7 @@ PROPERTIES = (
     Property.sometimes("PS-PROXIES-SETTLED", "the network settles with proxy subscriptions in place", proxies_settled,
                        citation="002 §How does distributed publish/subscribe work?"),
     Property.eventually("PS-TERMINATION", "every publication's propagation ends (no cycle of internal actions)",
-                        citation="002 §How loop detection works"),
+                        citation="002 §How loop detection works", evidence="PS-REPUBLISH-LOOP"),
     Property.always("PS-EXACTLY-ONCE-ACYCLIC", "without loops, no subscription receives a publication twice",
                     exactly_once_acyclic, citation="002 §How loop detection works", witness="PS-REMOTE-DELIVERY"),
     Property.always("PS-LOOP-DUPLICATES", "a subscription receives at most one copy per loop-free path",

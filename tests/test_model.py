@@ -160,3 +160,22 @@ def test_collision_probability_is_tlc_style_and_capped():
     assert collision_probability(10**6, 5 * 10**6, 64) == pytest.approx(10**6 * 4 * 10**6 / 2**64)
     assert collision_probability(10**6, 5 * 10**6, 128) < collision_probability(10**6, 5 * 10**6, 64)
     assert collision_probability(2**40, 2**41, 64) == 1.0
+
+
+# ============================================================ evidence for undecided termination
+def _with(props):
+    class M(BoundedCounters):
+        def properties(self):
+            return props
+    return M()
+
+
+def test_evidence_must_name_a_sometimes_property_and_is_kept_by_selection():
+    from checker.model import select_properties
+
+    loop = Property.sometimes("LOOP", "a loop went round again", lambda m, s: False)
+    term = Property.eventually("TERM", "settles", evidence="LOOP")
+    assert term.evidence == "LOOP" and term.witness is None  # never a vacuity witness
+    assert [p.id for p in select_properties(_with([term, loop]), ["TERM"])] == ["TERM", "LOOP"]
+    with pytest.raises(ValueError, match="evidence 'NOPE' is not a sometimes property"):
+        select_properties(_with([Property.eventually("TERM", "settles", evidence="NOPE")]), None)

@@ -66,6 +66,18 @@ def test_new_republishing_never_settles():
     assert r.statistics.max_depth >= 130
 
 
+def test_check_prints_the_republishing_loop_as_evidence_beside_the_undecided_termination(capsys):
+    # issue #6: with a bound, "an honest incomplete plus the growing cycle as evidence"
+    from checker.cli import main
+
+    code = main(["check", str(EXAMPLES / "ps-republish-new.toml"), "--quiet", "--max-states", "150"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "PS-TERMINATION" in out and "holds up to bound" in out
+    evidence = out.split("Evidence against PS-TERMINATION (undecided): PS-REPUBLISH-LOOP", 1)[1]
+    assert evidence.count("republish") >= 3  # QM1, QM2, then QM1 again: the loop repeats
+
+
 def test_every_always_property_holds_on_the_clusters_joined_example():
     r = explore_example("ps-clusters-joined.toml")
     assert r.complete
