@@ -10,10 +10,13 @@ states, seconds, states/s and the ratio to the local engine, driver and Spark le
 fixed per-level overhead (median wall time of the Spark levels with under 1,000 new states),
 Python expansion task-seconds summed over tasks, bytes on disk per state (the seen table
 kept for traces, and the largest frontier), and the driver's resident memory at the first
-and the last Spark level (flat = the driver holds no level). Then, per Spark level of the
-last run: new states, generated successors, wall seconds, Python task-seconds. The dedup
-and the writes run inside the same Spark job as the expansion (one job per level), so their
-share is the wall time minus the Python expansion time spread over the cores.
+and the last Spark level (flat = the driver holds no level), and the JVM's (VmRSS of the
+``java`` child, from /proc). Then, per Spark level of the last run (from the run
+directory's ``levels.jsonl``): new states, generated successors, expansion tasks, prepare
+seconds (ranking, planning), job seconds, and with ``--split`` the measured expand / dedup
+/ write seconds (the level's plan run into Spark's no-op sink up to the expansion, then up
+to the deduplication, then the real write: differences of wall times; it triples the
+expansion work, so the totals of a ``--split`` run are not comparable), Python task-s.
 
 Timings on a shared machine are noisy; rerun and compare.
 """
@@ -44,32 +47,53 @@ def rss_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def jvm_rss_mb() -> tuple[float, float]:
+    """(VmRSS, VmHWM) in MB of the JVM this process started (local mode: the executors'
+    memory too), from /proc; (nan, nan) if none is found."""
+    me = str(os.getpid())
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            name = stat.read_text().split("(", 1)[1].split(")", 1)[0]
+        except OSError:
+            continue
+        if fields[1] == me and name == "java":
+            status = (stat.parent / "status").read_text().splitlines()
+            kb = {line.split(":")[0]: int(line.split()[1]) for line in status if line.startswith(("VmRSS", "VmHWM"))}
+            return kb["VmRSS"] / 1024, kb["VmHWM"] / 1024
+    return float("nan"), float("nan")
+
+
 def dir_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*.parquet"))
 
 
-def run_spark(spark, model, threshold: int, partitions: int | None) -> dict:
+def run_spark(spark, model, threshold: int, partitions: int | None, split: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
         root = Path(tmp) / "run"
         memory: dict[int, float] = {}
+        jvm: dict[int, tuple[float, float]] = {}
         frontier_bytes = [0]
 
         def hook(event: str, level: int) -> None:
             if event == "committed":
                 memory[level] = rss_mb()
+                jvm[level] = jvm_rss_mb()
                 f = root / "levels" / "table=frontier" / f"level={level}"
                 if f.is_dir():
                     frontier_bytes[0] = max(frontier_bytes[0], dir_bytes(f))
 
         t = time.perf_counter()
         r = explore_spark(model, spark=spark, run_dir=root, driver_threshold=threshold,
-                          partitions=partitions, _on_level=hook)
+                          partitions=partitions, _on_level=hook, _split_timing=split)
         seconds = time.perf_counter() - t
-        levels = json.loads((root / "manifest.json").read_text())["progress"]["levels"]
+        levels = [json.loads(line) for line in (root / "levels.jsonl").read_text().splitlines()]
+        for lv in levels:
+            lv["jvm_rss_mb"], lv["jvm_hwm_mb"] = jvm.get(lv["level"], (float("nan"),) * 2)
         seen = dir_bytes(root / "levels" / "table=seen")
     s = r.statistics
     spark_levels = [lv for lv in levels if lv.get("phase") == "spark"]
-    small = [lv["wall"] for lv in spark_levels if lv["new"] < 1000]
+    small = [lv["prepare_s"] + lv["job_s"] for lv in spark_levels if lv["new"] < 1000]
     spark_mem = [memory[lv["level"]] for lv in spark_levels if lv["level"] in memory]
     return {
         "distinct": s.distinct_states, "generated": s.generated_states, "depth": s.max_depth,
@@ -82,6 +106,7 @@ def run_spark(spark, model, threshold: int, partitions: int | None) -> dict:
         "max_frontier_bytes_per_state": frontier_bytes[0] / max(
             (lv["new"] for lv in levels), default=1),
         "driver_rss_first_last": (spark_mem[0], spark_mem[-1]) if spark_mem else None,
+        "jvm_rss_first_last": (spark_levels[0]["jvm_rss_mb"], spark_levels[-1]["jvm_rss_mb"]) if spark_levels else None,
         "levels": spark_levels,
         "verdicts": {k: v.status.value for k, v in r.verdicts.items()},
     }
@@ -94,17 +119,21 @@ def main() -> None:
                         help="driver thresholds to run (0: every level on Spark)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--partitions", type=int)
+    parser.add_argument("--cap", type=int, default=4, help="channel capacity of the FF models")
+    parser.add_argument("--split", action="store_true",
+                        help="also time expand / dedup / write per Spark level (runs each level's "
+                             "expansion three times: the totals are then not comparable)")
     args = parser.parse_args()
     spark = make_session(args.master, ["spark.ui.enabled=false"], "mqcheck-bench")
     spark.sparkContext.addPyFile(str(HERE / "ff_model.py"))
     print("| model | engine | states | generated | depth | s | states/s | vs local | "
           "driver/Spark levels | level overhead s | Python task-s | seen B/state | "
-          "frontier B/state | driver RSS MB first→last Spark level |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "frontier B/state | driver RSS MB first→last Spark level | JVM RSS MB first→last |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     last = None
     for spec in args.instances.split(","):
         topology, n = spec.split(":")
-        model = FingerprintFlood(topology, int(n))
+        model = FingerprintFlood(topology, int(n), cap=args.cap)
         t = time.perf_counter()
         local = explore(model)
         local_s = time.perf_counter() - t
@@ -112,9 +141,9 @@ def main() -> None:
         local_rate = ls.distinct_states / local_s
         print(f"| {model.name} | local (explore, 2 processes) | {ls.distinct_states:,} | "
               f"{ls.generated_states:,} | {ls.max_depth} | {local_s:.1f} | {local_rate:,.0f} | "
-              f"1.00 | – | – | – | {ls.visited_bytes_per_state} (RAM) | – | – |", flush=True)
+              f"1.00 | – | – | – | {ls.visited_bytes_per_state} (RAM) | – | – | – |", flush=True)
         for threshold in (int(x) for x in args.thresholds.split(",")):
-            r = run_spark(spark, model, threshold, args.partitions)
+            r = run_spark(spark, model, threshold, args.partitions, args.split)
             assert r["distinct"] == ls.distinct_states, (r["distinct"], ls.distinct_states)
             assert r["verdicts"] == {k: v.status.value for k, v in local.verdicts.items()}
             mem = r["driver_rss_first_last"]
@@ -124,16 +153,22 @@ def main() -> None:
                   f"{r['driver_levels']}/{r['spark_levels']} | {r['overhead']:.2f} | "
                   f"{r['python_task_s']:.1f} | {r['seen_bytes_per_state']:.1f} | "
                   f"{r['max_frontier_bytes_per_state']:.1f} | "
-                  + (f"{mem[0]:.0f}→{mem[1]:.0f}" if mem else "–") + " |", flush=True)
+                  + (f"{mem[0]:.0f}→{mem[1]:.0f}" if mem else "–") + " | "
+                  + (f"{r['jvm_rss_first_last'][0]:.0f}→{r['jvm_rss_first_last'][1]:.0f}"
+                     if r["jvm_rss_first_last"] else "–") + " |", flush=True)
             last = (model.name, threshold, r["levels"])
     if last:
         name, threshold, levels = last
         print(f"\nPer Spark level, {name}, threshold {threshold:,}:\n")
-        print("| level | new states | generated | wall s | Python task-s |")
-        print("|---|---|---|---|---|")
+        print("| level | new states | generated | tasks | prepare s | job s | expand s | dedup s | "
+              "write s | Python task-s | JVM RSS MB |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        nan = float("nan")
         for lv in levels:
-            print(f"| {lv['level']} | {lv['new']:,} | {lv['generated']:,} | {lv['wall']:.2f} | "
-                  f"{lv.get('python_task_s', 0.0):.2f} |")
+            print(f"| {lv['level']} | {lv['new']:,} | {lv['generated']:,} | {lv.get('tasks', 0)} | "
+                  f"{lv['prepare_s']:.2f} | {lv['job_s']:.2f} | {lv.get('expand_s', nan):.2f} | "
+                  f"{lv.get('dedup_s', nan):.2f} | {lv.get('write_s', nan):.2f} | "
+                  f"{lv.get('python_task_s', 0.0):.2f} | {lv['jvm_rss_mb']:.0f} |")
     spark.stop()
 
 

@@ -3,31 +3,43 @@ level at a time, on DataFrames (DESIGN §1, issue #8).
 
 Per level d the frontier (the states first reached at depth d) is expanded in Python with
 ``mapInArrow``; each frontier state's properties are checked there, exactly once, and the
-results come back through an accumulator. Successors ``(fp, parent, action, state)`` are
-deduplicated inside each task, then inside the JVM: grouped by fingerprint keeping the
-smallest ``(parent, action)`` (so traces do not depend on partitioning or hash seeds),
-and joined (``left_anti``, or ``left`` when termination needs back edges) against every
-fingerprint seen so far. Nothing the size of a level reaches the driver; one Spark job
-per level.
+results come back through an accumulator. Every state has a position in its level: the
+local engine's discovery order (the position of the parent that first found it, then the
+action's position in ``actions(parent)``). Successors ``(fp, parent, ppos, action,
+state)`` are deduplicated inside each task, then inside the JVM: grouped by fingerprint
+keeping the first discoverer, the smallest ``(ppos, action)`` (the local engine's parent
+rule, so traces do not depend on partitioning or hash seeds), and joined (``left_anti``,
+or ``left`` when termination needs back edges) against every fingerprint seen so far.
+A level's positions are ranks of ``(ppos, action)``, computed when it is read back
+(bucket sizes to the driver, a window inside each bucket). Nothing the size of a level
+reaches the driver. ``max_states`` keeps exactly the local engine's states: the level
+is cut after the chunk of ``CHUNK`` parents in which the bound is passed, and its first
+states in discovery order are kept.
 
-The run directory holds, as Parquet, ``levels/table=seen/level=d`` (fp, parent, action:
-16 bytes a state after zstd, kept for traces), ``levels/table=frontier/level=d`` (fp,
-state: deleted once expanded), ``levels/table=backedge/level=d`` (old states reached by
-an internal action), and ``manifest.json``, replaced atomically after each complete level.
-Reading each level back from Parquet keeps query plans small and makes ``resume``
-possible after a crash or Ctrl-C: the run continues from the last complete level. The
-run directory must be a filesystem path the driver can write (local for ``local[*]``; a
-shared mount on a cluster).
+The run directory holds, as Parquet, ``levels/table=seen/level=d`` (fp, parent, ppos,
+action: kept for traces and the order), ``levels/table=frontier/level=d`` (fp, ppos,
+action, state: written by Spark levels and once when Spark takes over; deleted once
+expanded), ``levels/table=backedge/level=d`` (old states reached by an internal action,
+with the first parent position reaching them), ``levels.jsonl`` (per-level statistics,
+one appended line a level) and ``manifest.json`` (identity, totals and the last complete
+level: constant size, replaced atomically after each complete level). Reading each
+level back from Parquet keeps query plans small and makes ``resume`` possible after a
+crash or Ctrl-C: the run continues from the last complete level. The run directory must
+be a filesystem path the driver can write (local for ``local[*]``; a shared mount on a
+cluster).
 
 Small levels run on the driver in plain Python until a frontier exceeds
-``driver_threshold`` states; from then on every level runs on Spark. Both phases apply
-the same parent rule, so the trace does not depend on the threshold.
+``driver_threshold`` states; from then on every level runs on Spark. Driver levels keep
+their states in memory and write only the seen table (a resume in the driver phase
+rebuilds the frontier by replaying parent pointers). Both phases apply the same parent
+rule, so the trace does not depend on the threshold.
 
-Limits, said plainly: termination (``eventually``) is decided only when no internal
-action leads back into an explored level (then no cycle exists, as in the local engine's
-first pass); otherwise the verdict is "not checked on this backend", never a pass —
-the local engine's edge-storing second pass is not implemented here. Fingerprints are
-64-bit only (Spark ``bigint``).
+Termination (``eventually``): when no internal action leads back into an explored level,
+no cycle exists (the local engine's first pass). Otherwise, if every level ran on the
+driver, the local engine's second pass runs there (re-expansion along the parent tree,
+internal edges among visited states, ``checker.explore._lasso``): the same verdict and
+lasso shape as the local engine. If levels ran on Spark, the verdict is "not checked on
+this backend", never a pass. Fingerprints are 64-bit only (Spark ``bigint``).
 """
 
 from __future__ import annotations
@@ -70,7 +82,10 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.sql.adaptive.enabled": "true",
     "spark.sql.parquet.compression.codec": "zstd",
     "spark.ui.showConsoleProgress": "false",
-    "spark.executorEnv.PYTHONHASHSEED": "0",
+    # No spark.executorEnv.PYTHONHASHSEED: pyspark replaces it with the driver's own
+    # PYTHONHASHSEED (or "0") when the context starts (pyspark/core/context.py), and
+    # nothing here depends on hash(): fingerprints are blake2b, every dict is iterated in
+    # insertion order, ties are broken by (parent position, action).
     # pyspark's notice that pandas >= 3 is not fully supported: this backend uses Arrow.
     "spark.executorEnv.PYTHONWARNINGS": f"ignore:{PANDAS_NOTICE}:FutureWarning",
     "spark.python.worker.reuse": "true",
@@ -128,6 +143,14 @@ def make_session(
     when this call starts the JVM (a plain ``python`` process); under ``spark-submit`` pass
     ``--driver-memory`` instead.
     """
+    with warnings.catch_warnings():
+        # pyspark's notice that the installed pandas is not fully supported: this backend
+        # uses Arrow; keep it off the CLI's stderr (and spark-submit's merged stdout)
+        warnings.filterwarnings("ignore", PANDAS_NOTICE, FutureWarning)
+        return _make_session(master, conf, app_name)
+
+
+def _make_session(master, conf, app_name):
     from pyspark import SparkConf
     from pyspark.core.context import SparkContext
     from pyspark.sql import SparkSession
@@ -224,15 +247,13 @@ def _kind(prop: Any) -> str:
     return str(getattr(prop.kind, "value", prop.kind))
 
 
-def _expand_one(model, codec: _Codec, checks: _Checks, fp: int, state: Any,
-                check_only: bool = False):
-    """Rows (kind, fp, parent, action, state bytes, internal) for one frontier state:
-    its property observations, then its successors in action order. ``check_only``:
-    only the always/sometimes observations (a state that will not be expanded)."""
+def _observe_and_expand(model, codec: _Codec, checks: _Checks, state: Any, check_only: bool = False):
+    """(observations, successors) of one frontier state: observations are (row kind,
+    property index) in property order; successors (action index, next state, internal)
+    in action order. ``check_only``: only the always/sometimes observations (a state that
+    will not be expanded)."""
     if check_only:
-        for kind, index in checks.observe(model, state, quiescent=False):
-            yield (kind, fp, 0, index, None, False)
-        return
+        return list(checks.observe(model, state, quiescent=False)), []
     successors = []
     internal_enabled = False
     for index, action in enumerate(model.actions(state)):
@@ -240,26 +261,39 @@ def _expand_one(model, codec: _Codec, checks: _Checks, fp: int, state: Any,
         if nxt is not None:
             internal = _is_internal(model, action)
             internal_enabled = internal_enabled or internal
-            child_fp, shipped = codec.pack(nxt)
-            successors.append((KIND_SUCCESSOR, child_fp, fp, index, shipped, internal))
-    for kind, index in checks.observe(model, state, quiescent=not internal_enabled):
-        yield (kind, fp, 0, index, None, False)
-    yield from successors
+            successors.append((index, nxt, internal))
+    return list(checks.observe(model, state, quiescent=not internal_enabled)), successors
 
 
-EXPANSION_SCHEMA = "fp bigint, parent bigint, action int, state binary, internal boolean"
+EXPANSION_SCHEMA = "fp bigint, parent bigint, ppos bigint, action int, state binary, internal boolean"
+"""Successor rows: fingerprint, the parent's fingerprint and position in its level (the
+local engine's discovery order), the action's position in ``actions(parent)``."""
 
+CHUNK = 2048
+"""Parents per chunk, as in ``checker.explore.CHUNK``: a ``max_states`` cut takes effect
+after the chunk of parents in which the bound is passed (generated successors, quiescence
+checks and back edges count up to that chunk), exactly as the local engine does."""
+
+RANK_BUCKET = 65536
+"""Parent positions per bucket when ranking a large level (positions are dense)."""
+
+RANK_IN_ONE_TASK = 262_144
+"""Levels up to this many states are ranked by one window task (no bucket-size job)."""
 
 OUTPUT_BATCH_ROWS = 65536
 
 SPLIT_FRONTIER_AT = 4096
 """Frontiers at least this large are repartitioned over all expansion tasks."""
 
+ROWS_PER_TASK = 64
+"""At most one expansion task per this many frontier states (overridable for tests)."""
+
 
 def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bool = False):
-    """The function ``mapInArrow`` runs on executors: frontier batches (fp, state) in,
-    successor batches out; observations and counts go to the `tally` accumulator. The
-    model travels inside this closure (cloudpickle)."""
+    """The function ``mapInArrow`` runs on executors: frontier batches (fp, pos, state) in,
+    successor batches out; observations and counts go to the `tally` accumulator, keyed by
+    chunk of parent positions where a ``max_states`` cut needs them. The model travels
+    inside this closure (cloudpickle)."""
 
     def expand(batches):
         import pyarrow as pa
@@ -269,68 +303,64 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
             [
                 ("fp", pa.int64()),
                 ("parent", pa.int64()),
+                ("ppos", pa.int64()),
                 ("action", pa.int32()),
                 ("state", pa.binary()),
                 ("internal", pa.bool_()),
             ]
         )
         started = time.process_time()
+        quiet = {i for i, _ in checks.at_quiescence}
         observed: dict[tuple, int] = {}
-        generated = 0
+        generated: dict[int, int] = {}
         # Successors are deduplicated within the task first, by the state itself (as the
         # local engine does within a level), so each distinct one is encoded and hashed
-        # once; then by fingerprint, keeping the smallest (parent, action) — the JVM's rule,
-        # applied early, so fewer rows cross into the JVM and the shuffle.
+        # once; then by fingerprint, keeping the first discoverer — the smallest (parent
+        # position, action), the local engine's rule and the JVM's.
         by_state: dict[Any, list] = {}
         for batch in batches:
             fps = batch.column("fp").to_pylist()
+            poss = batch.column("pos").to_pylist()
             blobs = batch.column("state").to_pylist()
-            for fp, blob in zip(fps, blobs):
+            for fp, pos, blob in zip(fps, poss, blobs):
                 state = codec.unpack(blob)
-                if check_only:
-                    for kind, index in checks.observe(model, state, quiescent=False):
-                        key = ("obs", kind, index)
-                        observed[key] = min(observed.get(key, fp), fp)
-                    continue
-                internal_enabled = False
-                for index, action in enumerate(model.actions(state)):
-                    nxt = model.next_state(state, action)
-                    if nxt is None:
-                        continue
-                    generated += 1
-                    internal = _is_internal(model, action)
-                    internal_enabled = internal_enabled or internal
+                obs, successors = _observe_and_expand(model, codec, checks, state, check_only)
+                chunk = pos // CHUNK
+                for kind, index in obs:
+                    key = ("qobs", kind, index, chunk) if index in quiet else ("obs", kind, index)
+                    observed[key] = min(observed.get(key, fp), fp)
+                if successors:
+                    generated[chunk] = generated.get(chunk, 0) + len(successors)
+                for index, nxt, internal in successors:
                     row = by_state.get(nxt)
                     if row is None:
-                        by_state[nxt] = [fp, index, internal]
+                        by_state[nxt] = [fp, pos, index, internal]
                     else:
-                        if (fp, index) < (row[0], row[1]):
-                            row[0], row[1] = fp, index
-                        row[2] = row[2] or internal
-                for kind, index in checks.observe(model, state, not internal_enabled):
-                    key = ("obs", kind, index)
-                    observed[key] = min(observed.get(key, fp), fp)
+                        if (pos, index) < (row[1], row[2]):
+                            row[0], row[1], row[2] = fp, pos, index
+                        row[3] = row[3] or internal
         best: dict[int, list] = {}
-        for nxt, (parent, action, internal) in by_state.items():
+        for nxt, (parent, ppos, action, internal) in by_state.items():
             child, shipped = codec.pack(nxt)
             row = best.get(child)
             if row is None:
-                best[child] = [parent, action, shipped, internal]
+                best[child] = [parent, ppos, action, shipped, internal]
             else:
-                if (parent, action) < (row[0], row[1]):
-                    row[0], row[1] = parent, action
-                row[3] = row[3] or internal
+                if (ppos, action) < (row[1], row[2]):
+                    row[0], row[1], row[2] = parent, ppos, action
+                row[4] = row[4] or internal
         del by_state
         children = list(best)
         for lo in range(0, len(children), OUTPUT_BATCH_ROWS):
-            chunk = children[lo : lo + OUTPUT_BATCH_ROWS]
-            rows = [best[c] for c in chunk]
-            cols = [chunk] + [[r[i] for r in rows] for i in range(4)]
+            chunk_fps = children[lo : lo + OUTPUT_BATCH_ROWS]
+            rows = [best[c] for c in chunk_fps]
+            cols = [chunk_fps] + [[r[i] for r in rows] for i in range(5)]
             yield pa.RecordBatch.from_arrays(
                 [pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema
             )
         part = TaskContext.get().partitionId()
-        tally.add(observed | {("gen", part): generated, ("cpu", part): time.process_time() - started})
+        counts = {("gen", part, c): n for c, n in generated.items()}
+        tally.add(observed | counts | {("cpu", part): time.process_time() - started})
 
     return expand
 
@@ -345,14 +375,14 @@ class _TallyParam:
     def addInPlace(self, acc: dict, more: dict) -> dict:
         for key, value in more.items():
             if key in acc:
-                acc[key] = min(acc[key], value) if key[0] == "obs" else max(acc[key], value)
+                acc[key] = min(acc[key], value) if key[0] in ("obs", "qobs") else max(acc[key], value)
             else:
                 acc[key] = value
         return acc
 
 
 # ---------------------------------------------------------------------------------------
-# The run directory: Parquet levels and an atomically replaced manifest
+# The run directory: Parquet levels, a levels log, and an atomically replaced manifest
 # ---------------------------------------------------------------------------------------
 
 
@@ -362,18 +392,24 @@ class RunDirError(ValueError):
 
 @dataclass
 class _Progress:
-    """Everything a resumed run needs besides the Parquet levels (manifest.json)."""
+    """Everything a resumed run needs besides the Parquet levels (manifest.json). Per-level
+    statistics go to ``levels.jsonl`` (appended once per level), not the manifest."""
 
     level: int = 0  # last complete level: seen/frontier level=`level` written, not expanded
+    last_new: int = 0  # states in level `level`
     distinct: int = 0
     generated: int = 0
     phase: str = "driver"
     # property index -> [level, fp] of the first falsifying / witnessing state (min fp)
     falsified: dict[int, list[int]] = field(default_factory=dict)
     witnessed: dict[int, list[int]] = field(default_factory=dict)
-    levels: list[dict] = field(default_factory=list)  # per-level statistics
     back_edges: int = 0  # internal actions leading back into an explored level
     finished: bool = False
+    seconds: float = 0.0  # wall time of the run up to the last commit, across resumes
+    # not in the manifest: this process's view
+    levels: list[dict] = field(default_factory=list)  # per-level statistics
+    depth: int = 0
+    expanded: int = 0  # levels 0..expanded-1 were expanded (the last maybe cut)
 
     def note(self, kind: int, index: int, level: int, fp: int) -> None:
         table = self.falsified if kind == KIND_FALSIFIED else self.witnessed
@@ -383,28 +419,31 @@ class _Progress:
     def to_json(self) -> dict:
         return {
             "level": self.level,
+            "last_new": self.last_new,
             "distinct": self.distinct,
             "generated": self.generated,
             "phase": self.phase,
             "falsified": {str(k): v for k, v in sorted(self.falsified.items())},
             "witnessed": {str(k): v for k, v in sorted(self.witnessed.items())},
-            "levels": self.levels,
             "back_edges": self.back_edges,
             "finished": self.finished,
+            "seconds": round(self.seconds, 6),
         }
 
     @classmethod
     def from_json(cls, data: dict) -> _Progress:
         return cls(
             level=data["level"],
+            last_new=data["last_new"],
             distinct=data["distinct"],
             generated=data["generated"],
             phase=data["phase"],
             falsified={int(k): v for k, v in data["falsified"].items()},
             witnessed={int(k): v for k, v in data["witnessed"].items()},
-            levels=list(data["levels"]),
             back_edges=data["back_edges"],
             finished=data["finished"],
+            seconds=data.get("seconds", 0.0),
+            expanded=data["level"],
         )
 
 
@@ -413,7 +452,7 @@ TABLES = ("seen", "frontier", "backedge")
 
 class _RunDir:
     """Paths: ``levels/table=seen/level=d`` and ``levels/table=frontier/level=d`` (one
-    Spark write produces both), and ``manifest.json``."""
+    Spark write produces both), ``levels.jsonl`` and ``manifest.json``."""
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
@@ -432,6 +471,9 @@ class _RunDir:
     def frontier(self, level: int) -> str:
         return str(self.root / "levels" / "table=frontier" / f"level={level}")
 
+    def backedge(self, level: int) -> str:
+        return str(self.root / "levels" / "table=backedge" / f"level={level}")
+
     def clear_level(self, level: int) -> None:
         for table in TABLES:
             shutil.rmtree(self.root / "levels" / f"table={table}" / f"level={level}", ignore_errors=True)
@@ -449,7 +491,32 @@ class _RunDir:
     def manifest(self) -> Path:
         return self.root / "manifest.json"
 
+    @property
+    def levels_log(self) -> Path:
+        return self.root / "levels.jsonl"
+
+    def append_level(self, stats: dict) -> None:
+        """One line per complete level (statistics only: resume does not need them)."""
+        with open(self.levels_log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(stats, sort_keys=True) + "\n")
+
+    def read_levels(self, upto: int) -> list[dict]:
+        try:
+            lines = self.levels_log.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                stats = json.loads(line)
+            except ValueError:  # a line cut short by a crash
+                continue
+            if stats.get("level", upto + 1) <= upto:
+                out.append(stats)
+        return out
+
     def write_manifest(self, identity: dict, progress: _Progress) -> None:
+        """Totals and the last complete level only (constant size), replaced atomically."""
         data = {"format": MANIFEST_FORMAT, **identity, "progress": progress.to_json()}
         tmp = self.root / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -470,11 +537,23 @@ class _RunDir:
             raise RunDirError(f"{self.manifest}: not a mqcheck Spark run ({data.get('format')!r})")
         for key, value in identity.items():
             if data.get(key) != value:
+                was = data.get(key)
+                if key == "properties" and isinstance(was, list):
+                    gone = [x for x in was if x not in value]
+                    new = [x for x in value if x not in was]
+                    change = "; ".join(
+                        f"{label} {_few(ids)}" for label, ids in (("not checked now:", gone), ("new:", new)) if ids
+                    ) or "same properties, another order"
+                    detail = f"the properties differ from when this run started ({change})"
+                else:
+                    detail = f"{key} {_brief(was)} when this run started, now {_brief(value)}"
                 raise RunDirError(
-                    f"{self.manifest}: {key} was {data.get(key)!r} when this run started, "
-                    f"now {value!r}; resume with the same check, or use a fresh --run-dir"
+                    f"{self.manifest}: {detail}; resume with the same check (same scenario, "
+                    "--property and options), or use a fresh --run-dir"
                 )
-        return _Progress.from_json(data["progress"])
+        progress = _Progress.from_json(data["progress"])
+        progress.levels = self.read_levels(progress.level)
+        return progress
 
     def discard_after(self, level: int) -> None:
         """Remove what a crashed run wrote beyond the last complete level."""
@@ -485,6 +564,9 @@ class _RunDir:
                     if child.name.startswith("level=") and int(child.name[6:]) > level:
                         shutil.rmtree(child)
         shutil.rmtree(self.root / "levels" / "_temporary", ignore_errors=True)
+        kept = self.read_levels(level)
+        with open(self.levels_log, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(s, sort_keys=True) + "\n" for s in kept)
 
     def drop_frontier(self, level: int) -> None:
         shutil.rmtree(self.frontier(level), ignore_errors=True)
@@ -493,26 +575,47 @@ class _RunDir:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
 
 
-def _write_level_locally(run: _RunDir, level: int, rows: dict[int, tuple], states) -> None:
-    """Driver phase: write one level's seen and frontier Parquet files with pyarrow."""
+def _few(ids: list) -> str:
+    return ", ".join(map(str, ids[:3])) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+
+
+def _brief(value: Any) -> str:
+    """A manifest value for an error message: lists by their length and first items."""
+    if isinstance(value, list) and len(value) > 4:
+        head = ", ".join(map(str, value[:3]))
+        return f"had {len(value)} entries ({head}, ...)"
+    return f"was {value!r}"
+
+
+def _write_level_locally(run: _RunDir, level: int, rows: Sequence[tuple], frontier: bool = True) -> None:
+    """Driver phase: write one level's seen (and, with ``frontier``, frontier) Parquet
+    files with pyarrow. ``rows``: (fp, parent fp, parent position, action, state bytes or
+    None) in discovery order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    fps = sorted(rows)
-    seen = pa.table(
-        {
-            "fp": pa.array(fps, pa.int64()),
-            "parent": pa.array([rows[f][0] for f in fps], pa.int64()),
-            "action": pa.array([rows[f][1] for f in fps], pa.int32()),
-        }
-    )
-    frontier = pa.table(
-        {"fp": pa.array(fps, pa.int64()), "state": pa.array([states[f] for f in fps], pa.binary())}
-    )
-    for table, path in ((seen, run.seen(level)), (frontier, run.frontier(level))):
+    cols = list(zip(*rows)) if rows else [(), (), (), (), ()]
+    fp = pa.array(cols[0], pa.int64())
+    ppos = pa.array(cols[2], pa.int64())
+    action = pa.array(cols[3], pa.int32())
+    tables = [(pa.table({"fp": fp, "parent": pa.array(cols[1], pa.int64()), "ppos": ppos, "action": action}),
+               run.seen(level))]
+    if frontier:
+        tables.append((pa.table({"fp": fp, "ppos": ppos, "action": action,
+                                 "state": pa.array(cols[4], pa.binary())}), run.frontier(level)))
+    for table, path in tables:
         shutil.rmtree(path, ignore_errors=True)
         os.makedirs(path)
         pq.write_table(table, os.path.join(path, "part-00000.parquet"), compression="zstd")
+
+
+def _read_ordered(path: str, columns: Sequence[str]) -> dict[str, list]:
+    """A driver-sized level's columns, in discovery order (parent position, action)."""
+    import pyarrow.parquet as pq
+
+    names = list(dict.fromkeys([*columns, "ppos", "action"]))
+    t = pq.read_table(path, columns=names).sort_by([("ppos", "ascending"), ("action", "ascending")])
+    return {c: t.column(c).to_pylist() for c in columns}
 
 
 # ---------------------------------------------------------------------------------------
@@ -535,6 +638,14 @@ class _Search:
     partitions: int | None = None
     on_level: Any = None  # test hook: called as on_level(event, level)
     session_args: tuple = (None, ())  # make_session(master, conf) when Spark is first needed
+    rows_per_task: int = ROWS_PER_TASK
+    graph_checked: bool = False  # the driver's termination pass ran
+    split_timing: bool = False  # benchmarks: time expand, dedup and write separately
+    started: float = field(default_factory=time.perf_counter)
+    prior_seconds: float = 0.0  # what earlier processes of a resumed run spent
+
+    def elapsed(self) -> float:
+        return self.prior_seconds + time.perf_counter() - self.started
 
     @property
     def track_back_edges(self) -> bool:
@@ -542,122 +653,206 @@ class _Search:
 
     # -- driver phase ------------------------------------------------------------------
 
-    def init_level(self) -> tuple[dict[int, tuple], dict[int, bytes], int]:
-        rows: dict[int, tuple] = {}
-        states: dict[int, bytes] = {}
+    def init_level(self) -> tuple[list[tuple], int]:
+        """Level 0 in the order of ``init_states()`` (action = position there)."""
+        rows: list[tuple] = []
+        seen: set[int] = set()
         generated = 0
-        for state in self.model.init_states():
+        for i, state in enumerate(self.model.init_states()):
             generated += 1
             fp, shipped = self.codec.pack(state)
-            if fp not in rows:
-                rows[fp] = (0, -1)
-                states[fp] = shipped
-        return rows, states, generated
+            if fp not in seen:
+                seen.add(fp)
+                rows.append((fp, 0, -1, i, shipped))
+        return rows, generated
 
-    def driver_level(self, seen: dict[int, tuple], frontier: dict[int, bytes], level: int,
-                     check_only: bool = False):
-        """Expand one level in plain Python: (next level's rows, its states, generated
-        successors, internal edges back into explored levels, timings)."""
+    def driver_level(self, seen: set[int], frontier: list[tuple[int, Any]], level: int,
+                     room: int | None = None):
+        """Expand one level in plain Python, in discovery order: (next level's rows in
+        discovery order, generated successors, internal edges back into explored levels,
+        whether a ``max_states`` cut happened, timings). ``room``: how many more states
+        ``max_states`` allows; the level is cut after the chunk of parents that passes it
+        (the remaining parents are only checked, as the local engine checked them when
+        it found them)."""
         started = time.perf_counter()
-        best: dict[int, tuple[int, int, bytes]] = {}
+        best: dict[int, list] = {}
+        children: dict[Any, int] = {}  # state -> fp, within the level (the local engine's dict)
         generated = back = 0
-        for fp in sorted(frontier):
-            state = self.codec.unpack(frontier[fp])
-            for kind, child, parent, action, shipped, internal in _expand_one(
-                self.model, self.codec, self.checks, fp, state, check_only
-            ):
-                if kind != KIND_SUCCESSOR:
-                    self.progress.note(kind, action, level, child)
-                    continue
+        cut = False
+        note = self.progress.note
+        model, codec, checks = self.model, self.codec, self.checks
+        for pos, (fp, state) in enumerate(frontier):
+            obs, successors = _observe_and_expand(model, codec, checks, state, check_only=cut)
+            for kind, index in obs:
+                note(kind, index, level, fp)
+            for action, nxt, internal in successors:
                 generated += 1
+                child = children.get(nxt)
+                if child is None:
+                    child = children[nxt] = codec.fingerprint_of(model.encode(nxt))
                 if child in seen:
                     back += internal
-                    continue
-                candidate = (parent, action, shipped)
-                if child not in best or candidate[:2] < best[child][:2]:
-                    best[child] = candidate
-        rows = {fp: (p, a) for fp, (p, a, _) in best.items()}
-        states = {fp: s for fp, (_, _, s) in best.items()}
-        return rows, states, generated, back, {"expand": time.perf_counter() - started}
+                elif child not in best:
+                    best[child] = [fp, pos, action, nxt]
+            if room is not None and not cut and ((pos + 1) % CHUNK == 0 or pos + 1 == len(frontier)):
+                cut = len(best) > room
+        return list(best.items()), generated, back, cut, {"expand": time.perf_counter() - started}
 
     # -- Spark phase -------------------------------------------------------------------
 
-    def spark_level(self, level: int, check_only: bool = False, keep: int | None = None):
-        """Expand frontier `level` and write level+1 in one Spark job: (new states,
-        generated successors, internal edges back into explored levels, timings).
-
-        ``check_only`` only checks the level's states against always/sometimes (a
-        truncated last level, whose ``keep`` smallest fingerprints count). Observations
-        and per-task counts come back through an accumulator whose merge is idempotent
-        (min of fingerprints; per-partition counts keyed by partition), so a retried task
-        cannot double-count."""
+    def ranked_frontier(self, level: int):
+        """Frontier `level` as (fp, pos, state): pos is the state's position in the local
+        engine's discovery order (rank of (parent position, action)). Up to
+        ``RANK_IN_ONE_TASK`` states, one window over the level; above, per bucket of
+        parent positions: bucket sizes come to the driver (a few numbers, one small job),
+        the rank inside a bucket is a window function."""
+        from pyspark.sql import Window
         from pyspark.sql import functions as F
 
         spark, run = self.spark, self.rundir
-        size = self.progress.levels[level]["new"] if keep is None else keep
+        frontier = spark.read.parquet(run.frontier(level)).select("fp", "ppos", "action", "state")
+        if run.count(level) <= RANK_IN_ONE_TASK:  # one window task (Spark logs a warning)
+            window = Window.orderBy("ppos", "action")
+            return frontier.withColumn("pos", F.row_number().over(window) - 1).select("fp", "pos", "state")
+        bucket = F.floor(F.col("ppos") / RANK_BUCKET).cast("long")
+        sizes = sorted(
+            (r[0], r[1]) for r in spark.read.parquet(run.seen(level)).groupBy(bucket.alias("b")).count().collect()
+        )
+        offsets, total = [], 0
+        for b, n in sizes:
+            offsets.append((b, total))
+            total += n
+        table = spark.createDataFrame(offsets, "b long, offset long")
+        window = Window.partitionBy("b").orderBy("ppos", "action")
+        return (
+            frontier.withColumn("b", bucket)
+            .join(F.broadcast(table), "b")
+            .withColumn("pos", F.row_number().over(window) - 1 + F.col("offset"))
+            .select("fp", "pos", "state")
+        )
+
+    def spark_level(self, level: int, check_only: bool = False, keep: int | None = None):
+        """Expand frontier `level` and write level+1 in one Spark job: (new states, the
+        expansion tally, timings). ``check_only`` only checks the level's first ``keep``
+        states (discovery order) against always/sometimes (a cut last level).
+        Observations and per-task counts come back through an accumulator whose merge is
+        idempotent (min of fingerprints; per-partition counts keyed by partition), so a
+        retried task cannot double-count."""
+        from pyspark.sql import functions as F
+
+        spark, run = self.spark, self.rundir
+        size = self.progress.last_new if keep is None else keep
         parts = self.partitions or max(2, 2 * spark.sparkContext.defaultParallelism)
         tally = spark.sparkContext.accumulator({}, _TallyParam())
         expander = _arrow_expander(self.model, self.codec, self.checks, tally, check_only)
         t0 = time.perf_counter()
-        frontier = spark.read.parquet(run.frontier(level)).select("fp", "state")
+        frontier = self.ranked_frontier(level)
         if keep is not None:
-            frontier = frontier.orderBy("fp").limit(keep)
+            frontier = frontier.where(F.col("pos") < keep)
         if size >= SPLIT_FRONTIER_AT or self.partitions:
-            frontier = frontier.repartition(min(parts, max(1, size // 64)))
+            frontier = frontier.repartition(min(parts, max(1, size // max(1, self.rows_per_task))))
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", PANDAS_NOTICE, FutureWarning)
             successors = frontier.mapInArrow(expander, EXPANSION_SCHEMA)
         if check_only:
             successors.write.format("noop").mode("overwrite").save()
-            self._absorb(tally.value, level)
-            return 0, 0, 0, {"wall": time.perf_counter() - t0}
+            return 0, dict(tally.value), {"wall": time.perf_counter() - t0}
         seen = spark.read.parquet(run.seen_root).where(F.col("level") <= level).select("fp")
+        best = F.struct("ppos", "action", "parent", "state")  # first discoverer first
         if self.track_back_edges:
             # Old states carry no payload into the aggregation; an old state reached by an
-            # internal action leaves a back-edge row (termination needs to know of any).
+            # internal action leaves a back-edge row with the first parent position that
+            # reaches it (termination needs to know of any, and a cut needs the position).
             joined = successors.join(seen.withColumn("old", F.lit(True)), "fp", "left")
             grouped = joined.groupBy("fp").agg(
-                F.min(F.when(F.col("old").isNull(), F.struct("parent", "action", "state")))
-                .alias("best"),
+                F.min(F.when(F.col("old").isNull(), best)).alias("best"),
                 F.max("old").alias("old"),
-                F.max(F.col("internal") & F.col("old")).alias("back"),
+                F.min(F.when(F.col("internal") & F.col("old"), F.col("ppos"))).alias("back_pos"),
             )
             tables = (
                 F.when(F.col("old").isNull(), F.array(F.lit("seen"), F.lit("frontier")))
-                .when(F.col("back"), F.array(F.lit("backedge")))
+                .when(F.col("back_pos").isNotNull(), F.array(F.lit("backedge")))
                 .otherwise(F.array().cast("array<string>"))
             )
+            ppos = F.coalesce(F.col("best.ppos"), F.col("back_pos"))
         else:
-            grouped = (
-                successors.join(seen, "fp", "left_anti")
-                .groupBy("fp")
-                .agg(F.min(F.struct("parent", "action", "state")).alias("best"))
-            )
+            grouped = successors.join(seen, "fp", "left_anti").groupBy("fp").agg(F.min(best).alias("best"))
             tables = F.array(F.lit("seen"), F.lit("frontier"))
-        # One write, up to three tables: a new state's seen row (fp, parent, action: kept
-        # for traces) and its frontier row (with the state), and the back-edge rows.
+            ppos = F.col("best.ppos")
+        # One write, up to three tables: a new state's seen row (fp, parent, position of
+        # the parent, action: kept for traces and discovery order) and its frontier row
+        # (with the state), and the back-edge rows.
         out = grouped.select(
-            "fp", "best.parent", "best.action", "best.state", F.explode(tables).alias("table")
+            "fp", "best.parent", ppos.alias("ppos"), "best.action", "best.state",
+            F.explode(tables).alias("table"),
         )
         out = out.withColumn("state", F.when(F.col("table") == "frontier", F.col("state")))
         out = out.withColumn("level", F.lit(level + 1))
         run.clear_level(level + 1)
+        t1 = time.perf_counter()
+        split = {}
+        if self.split_timing:
+            # Benchmarks only: the same plan up to the expansion, then up to the
+            # deduplication, each into Spark's no-op sink, then the real job; the
+            # differences are measured wall times. The tally merge is idempotent
+            # (min / max per partition), so the repeated expansions do not double-count.
+            successors.write.format("noop").mode("overwrite").save()
+            t_expand = time.perf_counter()
+            out.write.format("noop").mode("overwrite").save()
+            t_dedup = time.perf_counter()
+            split = {"expand_s": t_expand - t1, "dedup_s": (t_dedup - t_expand) - (t_expand - t1)}
+            t1 = time.perf_counter()
         out.write.mode("append").partitionBy("table", "level").parquet(run.levels_root)
-        wall = time.perf_counter() - t0
-        generated = self._absorb(tally.value, level)
-        cpu = sum(v for k, v in tally.value.items() if k[0] == "cpu")
-        times = {"wall": wall, "python_task_s": cpu}
-        return run.count(level + 1), generated, run.count(level + 1, "backedge"), times
+        t2 = time.perf_counter()
+        tally_value = dict(tally.value)
+        cpu = sum(v for k, v in tally_value.items() if k[0] == "cpu")
+        tasks = len({k[1] for k in tally_value if k[0] == "cpu"})
+        times = {"prepare_s": t1 - t0, "job_s": t2 - t1, "python_task_s": cpu, "tasks": tasks}
+        if split:
+            split["write_s"] = (t2 - t1) - (split["expand_s"] + split["dedup_s"])
+            times |= split
+        return run.count(level + 1), tally_value, times
 
-    def _absorb(self, tally: dict, level: int) -> int:
-        """Record a level's observations; return its number of generated successors."""
+    def absorb(self, tally: dict, level: int, upto_chunk: int | None = None) -> int:
+        """Record a level's observations; return its number of generated successors.
+        ``upto_chunk``: a cut level: quiescence observations and generated successors of
+        parents in chunks after this one do not count (they were not expanded locally)."""
         generated = 0
         for key, value in tally.items():
             if key[0] == "obs":
                 self.progress.note(key[1], key[2], level, value)
+            elif key[0] == "qobs":
+                if upto_chunk is None or key[3] <= upto_chunk:
+                    self.progress.note(key[1], key[2], level, value)
             elif key[0] == "gen":
-                generated += value
+                if upto_chunk is None or key[2] <= upto_chunk:
+                    generated += value
         return generated
+
+    def spark_cut_chunk(self, level: int, room: int) -> int:
+        """The chunk of parents (of frontier `level`) after which the local engine cuts
+        level+1: the first whose new states, with all earlier chunks', exceed `room`."""
+        from pyspark.sql import functions as F
+
+        chunk = F.floor(F.col("ppos") / CHUNK).cast("long")
+        rows = self.spark.read.parquet(self.rundir.seen(level + 1)).groupBy(chunk.alias("c")).count().collect()
+        total = 0
+        for c, n in sorted((r[0], r[1]) for r in rows):
+            total += n
+            if total > room:
+                return c
+        raise AssertionError("a cut level without a chunk past the bound")  # pragma: no cover
+
+    def spark_back_edges(self, level: int, upto_chunk: int | None) -> int:
+        import pyarrow.parquet as pq
+
+        path = self.rundir.backedge(level + 1)
+        if not os.path.isdir(path):
+            return 0
+        if upto_chunk is None:
+            return self.rundir.count(level + 1, "backedge")
+        limit = (upto_chunk + 1) * CHUNK
+        return pq.read_table(path, columns=["ppos"], filters=[("ppos", "<", limit)]).num_rows
 
     def _event(self, event: str, level: int) -> None:
         if self.on_level is not None:
@@ -669,66 +864,191 @@ class _Search:
         """Explore until done or a bound stops it; returns "" (complete) or the reason, in
         the local engine's words. Only complete levels are committed to the manifest."""
         p = self.progress
-        seen_mem = frontier_mem = None
+        seen_mem: set[int] | None = None
+        frontier_mem: list | None = None
         if p.phase == "driver":
-            seen_mem, frontier_mem = _load_levels_locally(self.rundir, p.level)
+            seen_mem, frontier_mem = self.load_driver_levels(p.level)
         while True:
             level = p.level
-            if p.levels[level]["new"] == 0:
+            p.depth = level if p.last_new else max(level - 1, 0)
+            if p.last_new == 0:
                 p.finished = True
                 self.commit()
                 return ""
-            if p.phase == "driver" and p.levels[level]["new"] > driver_threshold:
+            if p.phase == "driver" and p.last_new > driver_threshold:
+                # Spark takes over: the frontier goes to Parquet once, here (driver levels
+                # keep their states in memory and write only the seen table)
+                cols = _read_ordered(self.rundir.seen(level), ("fp", "parent", "ppos", "action"))
+                rows = [(fp, r[0], r[1], r[2], self._ship(s))
+                        for (fp, s), r in zip(frontier_mem, zip(cols["parent"], cols["ppos"], cols["action"]))]
+                _write_level_locally(self.rundir, level, rows)
                 p.phase = "spark"
                 seen_mem = frontier_mem = None
+            last = max_depth is not None and level >= max_depth
+            room = None if max_states is None or last else max_states - p.distinct
+            cut_chunk = None
             if p.phase == "spark":
                 if self.spark is None:
                     self.spark = make_session(*self.session_args)
-                new, generated, back, times = self.spark_level(level)
+                new, tally, times = self.spark_level(level)
+                if room is not None and new > room:
+                    cut_chunk = self.spark_cut_chunk(level, room)
+                generated = self.absorb(tally, level, cut_chunk)
+                back = self.spark_back_edges(level, cut_chunk)
+                cut = cut_chunk is not None
             else:
-                rows, states, generated, back, times = self.driver_level(
-                    seen_mem, frontier_mem, level
-                )
+                rows, generated, back, cut, times = self.driver_level(seen_mem, frontier_mem, level, room)
                 new = len(rows)
             p.generated += generated
             p.back_edges += back
-            if max_depth is not None and level >= max_depth:
+            p.expanded = level + 1
+            if last:
                 return "max_depth reached" if new else ""
-            keep = new
-            if max_states is not None and p.distinct + new > max_states:
-                keep = max(max_states - p.distinct, 0)
-            if p.phase == "driver":
-                t = time.perf_counter()
-                if keep < new:
-                    kept = sorted(rows)[:keep]
-                    rows, states = {f: rows[f] for f in kept}, {f: states[f] for f in kept}
-                _write_level_locally(self.rundir, level + 1, rows, states)
-                times["write"] = time.perf_counter() - t
-            if keep < new:  # the level is cut: check what is kept, commit nothing
+            if cut:  # the level is cut: check what is kept, commit nothing
+                keep = max(room, 0)
                 p.distinct += keep
+                if keep:
+                    p.depth = level + 1
                 p.levels.append({"level": level + 1, "new": keep, "truncated_from": new})
                 if p.phase == "spark":
-                    self.spark_level(level + 1, check_only=True, keep=keep)
+                    _, tally, _ = self.spark_level(level + 1, check_only=True, keep=keep)
+                    self.absorb(tally, level + 1)
                 else:
-                    self.driver_level({}, states, level + 1, check_only=True)
+                    kept = rows[:keep]
+                    _write_level_locally(self.rundir, level + 1, self._packed(kept, False), frontier=False)
+                    for fp, r in kept:  # checked when found, as the local engine does
+                        for kind, index in self.checks.observe(self.model, r[3], quiescent=False):
+                            p.note(kind, index, level + 1, fp)
                 return "max_states reached"
+            if p.phase == "driver":
+                t = time.perf_counter()
+                _write_level_locally(self.rundir, level + 1, self._packed(rows, False), frontier=False)
+                times["write"] = time.perf_counter() - t
             self._event("written", level + 1)
+            stats = {"level": level + 1, "new": new, "generated": generated, "phase": p.phase}
+            stats |= {k: round(v, 4) if isinstance(v, float) else v for k, v in times.items()}
+            self.rundir.append_level(stats)
+            p.levels.append(stats)
             p.level = level + 1
+            p.last_new = new
             p.distinct += new
-            p.levels.append(
-                {"level": level + 1, "new": new, "generated": generated, "phase": p.phase}
-                | {k: round(v, 4) for k, v in times.items()}
-            )
             self.commit()
             if p.phase == "driver":
-                seen_mem.update(rows)
-                frontier_mem = states
+                seen_mem.update(fp for fp, _ in rows)
+                frontier_mem = [(fp, r[3]) for fp, r in rows]
             if not keep_frontiers:
                 self.rundir.drop_frontier(level)
             self._event("committed", level + 1)
 
+    def _packed(self, rows: list, with_states: bool = True) -> list[tuple]:
+        """Driver rows (fp, [parent, ppos, action, state]) as rows to write."""
+        ship = self._ship if with_states else (lambda s: None)
+        return [(fp, parent, ppos, action, ship(s)) for fp, (parent, ppos, action, s) in rows]
+
+    def _ship(self, state: Any) -> bytes:
+        return self.codec.pack(state)[1]
+
+    def load_driver_levels(self, level: int) -> tuple[set[int], list[tuple[int, Any]]]:
+        """Driver phase, on start or resume: every seen fingerprint and the states of
+        frontier `level` in discovery order. Driver levels do not write their states, so
+        they are rebuilt by replaying the parent pointers level by level (one more
+        expansion of what was explored: the price of not writing every state)."""
+        import pyarrow.parquet as pq
+
+        seen: set[int] = set()
+        for d in range(level + 1):
+            seen.update(pq.read_table(self.rundir.seen(d), columns=["fp"]).column("fp").to_pylist())
+        model = self.model
+        cols = _read_ordered(self.rundir.seen(0), ("fp", "action"))
+        inits = list(model.init_states())
+        states = [inits[a] for a in cols["action"]]
+        fps = cols["fp"]
+        for d in range(1, level + 1):
+            cols = _read_ordered(self.rundir.seen(d), ("fp", "ppos", "action"))
+            nxt = []
+            for fp, ppos, action in zip(cols["fp"], cols["ppos"], cols["action"]):
+                parent = states[ppos]
+                state = model.next_state(parent, list(model.actions(parent))[action])
+                if state is None or self.codec.fingerprint_of(model.encode(state)) != fp:
+                    raise RunDirError(
+                        f"{self.rundir.root}: replaying level {d} did not reach the recorded "
+                        "state: the model is not the one that wrote this run directory, or "
+                        "it is not deterministic"
+                    )
+                nxt.append(state)
+            states, fps = nxt, cols["fp"]
+        return seen, list(zip(fps, states))
+
     def commit(self) -> None:
+        self.progress.seconds = self.elapsed()
         self.rundir.write_manifest(self.identity, self.progress)
+
+    # -- termination, when the whole graph fits on the driver ---------------------------
+
+    def find_lasso(self, visited_levels: int, expanded_levels: int):
+        """The local engine's second pass (``checker.explore``): re-expand the explored
+        levels along the parent tree, keep every internal edge between visited states
+        (global index = level start + discovery position, as there), and hand them to
+        its ``_lasso``: the smallest-index state on a cycle, its BFS prefix, a shortest
+        cycle. Returns a lasso ``Trace`` or None."""
+        import numpy as np
+
+        from checker.explore import _lasso
+
+        model, codec = self.model, self.codec
+        index: dict[int, int] = {}
+        order: list[dict[str, list]] = []
+        for d in range(visited_levels):
+            cols = _read_ordered(self.rundir.seen(d), ("fp", "parent", "ppos", "action"))
+            base = len(index)
+            for k, fp in enumerate(cols["fp"]):
+                index[fp] = base + k
+            order.append(cols)
+        inits = list(model.init_states())
+        level = [inits[a] for a in order[0]["action"]] if order else []
+        src: list[int] = []
+        dst: list[int] = []
+        act: list[int] = []
+        for d in range(expanded_levels):
+            base = index[order[d]["fp"][0]] if order[d]["fp"] else len(index)
+            child_at: dict[tuple[int, int], int] = {}
+            if d + 1 < visited_levels:
+                nxt_cols = order[d + 1]
+                child_at = {(pp, a): k for k, (pp, a) in enumerate(zip(nxt_cols["ppos"], nxt_cols["action"]))}
+            nxt: list = [None] * len(child_at)
+            for k, s in enumerate(level):
+                for ai, a in enumerate(model.actions(s)):
+                    t = model.next_state(s, a)
+                    if t is None:
+                        continue
+                    v = index.get(codec.fingerprint_of(model.encode(t)))
+                    if v is None:
+                        continue
+                    if _is_internal(model, a):
+                        src.append(base + k)
+                        dst.append(v)
+                        act.append(ai)
+                    j = child_at.get((k, ai))
+                    if j is not None:
+                        nxt[j] = t
+            level = nxt
+        found = _lasso(len(index), np.array(src, np.uint32), np.array(dst, np.uint32))
+        if found is None:
+            return None
+        entry, cycle = found
+        starts = [index[o["fp"][0]] if o["fp"] else len(index) for o in order]
+        entry_level = max(d for d, s in enumerate(starts) if s <= entry and order[d]["fp"])
+        steps = self.replay(self.path_to(entry_level, order[entry_level]["fp"][entry - starts[entry_level]]))
+        loop_start = len(steps) - 1
+        edge_action: dict = {}
+        for u, v, a in zip(src, dst, act):
+            edge_action.setdefault((u, v), a)
+        s = steps[-1][1]
+        for u, v in zip(cycle, cycle[1:] + cycle[:1]):
+            a = list(model.actions(s))[edge_action[(u, v)]]
+            s = model.next_state(s, a)
+            steps.append((a, s))
+        return self.make_trace(steps, loop_start)
 
     # -- traces ------------------------------------------------------------------------
 
@@ -747,24 +1067,28 @@ class _Search:
         return chain
 
     def trace(self, level: int, fp: int):
-        """The ``checker.model.Trace`` from an initial state to `fp` at `level`, in the
-        local engine's format (changed top-level keys only after the first step)."""
+        """The ``checker.model.Trace`` from an initial state to `fp` at `level`."""
+        return self.make_trace(self.replay(self.path_to(level, fp)))
+
+    def make_trace(self, steps: list[tuple[Any, Any]], loop_start: int | None = None):
+        """A ``checker.model.Trace`` in the local engine's format (changed top-level keys
+        only after the first step)."""
         from checker.model import Trace, TraceStep, describe_action, describe_state
 
-        steps = []
+        out = []
         prev: dict = {}
-        for action, state in self.replay(self.path_to(level, fp)):
+        for action, state in steps:
             cur = json.loads(json.dumps(describe_state(self.model, state), default=str))
             fp_hex = format(self.codec.pack(state)[0] & 0xFFFFFFFFFFFFFFFF, "x")
             if action is None:
-                steps.append(TraceStep(None, cur, fp_hex))
+                out.append(TraceStep(None, cur, fp_hex))
             else:
                 changed = {k: v for k, v in cur.items() if prev.get(k, _MISSING) != v}
                 changed.update({k: None for k in prev if k not in cur})
-                steps.append(TraceStep(describe_action(self.model, action), changed, fp_hex,
-                                       _is_internal(self.model, action)))
+                out.append(TraceStep(describe_action(self.model, action), changed, fp_hex,
+                                     _is_internal(self.model, action)))
             prev = cur
-        return Trace(steps)
+        return Trace(out, loop_start)
 
     def replay(self, chain: list[tuple[int, int]]) -> list[tuple[Any, Any]]:
         """Re-run next_state on the driver: [(None, init), (action, state), ...]."""
@@ -773,33 +1097,19 @@ class _Search:
         steps: list[tuple[Any, Any]] = [(None, state)]
         for fp, index in chain[1:]:
             actions = list(self.model.actions(state))
-            order = [index] + [i for i in range(len(actions)) if i != index]
-            for i in order:
-                nxt = self.model.next_state(state, actions[i]) if i < len(actions) else None
-                if nxt is not None and self.codec.pack(nxt)[0] == fp:
-                    steps.append((actions[i], nxt))
-                    state = nxt
-                    break
-            else:
-                raise AssertionError(f"no action of the model leads to fingerprint {fp}")
+            nxt = self.model.next_state(state, actions[index]) if 0 <= index < len(actions) else None
+            if nxt is None or self.codec.pack(nxt)[0] != fp:
+                raise AssertionError(
+                    f"replaying a trace: action {index} does not lead to fingerprint {fp}; the "
+                    "model is not deterministic (actions() order or next_state() depends on "
+                    "something other than the state)"
+                )
+            steps.append((actions[index], nxt))
+            state = nxt
         return steps
 
 
 _MISSING = object()
-
-
-def _load_levels_locally(run: _RunDir, level: int):
-    """Driver phase, on start or resume: every seen fingerprint and the last frontier."""
-    import pyarrow.parquet as pq
-
-    seen: dict[int, tuple] = {}
-    for d in range(level + 1):
-        t = pq.read_table(run.seen(d))
-        for fp, parent, action in zip(*(t.column(c).to_pylist() for c in ("fp", "parent", "action"))):
-            seen[fp] = (parent, action)
-    t = pq.read_table(run.frontier(level))
-    frontier = dict(zip(t.column("fp").to_pylist(), t.column("state").to_pylist()))
-    return seen, frontier
 
 
 def model_identity(model: Any, properties: Sequence[Any], bits: int) -> dict:
@@ -812,8 +1122,9 @@ def model_identity(model: Any, properties: Sequence[Any], bits: int) -> dict:
         "model_name": model_name(model),
         "init_fingerprints": sorted({codec.pack(s)[0] for s in model.init_states()}),
         "properties": [str(getattr(p, "id", i)) for i, p in enumerate(properties)],
-        "fingerprint": f"blake2b-{bits} of Model.encode, signed big-endian int64",
+        "fingerprint": f"blake2b-{bits} of Model.encode, read as a signed little-endian int64",
         "state_bytes": "Model.encode/decode" if codec.ships_encoding else f"pickle protocol {PICKLE_PROTOCOL}",
+        "order": "parent position in its level, then action position (the local engine's)",
     }
 
 
@@ -837,23 +1148,25 @@ def explore_spark(
     keep_frontiers: bool = False,
     master: str | None = None,
     conf: Iterable[str] | dict[str, str] = (),
+    rows_per_task: int = ROWS_PER_TASK,
     _on_level: Any = None,
+    _split_timing: bool = False,
 ):
     """Explore every reachable state of ``model`` breadth-first on Spark; return a
     ``checker.model.Result`` with ``backend="spark"``.
 
     Same contract as ``checker.explore.explore``: the same distinct-state count, depth,
-    verdicts and shortest-trace lengths, under any ``PYTHONHASHSEED`` and partition count.
-    ``run_dir`` keeps the levels (a temporary directory, removed afterwards, when None);
-    ``resume=True`` continues the run recorded there from its last complete level, with
-    the bounds given now. ``spark`` defaults to ``make_session(master, conf)``, started
+    verdicts and shortest-trace lengths, under any ``PYTHONHASHSEED`` and partition count;
+    under ``max_states`` the same states are kept (discovery order: parent position, then
+    action). ``run_dir`` keeps the levels (a temporary directory, removed afterwards,
+    when None); ``resume=True`` continues the run recorded there from its last complete
+    level, with the bounds given now (the statistics' seconds and states/s cover the
+    whole run: the manifest keeps the time spent up to its last complete level). ``spark`` defaults to ``make_session(master, conf)``, started
     only when a frontier first exceeds ``driver_threshold`` states (small models never
-    start a JVM). ``partitions`` is the number of
-    expansion tasks per level (default: twice the default parallelism).
+    start a JVM). ``partitions`` is the number of expansion tasks per level (default:
+    twice the default parallelism), at most one per ``rows_per_task`` frontier states.
     """
     import tempfile
-
-    from checker.model import Kind
 
     if fingerprint_bits != 64:
         raise ValueError(
@@ -868,7 +1181,6 @@ def explore_spark(
     run = _RunDir(root)
     codec = _Codec(model, fingerprint_bits)
     identity = model_identity(model, properties, fingerprint_bits)
-    started = time.perf_counter()
     try:
         if resume:
             progress = run.read_manifest(identity)
@@ -885,22 +1197,38 @@ def explore_spark(
             model, properties, _Checks.of(properties), codec, run, identity, progress,
             spark=spark, partitions=partitions, on_level=_on_level,
             session_args=(master, dict(conf) if isinstance(conf, dict) else parse_conf(conf)),
+            rows_per_task=rows_per_task, prior_seconds=progress.seconds,
+            split_timing=_split_timing,
         )
         if not resume:
             root.mkdir(parents=True, exist_ok=True)
-            rows, states, generated = search.init_level()
-            _write_level_locally(run, 0, rows, states)
-            progress.distinct = len(rows)
+            run.levels_log.unlink(missing_ok=True)
+            rows, generated = search.init_level()
+            keep = len(rows) if max_states is None else min(len(rows), max_states)
+            for fp, _, _, _, blob in rows[:keep]:
+                for kind, index in _observe_and_expand(model, codec, search.checks,
+                                                       codec.unpack(blob), check_only=True)[0]:
+                    progress.note(kind, index, 0, fp)
+            _write_level_locally(run, 0, rows[:keep])
+            progress.distinct = progress.last_new = keep
             progress.generated = generated
-            progress.levels.append({"level": 0, "new": len(rows), "generated": generated})
+            stats = {"level": 0, "new": keep, "generated": generated, "phase": "driver"}
+            run.append_level(stats)
+            progress.levels.append(stats)
             search.commit()
+        lasso = None
         try:
             stop = search.run(max_states, max_depth, driver_threshold, keep_frontiers)
+            if (progress.phase == "driver" and progress.back_edges and search.track_back_edges):
+                visited = progress.depth + 1 if progress.distinct else 0
+                lasso = search.find_lasso(visited, min(progress.expanded, visited))
+                search.graph_checked = True
         except KeyboardInterrupt:
             # Ctrl-C: report what the last complete level established; resume continues.
             search.progress = run.read_manifest(identity)
+            search.progress.depth = search.progress.level if search.progress.last_new else max(search.progress.level - 1, 0)
             stop = "interrupted"
-        return _result(search, stop, time.perf_counter() - started)
+        return _result(search, stop, search.elapsed(), lasso)
     finally:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
@@ -918,7 +1246,7 @@ def _select(model: Any, property_ids: Iterable[str] | None) -> tuple:
 # ---------------------------------------------------------------------------------------
 
 
-def _result(search: _Search, stop: str, seconds: float):
+def _result(search: _Search, stop: str, seconds: float, lasso=None):
     """The ``checker.model.Result``, with the local engine's verdict rules."""
     from checker.model import (
         Kind,
@@ -932,7 +1260,7 @@ def _result(search: _Search, stop: str, seconds: float):
 
     p = search.progress
     complete = not stop
-    depth = max(lv["level"] for lv in p.levels if lv["new"] > 0)
+    depth = p.depth
     seen_bytes = sum(f.stat().st_size for f in Path(search.rundir.seen_root).rglob("*.parquet"))
     bits = search.codec.bits
     stats = Statistics(
@@ -948,6 +1276,7 @@ def _result(search: _Search, stop: str, seconds: float):
         stop_reason=stop,
     )
     verdicts: dict = {}
+    graph_checked = search.graph_checked
     for i, prop in enumerate(search.properties):
         v = Verdict(
             prop.id, prop.kind.value, Status.HOLDS, title=prop.title, citation=prop.citation,
@@ -958,16 +1287,20 @@ def _result(search: _Search, stop: str, seconds: float):
             v.status = Status.NOT_CHECKED
             v.note = "config properties are proved with Z3 (mqcheck prove)"
         elif prop.kind is Kind.EVENTUALLY:
-            if p.back_edges == 0:
-                # Every cycle has an edge into an explored level; without one, none exists.
+            if lasso is not None:
+                v.status, v.trace = Status.VIOLATED, lasso
+            elif p.back_edges == 0 or graph_checked:
+                # no edge into an explored level: no cycle; or the driver's second pass
+                # (the local engine's) found none
                 v.status = bounded
             else:
                 v.status = Status.NOT_CHECKED
                 v.note = (
-                    f"{p.back_edges} internal action(s) lead back into explored levels; "
-                    "deciding whether they close a cycle needs the local engine's "
-                    "edge-storing second pass, which the Spark backend does not have: "
-                    "use --backend local"
+                    f"{p.back_edges} internal action(s) lead back into explored levels and "
+                    "levels ran on Spark: deciding whether they close a cycle needs the "
+                    "whole graph (the local engine's second pass), which the Spark backend "
+                    "only runs when every level stayed on the driver: use --backend local "
+                    "or a larger --driver-threshold"
                 )
         elif prop.kind is Kind.SOMETIMES:
             if i in p.witnessed:
