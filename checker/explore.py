@@ -738,7 +738,8 @@ def explore(
       violation appears (the violation found first is a shortest one: BFS order).
     - ``progress``: print distinct states, states/s, depth and frontier size to stderr
       about once a second (the CLI passes ``sys.stderr.isatty() and not quiet``).
-    - ``workers``: 1 = in-process only; 2 = fork one helper per large level; ``None``
+    - ``workers``: 1 = in-process only; 2 = one persistent forked helper from the first large
+      level on; ``None``
       (default) = 2 when a second core is idle (see ``_auto_workers``). Counts, verdicts
       and traces do not depend on it (bounds included: chunks are aligned).
 
