@@ -103,6 +103,10 @@ from spec.mqsc import Command
 from spec.mqsc import parse as read_mqsc
 from spec.errors import InputError, near_miss
 from spec.topics import TopicStringError, compile_subscription, validate_topic_string
+from spec.ccdt import Ccdt
+from spec.uniform_scenario import (  # issue #19: uniform clusters
+    UNIFORM_STEP_KEYS, ConnectStep, DisconnectStep, ExpectedApstatus, JoinUniformStep, UniformParsing, listeners_of,
+)
 
 __all__ = [
     "Scenario",
@@ -180,6 +184,7 @@ class QmgrSpec:
     commands: tuple[Command, ...]
     source: str
     line: int
+    uniform_cluster: str = ""  # issue #19: qm.ini TuningParameters UniformClusterName (004)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +297,7 @@ class AdvanceStep:
 Step = Union[
     MqscStep, PublishStep, SubscribeStep, UnsubscribeStep, RepublishStep, OpenStep,
     PutStep, CloseStep, ChannelStep, QmgrStep, AdvanceStep,
+    ConnectStep, DisconnectStep, JoinUniformStep,
 ]
 
 
@@ -340,6 +346,7 @@ class Expect:
     errors: tuple[ExpectedError, ...] = ()
     no_errors: bool = False
     repositories: tuple[ExpectedRepository, ...] = ()
+    apstatus: tuple[ExpectedApstatus, ...] = ()  # issue #19
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,11 +358,12 @@ class Scenario:
     steps: tuple[Step, ...]
     expects: tuple[Expect, ...]
     check: CheckOptions = CheckOptions()
+    ccdt: Ccdt | None = None  # issue #19: the JSON CCDT client applications use
 
 
 STEP_KINDS = (
     "mqsc", "publish", "subscribe", "unsubscribe", "republish", "open", "put", "close",
-    "channel", "qmgr", "advance",
+    "channel", "qmgr", "advance", "connect", "disconnect", "join_uniform",
 )
 
 
@@ -734,7 +742,7 @@ def _suggest_key(word: str, choices: Sequence[str]) -> str:
     return f"did you mean '{lower[close[0]]}'?" if close else ""
 
 
-class _Parser:
+class _Parser(UniformParsing):
     """Validates a parsed TOML document into a :class:`Scenario` (one use, not shared)."""
 
     def __init__(self, text: str, file: str, read_file: ReadFile | None) -> None:
@@ -746,6 +754,7 @@ class _Parser:
         self.handles: dict[str, tuple[int, int | None]] = {}  # handle -> (opened at, closed at)
         self.live_subs: dict[str, dict[str, str]] = {}  # qmgr -> sub name -> where made
         self.known_subs: dict[str, set[str]] = {}  # qmgr -> every sub name ever seen
+        self.uniform_start()
 
     # -- errors ----------------------------------------------------------------------
 
@@ -857,7 +866,7 @@ class _Parser:
     # -- the document ----------------------------------------------------------------
 
     def scenario(self, doc: dict) -> Scenario:
-        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check"))
+        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check", "ccdt"))
         if "qmgrs" not in doc:
             raise self.error(("qmgrs",), "required key is missing",
                              "add a [qmgrs.NAME] table for each queue manager")
@@ -865,10 +874,12 @@ class _Parser:
         name = self.string(doc, "name", (), default_name)
         description = self.string(doc, "description", (), "")
         qmgrs = self.qmgrs(doc["qmgrs"])
+        ccdt = self.read_ccdt(doc)
         steps = tuple(self.step(s, i) for i, s in enumerate(self.array(doc, "steps")))
+        self.check_ccdt_uses(listeners_of(_step_commands(qmgrs, steps)))
         expects = tuple(self.expect(e, i) for i, e in enumerate(self.array(doc, "expect")))
         check = self.check(doc.get("check", {}))
-        return Scenario(name, description, self.file, qmgrs, steps, expects, check)
+        return Scenario(name, description, self.file, qmgrs, steps, expects, check, ccdt)
 
     def array(self, doc: dict, key: str) -> list:
         value = doc.get(key, [])
@@ -893,7 +904,7 @@ class _Parser:
     def qmgr(self, raw: str, name: str, value: object) -> QmgrSpec:
         path: Path = ("qmgrs", raw)
         table = self.table(value, path, "[qmgrs.NAME] with mqsc = '''...''' or mqsc_file = \"x.mqsc\"")
-        self.keys(table, path, ("mqsc", "mqsc_file"))
+        self.keys(table, path, ("mqsc", "mqsc_file", "uniform_cluster"))
         if "mqsc" in table and "mqsc_file" in table:
             raise self.error(path, "give mqsc or mqsc_file, not both")
         line = self.line_of(path)
@@ -907,7 +918,7 @@ class _Parser:
             locate = self.locator.string_locator(path + ("mqsc",), text) if text else None
             commands = self.parse_mqsc(text, path + ("mqsc",), source, locate)
         self.note_mqsc_subs(name, commands, f"the MQSC of {name}")
-        return QmgrSpec(name, text, commands, source, line)
+        return QmgrSpec(name, text, commands, source, line, self.qmgr_uniform_cluster(table, path, name))
 
     def mqsc_file(self, table: Mapping, path: Path) -> tuple[str, str]:
         name = self.string(table, "mqsc_file", path)
@@ -1109,10 +1120,10 @@ class _Parser:
     def expect(self, value: object, index: int) -> Expect:
         path: Path = ("expect", index)
         t = self.table(value, path, "an [[expect]] block")
-        self.keys(t, path, ("deliveries", "messages", "errors", "no_errors", "repositories"))
+        self.keys(t, path, ("deliveries", "messages", "errors", "no_errors", "repositories", "apstatus"))
         if not t:
             raise self.error(path, "expected at least one of deliveries, messages, errors, no_errors, "
-                             "repositories; found none")
+                             "repositories, apstatus; found none")
         no_errors = self.boolean(t, "no_errors", path)
         errors = self.expected_errors(t.get("errors", []), path + ("errors",))
         if no_errors and errors:
@@ -1125,6 +1136,7 @@ class _Parser:
             errors=errors,
             no_errors=no_errors,
             repositories=self.expected_repositories(t.get("repositories", {}), path + ("repositories",)),
+            apstatus=self.expected_apstatus(t.get("apstatus", {}), path + ("apstatus",)),
         )
 
     def qmgr_key(self, raw: str, path: Path) -> str:
@@ -1246,7 +1258,17 @@ _STEP_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "channel": (("qmgr", "to", "status"), ("qmgr", "to", "status")),
     "qmgr": (("name", "action"), ("name", "action")),
     "advance": (("days",), ("days",)),
+    **UNIFORM_STEP_KEYS,
 }
+
+
+def _step_commands(qmgrs: tuple[QmgrSpec, ...], steps: tuple[Step, ...]) -> dict[str, list[Command]]:
+    """Every queue manager's MQSC: its initial commands, then those of its mqsc steps."""
+    out = {q.name: list(q.commands) for q in qmgrs}
+    for s in steps:
+        if isinstance(s, MqscStep):
+            out[s.qmgr] = out.get(s.qmgr, []) + list(s.commands)
+    return out
 
 
 def _relocated(cmd: Command, locate: Callable[[int, int], tuple[int, int]]) -> Command:

@@ -221,12 +221,12 @@ ERRORS = [
     ("toml_end_of_document", '[qmgrs.QMA]\nx = [1,\n\n', 's.toml:2: invalid TOML: Invalid value (see https://toml.io for the syntax)'),
     ("toml_duplicate_key", 'name = "a"\nname = "b"\n', 's.toml:2:11: invalid TOML: Cannot overwrite a value (see https://toml.io for the syntax)'),
     # -- top level and [qmgrs]
-    ("unknown_top_key", 'qmgr = {}\n', "s.toml:1:1: qmgr: unknown key; expected one of name, description, qmgrs, steps, expect, check (did you mean 'qmgrs'?)"),
+    ("unknown_top_key", 'qmgr = {}\n', "s.toml:1:1: qmgr: unknown key; expected one of name, description, qmgrs, steps, expect, check, ccdt (did you mean 'qmgrs'?)"),
     ("missing_qmgrs", 'name = "x"\n', 's.toml: qmgrs: required key is missing (add a [qmgrs.NAME] table for each queue manager)'),
     ("empty_qmgrs", 'qmgrs = {}\n', 's.toml:1:1: qmgrs: expected at least one queue manager, as a [qmgrs.NAME] table'),
     ("name_type", 'name = 3\n' + QMS, 's.toml:1:1: name: expected a string, got an integer (3)'),
     ("steps_not_array", 'steps = 3\n' + QMS, 's.toml:1:1: steps: expected an array of tables ([[steps]] blocks), got an integer'),
-    ("unknown_qmgr_key", '[qmgrs.QMA]\nmqcs = "DEFINE QLOCAL(Q1)"\n', "s.toml:2:1: qmgrs.QMA.mqcs: unknown key; expected one of mqsc, mqsc_file (did you mean 'mqsc'?)"),
+    ("unknown_qmgr_key", '[qmgrs.QMA]\nmqcs = "DEFINE QLOCAL(Q1)"\n', "s.toml:2:1: qmgrs.QMA.mqcs: unknown key; expected one of mqsc, mqsc_file, uniform_cluster (did you mean 'mqsc'?)"),
     ("both_mqsc", '[qmgrs.QMA]\nmqsc = ""\nmqsc_file = "a.mqsc"\n', 's.toml:1:1: qmgrs.QMA: give mqsc or mqsc_file, not both'),
     ("qmgr_not_table", 'qmgrs = { QMA = 1 }\n', 's.toml:1:11: qmgrs.QMA: expected a table, got an integer (1) (write it as [qmgrs.NAME] with mqsc = \'\'\'...\'\'\' or mqsc_file = "x.mqsc")'),
     ("duplicate_qmgr", '[qmgrs.qma]\n[qmgrs.QMA]\n', 's.toml:2:1: qmgrs.QMA: duplicate queue manager QMA (names fold to upper case; qmgrs.qma declares it too)'),
@@ -234,9 +234,9 @@ ERRORS = [
     ("long_qmgr_name", f'[qmgrs.{"Q" * 49}]\n', f"s.toml:1:1: qmgrs.{'Q' * 49}: invalid queue manager name '{'Q' * 30}'... (49 characters): expected 1 to 48 characters from A-Z a-z 0-9 . / _ %"),
     ("mqsc_file_no_reader", '[qmgrs.QMA]\nmqsc_file = "qma.mqsc"\n', "s.toml:2:1: qmgrs.QMA.mqsc_file: cannot read 'qma.mqsc': no file reader was given (use load_scenario to read scenario files)"),
     # -- [[steps]]: shape
-    ("step_none", QMS + '[[steps]]\n', 's.toml:3:1: steps[0]: expected exactly one of mqsc, publish, subscribe, unsubscribe, republish, open, put, close, channel, qmgr, advance; found none'),
-    ("step_two", QMS + '[[steps]]\npublish = { qmgr = "QMA", topic = "a" }\nclose = { handle = "h" }\n', 's.toml:3:1: steps[0]: expected exactly one of mqsc, publish, subscribe, unsubscribe, republish, open, put, close, channel, qmgr, advance; found publish and close (split them into separate [[steps]] blocks)'),
-    ("step_unknown_kind", QMS + '[[steps]]\npublsh = { qmgr = "QMA", topic = "a" }\n', "s.toml:4:1: steps[0].publsh: unknown key; expected one of mqsc, publish, subscribe, unsubscribe, republish, open, put, close, channel, qmgr, advance (did you mean 'publish'?)"),
+    ("step_none", QMS + '[[steps]]\n', 's.toml:3:1: steps[0]: expected exactly one of mqsc, publish, subscribe, unsubscribe, republish, open, put, close, channel, qmgr, advance, connect, disconnect, join_uniform; found none'),
+    ("step_two", QMS + '[[steps]]\npublish = { qmgr = "QMA", topic = "a" }\nclose = { handle = "h" }\n', 's.toml:3:1: steps[0]: expected exactly one of mqsc, publish, subscribe, unsubscribe, republish, open, put, close, channel, qmgr, advance, connect, disconnect, join_uniform; found publish and close (split them into separate [[steps]] blocks)'),
+    ("step_unknown_kind", QMS + '[[steps]]\npublsh = { qmgr = "QMA", topic = "a" }\n', "s.toml:4:1: steps[0].publsh: unknown key; expected one of mqsc, publish, subscribe, unsubscribe, republish, open, put, close, channel, qmgr, advance, connect, disconnect, join_uniform (did you mean 'publish'?)"),
     ("step_not_table", QMS + '[[steps]]\npublish = "Sports"\n', "s.toml:4:1: steps[0].publish: expected a table, got a string ('Sports') (write it as publish = { ... })"),
     # -- [[steps]]: keys, types, ranges
     ("publish_unknown_key", QMS + '[[steps]]\npublish = { qmgr = "QMA", topc = "a" }\n', "s.toml:4:27: steps[0].publish.topc: unknown key; expected one of qmgr, topic, retain, scope, action, topicobj, count (did you mean 'topic'?)"),
@@ -276,8 +276,8 @@ ERRORS = [
     ("put_after_close", QMS + '[[steps]]\nopen = { qmgr = "QMA", handle = "h1", queue = "Q1" }\n[[steps]]\nclose = { handle = "h1" }\n[[steps]]\nput = { handle = "h1", count = 2 }\n', "s.toml:8:9: steps[2].put.handle: handle 'h1' was closed by steps[1]"),
     ("close_twice", QMS + '[[steps]]\nopen = { qmgr = "QMA", handle = "h1", queue = "Q1" }\n[[steps]]\nclose = { handle = "h1" }\n[[steps]]\nclose = { handle = "h1" }\n', "s.toml:8:11: steps[2].close.handle: handle 'h1' was closed by steps[1]"),
     # -- [[expect]]
-    ("expect_empty", QMS + '[[expect]]\n', 's.toml:3:1: expect[0]: expected at least one of deliveries, messages, errors, no_errors, repositories; found none'),
-    ("expect_unknown_key", QMS + '[[expect]]\ndelivery = {}\n', "s.toml:4:1: expect[0].delivery: unknown key; expected one of deliveries, messages, errors, no_errors, repositories (did you mean 'deliveries'?)"),
+    ("expect_empty", QMS + '[[expect]]\n', 's.toml:3:1: expect[0]: expected at least one of deliveries, messages, errors, no_errors, repositories, apstatus; found none'),
+    ("expect_unknown_key", QMS + '[[expect]]\ndelivery = {}\n', "s.toml:4:1: expect[0].delivery: unknown key; expected one of deliveries, messages, errors, no_errors, repositories, apstatus (did you mean 'deliveries'?)"),
     ("expect_unknown_qmgr", QMS + '[[expect]]\ndeliveries = { QMC = {} }\n', 's.toml:4:16: expect[0].deliveries.QMC: unknown queue manager QMC; expected one of QMA, QMB (declare it with a [qmgrs.QMC] table)'),
     ("expect_unknown_sub", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a" }\n[[expect]]\ndeliveries = { QMA = { S2 = [] } }\n', 's.toml:6:24: expect[0].deliveries.QMA.S2: unknown subscription S2 at QMA; expected one of S1'),
     ("expect_no_sub_at_qmgr", QMS + '[[expect]]\ndeliveries = { QMA = { S2 = [] } }\n', 's.toml:4:24: expect[0].deliveries.QMA.S2: unknown subscription S2 at QMA; no step or MQSC makes one there'),
