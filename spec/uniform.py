@@ -43,6 +43,9 @@ DONATED = "DONATED"
 NO_CCDT_ENTRY = "UC_NO_CCDT_ENTRY"
 FIXED_SEEN = "FIXED_AT_DONOR"  # a donor asked for an application it hosts non-movable instances of
 OUTAGE_RECONNECT = "OUTAGE_RECONNECT"
+DIRECTED = "DIRECTED"  # "DIRECTED QM": an instance was directed to QM by a donor
+RESTARTED = "RESTARTED"  # "RESTARTED QM": QM started again after stopping
+JOINED = "JOINED"  # "JOINED QM": QM was added to a uniform cluster by a step
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,9 +229,12 @@ def _first_running(ctx: Context, via: str, exclude: str = "") -> str:
 
 
 # --------------------------------------------------------------------------- the clients
-def join(u: UniformState, name: str, cluster: str) -> UniformState:
-    """``name`` becomes a member of uniform cluster ``cluster`` (004 §Automatic Application
-    balancing: "Simply add a new queue manager to the uniform cluster")."""
+def join(u: UniformState, name: str, cluster: str, added: bool = False) -> UniformState:
+    """``name`` becomes a member of uniform cluster ``cluster``; ``added``: by a scenario step,
+    after the start (004 §Automatic Application balancing: "Simply add a new queue manager to
+    the uniform cluster")."""
+    if added:
+        u = _event(u, f"{JOINED} {name}")
     if u.member(name) is not None:
         return _put_member(u, Member(name, cluster))
     return replace(u, members=tuple(sorted(u.members + (Member(name, cluster),), key=lambda m: m.name)))
@@ -284,6 +290,8 @@ def member_stopped(u: UniformState, ctx: Context, name: str, fx: Effects) -> Uni
 
 def member_started(u: UniformState, ctx: Context, name: str) -> UniformState:
     """``name`` runs again: clients waiting to reconnect try their CCDT entries again."""
+    if u.member(name) is not None:
+        u = _event(u, f"{RESTARTED} {name}")
     changed = {}
     for inst in u.instances:
         if inst.qmgr == "":
@@ -376,7 +384,7 @@ def _donate(u: UniformState, ctx: Context, donor: str, msg: DonationRequest, fx:
                         f"no entry under {msg.requester}'s real name"))
         return _event(u, NO_CCDT_ENTRY), ""
     u = _put_instances(u, {inst.ident: replace(inst, qmgr=msg.requester)})
-    return _event(u, DONATED), inst.label
+    return _event(_event(u, DONATED), f"{DIRECTED} {msg.requester}"), inst.label
 
 
 def receive(u: UniformState, ctx: Context, dst: str, msg: object, fx: Effects) -> UniformState:
