@@ -64,8 +64,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from spec.scenario import load_scenario
     from spec.system import run_scenario
 
-    report = run_scenario(load_scenario(args.scenario), explain=args.explain)
+    scenario = load_scenario(args.scenario)
+    report = run_scenario(scenario, explain=args.explain)
     data = report.to_json()
+    _add_apstatus(scenario, report, data)  # issue #19
     if args.explain:
         from spec.system import explanations_of
 
@@ -101,6 +103,7 @@ def _render_run(report, data: dict) -> str:
         lines.append("Deliveries: no subscriptions")
     lines.append("")
     lines.extend(_render_messages(data))
+    lines.extend(_render_apstatus(data))  # issue #19
     repo_rows = [[p(qmgr), p(cluster), p(", ".join(view["qmgrs"])),
                   p("; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items())) or "-",
                   p(", ".join(view["topics"])) or "-"]
@@ -129,6 +132,39 @@ def _render_run(report, data: dict) -> str:
             lines.append(f"  [[expect]] #{r.index}: {'ok' if r.ok else 'FAILED'}")
             lines.extend(f"    - {p(f)}" for f in r.failures)
     return "\n".join(lines)
+
+
+def _add_apstatus(scenario, report, data: dict) -> None:
+    """Uniform clusters (issue #19): DISPLAY APSTATUS views and CCDT findings, only for
+    scenarios that have them (other scenarios' output is unchanged)."""
+    from spec.network.uniform import apstatus_of, ccdt_findings
+
+    view = apstatus_of(report.final)
+    if view is not None:
+        data["apstatus"] = view
+        data["ccdt_findings"] = ccdt_findings(scenario)
+
+
+def _render_apstatus(data: dict) -> list[str]:
+    """004 §View application status: DISPLAY APSTATUS(*) TYPE(APPL) and TYPE(QMGR)."""
+    from tabulate import tabulate
+
+    if "apstatus" not in data:
+        return []
+    p = printable
+    lines = ["DISPLAY APSTATUS(*) TYPE(APPL)"]
+    rows = [[p(r["APPLNAME"]), p(r["CLUSTER"]) or " ", r["COUNT"], r["MOVCOUNT"], r["BALANCED"]]
+            for r in data["apstatus"]["appl"]]
+    lines.append(tabulate(rows, headers=["APPLNAME", "CLUSTER", "COUNT", "MOVCOUNT", "BALANCED"], tablefmt="simple")
+                 if rows else "  no application instances connected")
+    lines += ["", "DISPLAY APSTATUS(*) TYPE(QMGR)"]
+    rows = [[p(r["APPLNAME"]), p(r["QMNAME"]), r["ACTIVE"], r["COUNT"], r["MOVCOUNT"], r["BALSTATE"]]
+            for r in data["apstatus"]["qmgr"]]
+    lines.append(tabulate(rows, headers=["APPLNAME", "QMNAME", "ACTIVE", "COUNT", "MOVCOUNT", "BALSTATE"],
+                          tablefmt="simple") if rows else "  no application instances connected")
+    lines += [f"CCDT finding: {p(note)}" for note in data.get("ccdt_findings", [])]
+    lines.append("")
+    return lines
 
 
 def _render_messages(data: dict) -> list[str]:
@@ -207,6 +243,10 @@ def _check_properties(scenario) -> tuple:
     from properties.pubsub import PROPERTIES as PUBSUB
 
     props += list(PUBSUB)  # issue #6
+    if scenario.ccdt is not None or any(q.uniform_cluster for q in scenario.qmgrs):
+        from properties.uniform import PROPERTIES as UNIFORM
+
+        props += list(UNIFORM)  # issue #19: only where a uniform cluster or a CCDT is declared
     if scenario.expects:
         def at_end(state):
             return state.next_step == len(scenario.steps) and state.in_flight() == 0

@@ -14,6 +14,12 @@ import dataclasses
 from typing import Any
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# Fields declared with ``field(metadata={"encode": "omit_if_none"})`` are left out of the
+# encoding while they are None, so adding such a field (last, default None) to a state class
+# keeps the encodings, and so the fingerprints, of every state that does not use it (issue
+# #19's ``NetworkState.uniform``). Only a trailing field may be omitted: the closing brace
+# then still tells the two encodings apart.
+_OMIT: dict[type, frozenset[str]] = {}
 
 # Encodings of dataclass instances already seen, keyed by identity. States share most of
 # their structure (``dataclasses.replace`` keeps references to unchanged parts), so the
@@ -28,7 +34,11 @@ _TOP_LIMIT = 20_000  # whole states: only recent ones are hashed again (a checke
 def _fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = tuple(f.name for f in dataclasses.fields(cls))
+        fields = dataclasses.fields(cls)
+        names = tuple(f.name for f in fields)
+        omit = [i for i, f in enumerate(fields) if f.metadata.get("encode") == "omit_if_none"]
+        assert omit == list(range(len(fields) - len(omit), len(fields))), "only trailing fields may be omitted"
+        _OMIT[cls] = frozenset(fields[i].name for i in omit)
         _FIELDS[cls] = names
     return names
 
@@ -67,8 +77,13 @@ def _encode(value: Any, out: list[str]) -> None:
             sub.append(")")
         else:
             sub = [f"D{t.__name__}{{"]
-            for name in _fields(t):
-                _encode(getattr(value, name), sub)
+            names = _fields(t)
+            omit = _OMIT[t]
+            for name in names:
+                item = getattr(value, name)
+                if item is None and omit and name in omit:
+                    continue
+                _encode(item, sub)
             sub.append("}")
         text = "".join(sub)
         if t is not tuple or len(value) > 2:

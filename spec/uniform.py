@@ -108,6 +108,7 @@ class UniformState:
     next_ident: int = 1
     events: tuple[str, ...] = ()  # ghosts: sorted distinct event names seen
     rules: Rules = DEFAULT_RULES
+    ccdt: tuple[tuple[str, tuple[str, ...]], ...] = ()  # CCDT name -> its entries' addresses, in file order
 
     def member(self, name: str) -> Member | None:
         for m in self.members:
@@ -325,6 +326,8 @@ def _donor_for(u: UniformState, ctx: Context, m: Member, app: str, own: int) -> 
 def _announce(u: UniformState, ctx: Context, m: Member, fx: Effects) -> Member:
     counts = own_counts(u, m.name)
     peers = tuple(p for p in ctx.peers.get(m.name, ()) if p in ctx.running)
+    if counts == m.announced and peers == m.told:
+        return m
     told = () if counts != m.announced else tuple(p for p in m.told if p in peers)
     for p in peers:
         if p not in told:
@@ -357,12 +360,12 @@ def _detect(u: UniformState, ctx: Context, m: Member, fx: Effects) -> Member:
 def reconcile(u: UniformState, ctx: Context, fx: Effects) -> UniformState:
     """After every change: each running member tells its peers its changed counts (and new
     or returning peers its current ones), then looks for imbalances."""
-    for m in u.members:
-        if m.name not in ctx.running:
+    for old in u.members:
+        if old.name not in ctx.running:
             continue
-        m = _announce(u, ctx, m, fx)
-        m = _detect(u, ctx, m, fx)
-        u = _put_member(u, m)
+        m = _detect(u, ctx, _announce(u, ctx, old, fx), fx)
+        if m is not old:
+            u = _put_member(u, m)
     return u
 
 
