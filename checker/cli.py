@@ -243,10 +243,9 @@ def _check_properties(scenario) -> tuple:
     from properties.pubsub import PROPERTIES as PUBSUB
 
     props += list(PUBSUB)  # issue #6
-    if scenario.ccdt is not None or any(q.uniform_cluster for q in scenario.qmgrs):
-        from properties.uniform import PROPERTIES as UNIFORM
+    from properties.uniform import uniform_properties
 
-        props += list(UNIFORM)  # issue #19: only where a uniform cluster or a CCDT is declared
+    props += list(uniform_properties(scenario))  # issue #19: only where a uniform cluster or a CCDT is declared
     if scenario.expects:
         def at_end(state):
             return state.next_step == len(scenario.steps) and state.in_flight() == 0

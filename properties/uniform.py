@@ -159,3 +159,20 @@ PROPERTIES = (
         "UC-TERMINATION", "rebalancing settles: no cycle of status messages, donation requests and moves "
         "(every execution of internal actions ends)", citation=f"{CITE_BALANCING}; docs/decisions.md #19"),
 )
+
+
+def uniform_properties(scenario) -> tuple[Property, ...]:
+    """The UC- properties that apply to ``scenario``: none without a uniform cluster or a
+    CCDT; UC-RECOVERY only when a queue manager can restart (a ``qmgr`` step or ``[check]
+    faults``), UC-SCALE-OUT only with a ``join_uniform`` step — elsewhere they could only
+    hold vacuously."""
+    from spec.uniform_scenario import JoinUniformStep
+
+    if scenario.ccdt is None and not any(q.uniform_cluster for q in scenario.qmgrs):
+        return ()
+    skip = set()
+    if not (scenario.check.faults or any(type(s).__name__ == "QmgrStep" for s in scenario.steps)):
+        skip |= {"UC-RECOVERY", "UC-RECOVERED"}
+    if not any(isinstance(s, JoinUniformStep) for s in scenario.steps):
+        skip |= {"UC-SCALE-OUT", "UC-SCALED-OUT"}
+    return tuple(p for p in PROPERTIES if p.id not in skip)

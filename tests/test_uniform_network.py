@@ -1,0 +1,201 @@
+"""Uniform clusters in the whole network model (issue #19): `mqcheck run` reproduces 004's
+DISPLAY APSTATUS figures, `mqcheck check` finds the misconfigurations with short traces,
+mutants of the balancing rules are caught, and scenarios without a uniform cluster keep
+their states and fingerprints.
+
+The examples' state counts and verdicts are pinned in tests/manifests/uniform.json
+(regenerate: ``python tests/test_uniform_network.py --update``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from checker.cli import _check_properties  # noqa: E402
+from checker.explore import explore  # noqa: E402
+from spec import uniform as uc  # noqa: E402
+from spec.network import MQNetwork, run_scenario  # noqa: E402
+from spec.network.uniform import apstatus_of  # noqa: E402
+from spec.scenario import load_scenario  # noqa: E402
+
+EXAMPLES = ROOT / "examples"
+MANIFEST = ROOT / "tests" / "manifests" / "uniform.json"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "checker.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"})
+
+
+class RulesNetwork(MQNetwork):
+    """The network with other balancing rules (a mutant or a parameter), from its start."""
+
+    def __init__(self, scenario, rules: uc.Rules, **kw) -> None:
+        super().__init__(scenario, _check_properties(scenario), **kw)
+        self.rules = rules
+
+    def init_states(self):
+        return tuple(replace(s, uniform=replace(s.uniform, rules=self.rules)) for s in super().init_states())
+
+
+def check(name: str, rules: uc.Rules | None = None, **bounds):
+    scenario = load_scenario(EXAMPLES / name)
+    model = MQNetwork(scenario, _check_properties(scenario)) if rules is None else RulesNetwork(scenario, rules)
+    return explore(model, workers=1, max_states=bounds.get("max_states", scenario.check.max_states),
+                   max_depth=scenario.check.max_depth)
+
+
+# =============================================================================== mqcheck run
+def test_run_reproduces_004_display_apstatus():
+    report = run_scenario(load_scenario(EXAMPLES / "uc-amqsphac-demo.toml"))
+    assert all(r.ok for r in report.expectations)
+    view = apstatus_of(report.final)
+    # 004 §View application status
+    assert view["appl"] == [
+        {"APPLNAME": "AMQSPHAC", "CLUSTER": "UNIDEMO", "COUNT": 8, "MOVCOUNT": 8, "BALANCED": "YES"},
+        {"APPLNAME": "AMQSPUTC", "CLUSTER": "", "COUNT": 2, "MOVCOUNT": 0, "BALANCED": "NOTAPPLIC"},
+    ]
+    assert [(r["APPLNAME"], r["QMNAME"], r["COUNT"], r["MOVCOUNT"], r["BALSTATE"]) for r in view["qmgr"]] == [
+        ("AMQSPHAC", "UNID001", 3, 3, "OK"), ("AMQSPHAC", "UNID002", 3, 3, "OK"), ("AMQSPHAC", "UNID003", 2, 2, "OK"),
+        ("AMQSPUTC", "UNID001", 2, 0, "NOTAPPLIC"),
+    ]
+
+
+def test_run_text_and_json_show_apstatus():
+    done = cli("run", "examples/uc-amqsphac-demo.toml")
+    assert done.returncode == 0, done.stderr
+    assert "DISPLAY APSTATUS(*) TYPE(APPL)" in done.stdout and "DISPLAY APSTATUS(*) TYPE(QMGR)" in done.stdout
+    assert any(line.split() == ["AMQSPHAC", "UNID003", "YES", "2", "2", "OK"] for line in done.stdout.splitlines())
+    data = json.loads(cli("run", "examples/uc-amqsphac-demo.toml", "--json").stdout)
+    assert data["apstatus"]["appl"][0] == {"APPLNAME": "AMQSPHAC", "CLUSTER": "UNIDEMO", "COUNT": 8, "MOVCOUNT": 8,
+                                           "BALANCED": "YES"}
+    plain = json.loads(cli("run", "examples/cluster-two-frs.toml", "--json").stdout)
+    assert "apstatus" not in plain
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("uc-*.toml")))
+def test_examples_run_and_their_expectations_hold(name):
+    report = run_scenario(load_scenario(EXAMPLES / name))
+    assert [r.failures for r in report.expectations if not r.ok] == []
+
+
+def test_missing_real_name_entries_are_a_run_finding():
+    done = cli("run", "examples/uc-ccdt-missing-real-names.toml")
+    assert done.returncode == 0
+    assert "CCDT finding: the CCDT examples/uc-ccdt-group-only.json has no entry under UNID002's real name" \
+        in done.stdout
+    assert "UC_NO_CCDT_ENTRY" in done.stdout
+
+
+def test_a_failed_apstatus_expectation_exits_1(tmp_path):
+    text = (EXAMPLES / "uc-amqsphac-demo.toml").read_text().replace('count = 8\nmovcount = 8',
+                                                                     'count = 9\nmovcount = 8')
+    (tmp_path / "s.toml").write_text(text)
+    (tmp_path / "uc-ccdt.json").write_text((EXAMPLES / "uc-ccdt.json").read_text())
+    done = cli("run", str(tmp_path / "s.toml"))
+    assert done.returncode == 1
+    assert "APSTATUS(AMQSPHAC) TYPE(APPL) COUNT: expected 9, got 8" in done.stdout
+
+
+def test_bad_ccdt_exits_2_with_position(tmp_path):
+    (tmp_path / "s.toml").write_text((EXAMPLES / "uc-amqsphac-demo.toml").read_text())
+    (tmp_path / "uc-ccdt.json").write_text('{"channel": [\n  {"name": "X",}\n]}')
+    done = cli("run", str(tmp_path / "s.toml"))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("uc-ccdt.json:2:18: invalid JSON: Expecting property name enclosed in "
+                                        "double quotes (JSON CCDTs are strict JSON: commas between members, "
+                                        "none after the last)")
+    assert "Traceback" not in done.stderr
+
+
+# =============================================================================== mqcheck check
+def test_missing_ccdt_entries_violate_balance_with_a_short_trace():
+    result = check("uc-ccdt-missing-real-names.toml")
+    v = result.verdicts["UC-BALANCED"]
+    assert v.status.value == "violated" and v.trace.length <= 8
+    assert result.verdicts["UC-NO-CCDT-ENTRY"].status.value == "witnessed"
+    assert result.verdicts["UC-TERMINATION"].status.value == "holds"
+
+
+def test_mixed_reconnect_options_violate_balance():
+    result = check("uc-mixed-reconnect.toml")
+    assert result.verdicts["UC-BALANCED"].status.value == "violated"
+    assert result.verdicts["UC-NON-RECONNECTABLE-STAY"].status.value == "holds"
+    assert result.verdicts["UC-FIXED-AT-DONOR"].status.value == "witnessed"
+
+
+# --- mutants: each breaks one documented rule; the checker must catch it -----------------
+def test_mutant_moving_non_reconnectable_instances_is_caught():
+    result = check("uc-mixed-reconnect.toml", uc.Rules(mutant_move_fixed=True))
+    v = result.verdicts["UC-NON-RECONNECTABLE-STAY"]
+    assert v.status.value == "violated" and v.trace.length <= 12
+
+
+def test_mutant_ignoring_the_ccdt_is_caught():
+    result = check("uc-ccdt-missing-real-names.toml", uc.Rules(mutant_ignore_ccdt=True))
+    v = result.verdicts["UC-DIRECTED-HAS-ENTRY"]
+    assert v.status.value == "violated" and v.trace.length <= 8
+
+
+# =============================================================================== no uniform cluster
+# blake2b-128 of the settled initial state's encoding, computed before issue #19 (commit 7b581b2)
+BEFORE = {
+    "cluster-two-frs.toml": "77d8ad4a8621e1451e35beef9afc1a92",
+    "wl-amqsclm.toml": "fb65229974aff68d59a7c96c272a012f",
+    "ps-sports-cluster.toml": "0c162552b777eba605eeaccef8149fd9",
+}
+
+
+@pytest.mark.parametrize("name,digest", sorted(BEFORE.items()))
+def test_scenarios_without_a_uniform_cluster_keep_their_encodings(name, digest):
+    model = MQNetwork(load_scenario(EXAMPLES / name))
+    (state,) = model.init_states()
+    assert state.uniform is None
+    assert hashlib.blake2b(model.encode(state), digest_size=16).hexdigest() == digest
+
+
+def test_uc_properties_only_for_uniform_scenarios():
+    assert not any(p.id.startswith("UC-") for p in _check_properties(load_scenario(EXAMPLES / "cluster-two-frs.toml")))
+    ids = {p.id for p in _check_properties(load_scenario(EXAMPLES / "uc-scale-out.toml"))}
+    assert {"UC-BALANCED", "UC-NON-RECONNECTABLE-STAY", "UC-RECOVERY", "UC-SCALE-OUT", "UC-NO-CCDT-ENTRY",
+            "UC-TERMINATION"} <= ids
+
+
+# =============================================================================== manifest
+def summary(result) -> dict:
+    return {"distinct_states": result.statistics.distinct_states, "max_depth": result.statistics.max_depth,
+            "complete": result.statistics.complete,
+            "verdicts": {pid: v.status.value for pid, v in sorted(result.verdicts.items())}}
+
+
+ENTRIES = sorted(json.loads(MANIFEST.read_text()).items()) if MANIFEST.exists() else []
+
+
+@pytest.mark.parametrize("name,expected", ENTRIES, ids=[n for n, _ in ENTRIES])
+def test_example_matches_uniform_manifest(name, expected):
+    assert summary(check(name)) == expected
+
+
+def test_manifest_covers_every_uniform_example():
+    assert sorted(n for n, _ in ENTRIES) == sorted(p.name for p in EXAMPLES.glob("uc-*.toml"))
+
+
+if __name__ == "__main__":
+    if "--update" not in sys.argv:
+        sys.exit(__doc__)
+    names = [a for a in sys.argv[1:] if a != "--update"] or sorted(p.name for p in EXAMPLES.glob("uc-*.toml"))
+    manifest = dict(ENTRIES)
+    for n in names:
+        manifest[n] = summary(check(n))
+        print(n, manifest[n]["distinct_states"], manifest[n]["max_depth"], manifest[n]["complete"])
+    MANIFEST.write_text(json.dumps(dict(sorted(manifest.items())), indent=2) + "\n")
