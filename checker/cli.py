@@ -62,14 +62,14 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from spec.scenario import load_scenario
-    from spec.system import run_scenario
+    from spec.network import run_scenario
 
     scenario = load_scenario(args.scenario)
     report = run_scenario(scenario, explain=args.explain)
     data = report.to_json()
     _add_apstatus(scenario, report, data)  # issue #19
     if args.explain:
-        from spec.system import explanations_of
+        from spec.network import explanations_of
 
         data["explanations"] = explanations_of(report.final)
     if args.json:
@@ -237,7 +237,7 @@ def _check_properties(scenario) -> tuple:
     from checker.model import Property
     from properties.repository import PROPERTIES as REPOSITORY
     from properties.workload import PROPERTIES as WORKLOAD
-    from spec.system import check_expectations
+    from spec.network import check_expectations
 
     props = list(REPOSITORY) + list(WORKLOAD)
     from properties.pubsub import PROPERTIES as PUBSUB
@@ -282,7 +282,7 @@ def _check_backend_options(args: argparse.Namespace) -> None:
 def _cmd_check(args: argparse.Namespace) -> int:
     from checker.model import format_verdict
     from spec.scenario import load_scenario
-    from spec.system import MQNetwork
+    from spec.network import MQNetwork
 
     _check_backend_options(args)
     scenario = load_scenario(args.scenario)
