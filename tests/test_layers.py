@@ -11,7 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # spec/network/: each module imports only the modules before it (no cycles, read top-down)
-NETWORK_ORDER = ["state", "topology", "channels", "repositories", "pubsub", "workload", "steps", "model", "run"]
+NETWORK_ORDER = ["state", "topology", "channels", "repositories", "pubsub", "workload", "uniform", "steps", "model",
+                 "run"]
 COMPOSITION_ROOTS = {"cli.py", "pytest_plugin.py"}
 
 

@@ -166,9 +166,10 @@ def test_scenarios_without_a_uniform_cluster_keep_their_encodings(name, digest):
 
 def test_uc_properties_only_for_uniform_scenarios():
     assert not any(p.id.startswith("UC-") for p in _check_properties(load_scenario(EXAMPLES / "cluster-two-frs.toml")))
-    ids = {p.id for p in _check_properties(load_scenario(EXAMPLES / "uc-scale-out.toml"))}
-    assert {"UC-BALANCED", "UC-NON-RECONNECTABLE-STAY", "UC-RECOVERY", "UC-SCALE-OUT", "UC-NO-CCDT-ENTRY",
-            "UC-TERMINATION"} <= ids
+    scale = {p.id for p in _check_properties(load_scenario(EXAMPLES / "uc-scale-out.toml"))}
+    outage = {p.id for p in _check_properties(load_scenario(EXAMPLES / "uc-outage-recovery.toml"))}
+    assert {"UC-BALANCED", "UC-NON-RECONNECTABLE-STAY", "UC-SCALE-OUT", "UC-NO-CCDT-ENTRY", "UC-TERMINATION"} <= scale
+    assert "UC-RECOVERY" in outage and "UC-RECOVERY" not in scale and "UC-SCALE-OUT" not in outage
 
 
 # =============================================================================== manifest

@@ -37,6 +37,7 @@ from spec.network.state import (
 from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
 )
+from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
 from spec.network.workload import arrive_message, handle_qmgr, messages_of, redrive_channel
 from spec.pubsub import LocalPubSub
 
@@ -70,6 +71,7 @@ class MQNetwork:
         for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
             state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
         state = pubsub_after_step(state, INITIAL, self.mutations)
+        state = uniform_initial(self.scenario, state)  # issue #19 (unchanged without a uniform cluster)
         if not self.explore_initial:
             state = settle(self, state)
         return (state,)
@@ -97,7 +99,7 @@ class MQNetwork:
         after = self._next_state(state, action)
         if after is None:
             return None
-        return pubsub_after(state, action, after, self.mutations)
+        return uniform_after(state, pubsub_after(state, action, after, self.mutations))
 
     def _next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
         if isinstance(action, ChannelDeliver):
@@ -151,6 +153,8 @@ class MQNetwork:
         handler = STEP_HANDLERS.get(type(step))
         if handler is None:  # an unmodelled step: reported by unmodelled_in, no effect
             return state
+        if type(step) in UNIFORM_STEP_HANDLERS:  # client applications: no one queue manager acts
+            return handler(state, step, self.mutations)
         qmgr = getattr(step, "qmgr", None) or handle_qmgr(state, step.handle)  # put/close: the handle's
         blocked = require_running(state, qmgr, step.index) if qmgr else None
         if blocked is not None:
@@ -193,6 +197,7 @@ class MQNetwork:
             "messages": messages_of(state),
             "repositories": repositories_of(state),
             "errors": [f"{e.qmgr} {e.code}" for e in state.log],
+            **({} if state.uniform is None else {"applications": apstatus_of(state)["qmgr"]}),
         }
 
 
@@ -203,6 +208,7 @@ _MESSAGE_HANDLERS = {
     bd.AppMessage: arrive_message,
     pubsub.ProxySubMsg: receive_proxy_subscription,
     pubsub.PublicationMsg: receive_publication,
+    **UNIFORM_MESSAGE_HANDLERS,
 }
 
 

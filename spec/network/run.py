@@ -14,6 +14,7 @@ from spec.network.repositories import repositories_of
 from spec.network.state import Mutations, NetworkState, ScenarioStep
 from spec.network.steps import unmodelled_in
 from spec.network.topology import why_not_joined
+from spec.network.uniform import apstatus_failures
 from spec.network.workload import messages_of
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,7 @@ def check_expectations(scenario: sc.Scenario, state: NetworkState) -> tuple[Expe
                     failures.append(f"{r.qmgr}/{r.cluster} queues: expected {want}, got {view['queues']}")
             if r.topics is not None and set(view["topics"]) != set(r.topics):
                 failures.append(f"{r.qmgr}/{r.cluster} topics: expected {sorted(r.topics)}, got {view['topics']}")
+        failures.extend(apstatus_failures(expect.apstatus, state))  # issue #19
         results.append(ExpectationResult(expect.index, not failures, tuple(failures)))
     return tuple(results)
 

@@ -23,6 +23,7 @@ from spec.network.repositories import (
 )
 from spec.network.state import NO_MUTATIONS, Channel, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_qmgr
 from spec.network.topology import pubsub_space, topic_space
+from spec.network.uniform import UNIFORM_STEP_HANDLERS, describe_uniform_step
 from spec.network.workload import close_step, open_step, put_step, redrive_channel
 from spec.pubsub import LocalPubSub
 
@@ -166,6 +167,7 @@ STEP_HANDLERS = {
     sc.SubscribeStep: subscribe_step,
     sc.UnsubscribeStep: unsubscribe_step,
     sc.RepublishStep: republish_step,
+    **UNIFORM_STEP_HANDLERS,  # issue #19: connect, disconnect, join_uniform (no queue manager must run)
 }
 
 
@@ -200,7 +202,7 @@ def describe_step(step: Any) -> str:
         return f"advance the clock {step.days} day{'' if step.days == 1 else 's'}"
     if isinstance(step, sc.RepublishStep):
         return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
-    return type(step).__name__
+    return describe_uniform_step(step) or type(step).__name__
 
 
 _UNMODELLED_STEPS = {

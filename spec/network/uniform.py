@@ -26,6 +26,9 @@ from dataclasses import replace
 from typing import Any
 
 from spec import uniform as uc
+from spec.network.channels import send
+from spec.network.state import LogEntry, add_log
+from spec.network.topology import resolve_conname
 from spec.uniform_scenario import ConnectStep, DisconnectStep, ExpectedApstatus, JoinUniformStep
 
 __all__ = [
@@ -33,13 +36,6 @@ __all__ = [
     "UNIFORM_STEP_HANDLERS", "apstatus_of", "apstatus_failures", "uniform_context", "describe_uniform_step",
     "ccdt_findings",
 ]
-
-
-def _net():
-    # the network model's helpers, imported late: the model imports this module
-    from spec import system as net  # noqa: PLC0415
-
-    return net
 
 
 def uniform_initial(scenario: Any, state: Any, rules: uc.Rules = uc.DEFAULT_RULES) -> Any:
@@ -82,12 +78,11 @@ def _reach(state: Any, ccdt: tuple) -> dict[str, tuple[str, ...]]:
     hit = _REACH.get(key)
     if hit is not None and hit[0][0] is ccdt and all(a is q.defs for a, q in zip(hit[0][1:], state.qmgrs)):
         return hit[1]
-    net = _net()
     reach = {}
     for name, addresses in ccdt:
         found: list[str] = []
         for address in addresses:
-            owner = net.resolve_conname(state, address, "")
+            owner = resolve_conname(state, address, "")
             if owner is not None and owner not in found:
                 found.append(owner)
         reach[name] = tuple(found)
@@ -98,11 +93,10 @@ def _reach(state: Any, ccdt: tuple) -> dict[str, tuple[str, ...]]:
 
 
 def _apply(state: Any, u: uc.UniformState, fx: uc.Effects, step: int) -> Any:
-    net = _net()
     state = replace(state, uniform=u)
     for src, dst, msg in fx.sends:
-        state = net._send(state, src, dst, msg)
-    return net._log(state, [net.LogEntry(q, code, detail, step) for q, code, detail in fx.logs])
+        state = send(state, src, dst, msg)
+    return add_log(state, [LogEntry(q, code, detail, step) for q, code, detail in fx.logs])
 
 
 def uniform_after(before: Any, after: Any) -> Any:
