@@ -112,7 +112,7 @@ def test_bad_ccdt_exits_2_with_position(tmp_path):
     (tmp_path / "uc-ccdt.json").write_text('{"channel": [\n  {"name": "X",}\n]}')
     done = cli("run", str(tmp_path / "s.toml"))
     assert done.returncode == 2
-    assert done.stderr.strip().endswith("uc-ccdt.json:2:18: invalid JSON: Expecting property name enclosed in "
+    assert done.stderr.strip().endswith("uc-ccdt.json:2:16: invalid JSON: Expecting property name enclosed in "
                                         "double quotes (JSON CCDTs are strict JSON: commas between members, "
                                         "none after the last)")
     assert "Traceback" not in done.stderr
