@@ -168,7 +168,8 @@ class DonationAnswer:
     moved: str  # the instance moved ("APP#3"), or "" when none was
 
     def __str__(self) -> str:
-        return f"DONATED[{self.cluster}] {self.app} from {self.donor}: {self.moved or 'none'}"
+        outcome = f"{self.moved} directed" if self.moved else "refused"
+        return f"DONATION[{self.cluster}] {self.app} from {self.donor}: {outcome}"
 
 
 @dataclass

@@ -14,6 +14,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from spec import uniform as uc
 from spec.ccdt import check_ccdt, missing_real_name_entries, parse_ccdt
@@ -297,6 +298,45 @@ def test_threshold_is_a_parameter():
     u, _ = settle(uc.connect(start(rules=loose), ctx, "R", 4, "*ANY_QM", True, uc.Effects()), ctx)
     assert max(counts(u, "R")) - min(counts(u, "R")) <= 2
     assert counts(u, "R") == (2, 1, 1)
+
+
+# --- Hypothesis: any delivery order settles balanced (against the naive "within one") ----
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 7), fixed=st.integers(0, 3), m=st.integers(2, 4), same=st.booleans(), data=st.data())
+def test_any_delivery_order_settles_within_one_of_even(n, fixed, m, same, data):
+    members = tuple(f"QM{i}" for i in range(1, m + 1))
+    ctx = context(members)
+    fx = uc.Effects()
+    u = uc.connect(start(members), ctx, "R", n, "*ANY_QM", True, fx) if n else start(members)
+    u = uc.connect(u, ctx, "R" if same else "F", fixed, "*ANY_QM", False, fx) if fixed else u
+    chans: dict[tuple[str, str], deque] = {}
+
+    def flush(fx):
+        for s, d, msg in fx.sends:
+            chans.setdefault((s, d), deque()).append(msg)
+
+    fx2 = uc.Effects()
+    u = uc.reconcile(u, ctx, fx2)
+    flush(fx2)
+    for _ in range(2000):
+        live = sorted(k for k, v in chans.items() if v)
+        if not live:
+            break
+        src, dst = live[data.draw(st.integers(0, len(live) - 1))]
+        fx2 = uc.Effects()
+        u = uc.receive(u, ctx, dst, chans[(src, dst)].popleft(), fx2)
+        u = uc.reconcile(u, ctx, fx2)
+        flush(fx2)
+    else:
+        raise AssertionError("rebalancing did not settle")
+    got = counts(u, "R", members)
+    if not same:
+        assert sum(got) == n and max(got) - min(got) <= 1  # each name balances on its own
+    else:  # fixed instances of the same name: no member that could give is two above another
+        movable_at = {q for q in members if any(i.qmgr == q and i.reconnect for i in u.instances)}
+        assert all(got[a] - got[b] <= 1 for a in range(m) for b in range(m) if members[a] in movable_at)
+    assert all(i.qmgr == i.home == "QM1" for i in u.instances if not i.reconnect)  # fixed ones never move
+    assert all(m.pending == () for m in u.members)
 
 
 # =============================================================================== scenarios
