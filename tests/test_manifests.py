@@ -1,7 +1,8 @@
 """Pinned results of `mqcheck check` on the bundled examples (DESIGN §5 "Manifests").
 
-Publish/subscribe (ps-*) and workload (wl-*) examples are pinned by their own areas
-(tests/manifests/pubsub.json, tests/manifests/workload.json); this file pins the rest.
+Publish/subscribe (ps-*), workload (wl-*) and uniform-cluster (uc-*) examples are pinned by
+their own areas (tests/manifests/pubsub.json, workload.json, uniform.json); this file pins
+the rest.
 tests/manifests/examples.json records, per example, the distinct-state count, the depth
 and every property's verdict status under the default settings. Every backend must
 reproduce them exactly; a change to the spec that moves a number must say so by
@@ -66,8 +67,8 @@ if __name__ == "__main__":
     if "--update" not in sys.argv:
         sys.exit(__doc__)
     names = [a for a in sys.argv[1:] if a != "--update"] or sorted(
-        p.name for p in (ROOT / "examples").glob("*.toml") if not p.name.startswith(("ps-", "wl-")))
-    manifest = {k: v for k, v in load().items() if not k.startswith(("ps-", "wl-"))}
+        p.name for p in (ROOT / "examples").glob("*.toml") if not p.name.startswith(("ps-", "wl-", "uc-")))
+    manifest = {k: v for k, v in load().items() if not k.startswith(("ps-", "wl-", "uc-"))}
     for name in names:
         manifest[name] = summary(check_example(ROOT / "examples" / name))
         print(name, manifest[name]["distinct_states"], manifest[name]["max_depth"])

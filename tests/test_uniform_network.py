@@ -164,6 +164,23 @@ def test_scenarios_without_a_uniform_cluster_keep_their_encodings(name, digest):
     assert hashlib.blake2b(model.encode(state), digest_size=16).hexdigest() == digest
 
 
+def test_uniform_states_pickle_and_encode_the_same_in_another_process():
+    # the Spark backend ships states between processes: same value, same bytes
+    import pickle
+
+    report = run_scenario(load_scenario(EXAMPLES / "uc-mixed-reconnect.toml"))
+    model = MQNetwork(load_scenario(EXAMPLES / "uc-mixed-reconnect.toml"))
+    again = pickle.loads(pickle.dumps(report.final))
+    assert again == report.final and model.encode(again) == model.encode(report.final)
+    code = ("import pickle,sys,hashlib; sys.path.insert(0, %r); from spec.encoding import canonical_bytes; "
+            "print(hashlib.blake2b(canonical_bytes(pickle.loads(sys.stdin.buffer.read())), digest_size=8).hexdigest())"
+            % str(ROOT))
+    for seed in ("0", "123"):
+        out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(report.final), capture_output=True,
+                             env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}, check=True).stdout
+        assert out.decode().strip() == hashlib.blake2b(model.encode(report.final), digest_size=8).hexdigest()
+
+
 def test_uc_properties_only_for_uniform_scenarios():
     assert not any(p.id.startswith("UC-") for p in _check_properties(load_scenario(EXAMPLES / "cluster-two-frs.toml")))
     scale = {p.id for p in _check_properties(load_scenario(EXAMPLES / "uc-scale-out.toml"))}
