@@ -348,6 +348,92 @@ def _at_least(lowest: int | float, kind=int):
     return parse
 
 
+def _lint_configs(paths: Sequence[str]) -> tuple[list, list[str]]:
+    """``mqcheck lint``'s inputs as lint configurations: each scenario (.toml) alone, all MQSC
+    files together (one queue manager each, named by the file); each with its ``[lint]``
+    table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2)."""
+    from properties.lint import RULE_IDS, config_of_mqsc, config_of_scenario
+    from spec.errors import near_miss
+    from spec.mqsc import parse as parse_mqsc
+    from spec.scenario import _read_text, load_scenario
+
+    configs, mqsc = [], []
+    for path in paths:
+        if path.lower().endswith(".toml"):
+            scenario = load_scenario(path)
+            for rule, _, line, column in scenario.lint.disable:
+                if rule not in RULE_IDS:
+                    raise InputError(f"lint.disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
+                                     file=path, line=line, column=column, suggestion=near_miss(rule, RULE_IDS))
+            configs.append((config_of_scenario(scenario), {r: why for r, why, _, _ in scenario.lint.disable}))
+        else:
+            try:
+                text = _read_text(path)
+            except OSError as e:
+                raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path) from None
+            except UnicodeDecodeError as e:
+                raise InputError(f"not UTF-8 text (byte {e.start + 1})", file=path) from None
+            mqsc.append((path, parse_mqsc(text, file=path)))
+    if mqsc:
+        configs.append((config_of_mqsc(mqsc), {}))
+    return configs, list(paths)
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from checker import lint
+    from properties.lint import RULE_IDS, RULES
+    from spec.errors import near_miss
+
+    disabled = {}
+    for item in args.disable or ():
+        rule, _, reason = item.partition("=")
+        rule = rule.strip().upper()
+        if rule not in RULE_IDS:
+            raise InputError(f"--disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
+                             file="<command line>", suggestion=near_miss(rule, RULE_IDS))
+        disabled[rule] = reason.strip() or "--disable on the command line"
+    configs, files = _lint_configs(args.files)
+    report = lint.run_rules(configs, RULES, disabled, files)
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
+        print(_json_text(lint.to_dict(report)))
+    elif fmt == "sarif":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            mine = version("mqcheck")
+        except PackageNotFoundError:  # run from a source tree that is not installed
+            mine = ""
+        print(_json_text(lint.to_sarif(report, mine)))
+    else:
+        print(lint.render_text(report, printable))
+    return lint.exit_status(report, lint.Severity(args.fail_on))
+
+
+def _add_lint_parser(sub) -> None:
+    lint = sub.add_parser(
+        "lint",
+        help="check scenario and MQSC files statically against the documents' advice",
+        description=(
+            "Static checks of queue managers' definitions (scenario files, or MQSC files: one queue "
+            "manager each, named by the file) against IBM's documented advice. Never runs the model; "
+            "each finding names the file, line and column, the rule, the document section, a fix, and "
+            "the mqcheck command that confirms it where one can. Exit status 0 if no finding is at or "
+            "above --fail-on, 1 if one is, 2 for bad input."
+        ),
+    )
+    lint.add_argument("files", nargs="+", metavar="SCENARIO|MQSC", help="scenario files (.toml) and MQSC files")
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                      help="text (grouped by file), json, or sarif (SARIF 2.1.0 for code scanning)")
+    lint.add_argument("--json", action="store_true", help="the same as --format json")
+    lint.add_argument("--fail-on", choices=("error", "warning", "info"), default="warning",
+                      help="exit 1 when a finding has this severity or a higher one (default warning)")
+    lint.add_argument("--disable", action="append", metavar="RULE[=REASON]",
+                      help="turn a rule off, with the reason (repeatable); a scenario's [lint] table does the "
+                           "same for one file")
+    lint.set_defaults(handler=_cmd_lint)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
@@ -434,6 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     spark.add_argument("--driver-threshold", type=_at_least(0), metavar="N",
                        help="frontier size above which levels run on Spark rather than the driver (default 20000)")
     check.set_defaults(handler=_cmd_check)
+    _add_lint_parser(sub)
     return parser
 
 
