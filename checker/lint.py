@@ -106,6 +106,8 @@ def run_rules(configs: Iterable[tuple[Any, Mapping[str, str]]], rules: Sequence[
               disabled: Mapping[str, str] | None = None, files: Sequence[str] = ()) -> LintReport:
     """Run every rule on every configuration. ``configs`` are ``(config, disabled here)``
     pairs (a scenario's own ``[lint]`` table); ``disabled`` applies to all (``--disable``).
+    A configuration's ``confirm_file`` attribute names the file the rules' confirming
+    commands run on (``{file}``); without one, findings name no confirming command.
     Findings come out sorted by file, line, column, rule — the same bytes every run."""
     disabled = dict(disabled or {})
     findings: list[Finding] = []
@@ -114,18 +116,12 @@ def run_rules(configs: Iterable[tuple[Any, Mapping[str, str]]], rules: Sequence[
         for rule in rules:
             if rule.id in off:
                 continue
+            target = getattr(config, "confirm_file", "")
             for f in rule.check(config):
-                findings.append(replace(
-                    f, rule=rule.id, citation=f.citation or rule.citation,
-                    confirm=(f.confirm or rule.confirm).replace("{file}", _shell_word(config_file(config, f)))))
+                confirm = (f.confirm or rule.confirm).replace("{file}", _shell_word(target)) if target else ""
+                findings.append(replace(f, rule=rule.id, citation=f.citation or rule.citation, confirm=confirm))
     unique = {(f.sort_key(), f.severity): f for f in findings}  # a rule seeing one object twice
     return LintReport(sorted(unique.values(), key=Finding.sort_key), rules, disabled, list(files))
-
-
-def config_file(config: Any, finding: Finding) -> str:
-    """The file a confirming command runs on: the configuration's (a scenario) if it has
-    one, else the finding's."""
-    return getattr(config, "file", "") or finding.location.file
 
 
 def _shell_word(text: str) -> str:

@@ -62,6 +62,12 @@ class LintConfig:
     qmgrs: tuple[LintQmgr, ...]
     closed: bool
 
+    @property
+    def confirm_file(self) -> str:
+        """The scenario ``mqcheck check``/``run`` can confirm findings on ("" for MQSC files,
+        which those commands do not read)."""
+        return self.file if self.closed else ""
+
 
 def _at(cmd: Command, keyword: str = "", note: str = "") -> Location:
     line, column = cmd.where(keyword)
