@@ -38,6 +38,7 @@ same verdicts, more work): use ``--dist loadfile``.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -102,6 +103,15 @@ class MqcheckFailure(Exception):
         self.lines = lines
 
 
+def _shown(item: pytest.Item | pytest.File, text: str) -> str:
+    """``text`` with the scenario's directory written relative to where pytest was started
+    (as pytest writes node ids), so messages read ``mesh.mqcheck.toml:36``."""
+    base = str(item.path.parent)
+    rel = os.path.relpath(base, item.config.invocation_params.dir)
+    prefix = "" if rel == "." else (rel + os.sep if not rel.startswith("..") else base + os.sep)
+    return text.replace(base + os.sep, prefix)
+
+
 def _printable(text: str) -> str:
     from spec.errors import printable
 
@@ -151,7 +161,8 @@ class ScenarioFile(pytest.File):
         return items
 
     def repr_failure(self, excinfo, style=None):
-        return _user_error(excinfo) or super().repr_failure(excinfo)
+        error = _user_error(excinfo)
+        return _shown(self, error) if error else super().repr_failure(excinfo)
 
     def exploration(self, property_id: str):
         """The shared ``check`` exploration: of the property items of this file that the
@@ -222,7 +233,7 @@ class RunItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, MqcheckFailure):
-            return str(excinfo.value)
+            return _shown(self, str(excinfo.value))
         return _user_error(excinfo) or super().repr_failure(excinfo)
 
     def reportinfo(self):
@@ -300,7 +311,7 @@ class PropertyItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, MqcheckFailure):
-            return str(excinfo.value)
+            return _shown(self, str(excinfo.value))
         return _user_error(excinfo) or super().repr_failure(excinfo)
 
     def reportinfo(self):
