@@ -333,6 +333,10 @@ def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
     options = scenario.pytest
     if not options.check:
         return
+    if options.backend == "spark" and options.timeout is not None:
+        raise InputError("pytest.timeout only applies with the local backend (as mqcheck check --timeout)",
+                         file=str(file.path), line=options.line, column=1,
+                         suggestion="bound a Spark run with max_states or max_depth")
     props = file.model.properties()
     known = {p.id: p for p in props}
     if options.properties is None:

@@ -368,3 +368,35 @@ def test_user_text_is_escaped_in_the_terminal(tmp_path, capsys):
     assert main(["lint", str(path)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out and "PROXYSUB-FORCE" in out and "confirm:" not in out
+
+
+# ======================================================================================
+# The scenario reader lets [pytest] and [lint] through, validated with positions
+# ======================================================================================
+@pytest.mark.parametrize("table,expected", [
+    ('[pytest]\nmark = ["slow"]\n', "t.toml:3:1: pytest.mark: unknown key; expected one of marks, xfail"),
+    ('[pytest]\nmarks = ["not a mark"]\n', "t.toml:3:10: pytest.marks[0]: expected a pytest mark name"),
+    ('[pytest]\nxfail = 3\n', "t.toml:3:1: pytest.xfail: expected a table"),
+    ('[pytest]\nskip = { run = "" }\n', "t.toml:3:10: pytest.skip.run: expected a non-empty reason string"),
+    ('[pytest]\nmax_states = 0\n', "t.toml:3:1: pytest.max_states: expected an integer of at least 1, got 0"),
+    ('[pytest]\ntimeout = -1\n', "t.toml:3:1: pytest.timeout: expected a positive number of seconds"),
+    ('[pytest]\naccept_incomplete = "yes"\n', "t.toml:3:1: pytest.accept_incomplete: expected true or false"),
+    ('[lint]\ndisabled = {}\n', "t.toml:3:1: lint.disabled: unknown key; expected one of disable"),
+    ('[lint]\ndisable = { FR-COUNT = 1 }\n', "t.toml:3:13: lint.disable.FR-COUNT: expected the reason this rule is off"),
+])
+def test_pytest_and_lint_tables_are_validated(table, expected):
+    from spec.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        parse_scenario("[qmgrs.QMA]\n" + table, file="t.toml")
+    assert err.value.one_line().startswith(expected), err.value.one_line()
+
+
+def test_pytest_and_lint_tables_are_read():
+    s = parse_scenario('[qmgrs.QMA]\n[pytest]\nmarks = ["slow"]\nxfail = "known"\nskip = { PS-SCOPE = "later" }\n'
+                       'properties = ["PS-SCOPE"]\nbackend = "SPARK"\nmax_depth = 0\ntimeout = 2.5\n'
+                       'accept_incomplete = true\n[lint]\ndisable = { HIERARCHY = "on purpose" }\n', file="t.toml")
+    p = s.pytest
+    assert (p.marks, p.xfail, p.skip, p.properties, p.backend, p.max_depth, p.timeout, p.accept_incomplete, p.line) == \
+        (("slow",), (("", "known"),), (("PS-SCOPE", "later"),), ("PS-SCOPE",), "spark", 0, 2.5, True, 2)
+    assert s.lint.disable == (("HIERARCHY", "on purpose", 12, 13),)
