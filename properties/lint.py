@@ -594,23 +594,80 @@ def _instances(cfg: LintConfig) -> dict[tuple[str, str], list[tuple[LintQmgr, ob
     return out
 
 
+def _channel_rank(cfg: LintConfig, q: LintQmgr, cluster: str) -> int:
+    """The highest CLWLRANK of ``q``'s CLUSRCVRs in ``cluster`` (what others' auto-defined
+    CLUSSDRs to it carry, 003 §Auto-definition of channels)."""
+    return max((r.channel.clwlrank for r in _channels(cfg, "CLUSRCVR") if r.qm is q and cluster in r.clusters),
+               default=0)
+
+
 def rank_shadows(cfg: LintConfig) -> Iterator[Finding]:
-    """001 rules 3-4: instances with a CLWLRANK below the highest are eliminated before
-    channel status is looked at; 004 §Channel availability routing lists "cluster workload
-    rank" among the things that prevent routing around a failed channel."""
+    """001 rules 3-4: channels, then queues, with a CLWLRANK below the highest are eliminated
+    before channel status is looked at; 004 §Channel availability routing lists "cluster
+    workload rank" among the things that prevent routing around a failed channel."""
     for (cluster, name), inst in sorted(_instances(cfg).items(), key=lambda kv: kv[0]):
         if len(inst) < 2:
             continue
-        top = max(queue.clwlrank for _, queue in inst)
+        ranked = [(_channel_rank(cfg, q, cluster), queue.clwlrank, q, queue) for q, queue in inst]
+        top = max((c, r) for c, r, _, _ in ranked)
+        high = next(q for c, r, q, _ in ranked if (c, r) == top)
+        for c, r, q, queue in ranked:
+            if (c, r) >= top:
+                continue
+            if c < top[0]:
+                what, at = f"its CLUSRCVR has CLWLRANK({c}), below {high.name}'s CLWLRANK({top[0]})", next(
+                    ch.at("CLWLRANK") for ch in _channels(cfg, "CLUSRCVR") if ch.qm is q and cluster in ch.clusters)
+            else:
+                what, at = f"it has CLWLRANK({r}), below {high.name}'s CLWLRANK({top[1]})", q.at("QUEUE", name, "CLWLRANK")
+            yield Finding("", INFO, f"instance of {name} on {q.name}: {what}: it receives nothing while "
+                          f"{high.name}'s instance exists, even when the channel to it is down (messages wait)", at,
+                          "use CLWLPRTY (checked after channel status) for a standby that takes over on failure",
+                          confirm="mqcheck check {file} --faults 1 --property WL-RANK")
+
+
+def _useq(q: LintQmgr, queue: objects.Queue) -> str:
+    """A queue's effective CLWLUSEQ: its own, or the queue manager's for QMGR (001 rule 6)."""
+    return q.defs.clwluseq if queue.clwluseq == "QMGR" else queue.clwluseq
+
+
+def useq_local_priority(cfg: LintConfig) -> Iterator[Finding]:
+    """001 rule 6 comes before rules 13-14: with the effective CLWLUSEQ LOCAL the local
+    instance is used whenever it remains, so a remote instance given a higher CLWLPRTY is
+    never reached by the local applications of a queue manager hosting an instance (004
+    §Channel workload balancing: "By default, a matching queue on the same queue manager
+    ... will be prioritized over all others ... look at CLWLUSEQ")."""
+    for (cluster, name), inst in sorted(_instances(cfg).items(), key=lambda kv: kv[0]):
         for q, queue in inst:
-            if queue.clwlrank < top:
-                high = next(h for h, hq in inst if hq.clwlrank == top)
-                yield Finding("", INFO, f"instance of {name} on {q.name} has CLWLRANK({queue.clwlrank}), below "
-                              f"{high.name}'s CLWLRANK({top}): it receives nothing while {high.name}'s instance "
-                              "exists, even when the channel to it is down (messages wait)",
-                              q.at("QUEUE", name, "CLWLRANK"),
-                              "use CLWLPRTY (checked after channel status) for a standby that takes over on failure",
-                              confirm="mqcheck check {file} --faults 1 --property WL-RANK")
+            if _useq(q, queue) != "LOCAL":
+                continue
+            better = [(o, oq) for o, oq in inst if o is not q and oq.clwlprty > queue.clwlprty
+                      and oq.clwlrank >= queue.clwlrank]
+            if not better:
+                continue
+            o, oq = better[0]
+            source = "its CLWLUSEQ(LOCAL)" if queue.clwluseq == "LOCAL" else \
+                f"the queue manager's CLWLUSEQ({q.defs.clwluseq})"
+            yield Finding("", WARNING, f"{o.name}'s instance of {name} has CLWLPRTY({oq.clwlprty}) above "
+                          f"{q.name}'s CLWLPRTY({queue.clwlprty}), but applications on {q.name} always get the "
+                          f"local instance ({source}): the priority never applies to them",
+                          q.at("QUEUE", name, "CLWLUSEQ" if queue.clwluseq == "LOCAL" else ""),
+                          f"on {q.name}: ALTER QLOCAL({name}) CLWLUSEQ(ANY), or use CLWLRANK to prefer {o.name}",
+                          confirm="mqcheck run {file} --explain",
+                          related=(_rel(o.at("QUEUE", name, "CLWLPRTY"), f"the instance on {o.name}"),))
+
+
+def put_disabled_everywhere(cfg: LintConfig) -> Iterator[Finding]:
+    """001 rule 5, note: "If only put disabled instances remain then only inquire operations
+    will succeed, all other operations will fail with MQRC_CLUSTER_PUT_INHIBITED"."""
+    for (cluster, name), inst in sorted(_instances(cfg).items(), key=lambda kv: kv[0]):
+        if inst and all(queue.put == "DISABLED" for _, queue in inst):
+            q, _ = inst[0]
+            yield Finding("", WARNING, f"every instance of cluster queue {name} in {cluster} is PUT(DISABLED): "
+                          "every put to it fails with MQRC_CLUSTER_PUT_INHIBITED", q.at("QUEUE", name, "PUT"),
+                          f"ALTER QLOCAL({name}) PUT(ENABLED) on at least one host",
+                          confirm="mqcheck check {file} --property WL-PUT-INHIBITED",
+                          related=tuple(_rel(o.at("QUEUE", name, "PUT"), f"the instance on {o.name}")
+                                        for o, _ in inst[1:]))
 
 
 def defbind_open(cfg: LintConfig) -> Iterator[Finding]:
@@ -669,6 +726,11 @@ RULES: tuple[Rule, ...] = (
     Rule("RANK-SHADOWS", "lower-ranked cluster queue instances unreachable while a higher one exists", INFO,
          "001 §The cluster workload management algorithm (rules 3-4); 004 §Channel availability routing",
          rank_shadows),
+    Rule("CLWLUSEQ-PRIORITY", "a higher CLWLPRTY elsewhere that local applications never reach (CLWLUSEQ LOCAL)",
+         WARNING, "001 §The cluster workload management algorithm (rules 6, 14); 004 §Channel workload balancing",
+         useq_local_priority),
+    Rule("PUT-DISABLED", "a cluster queue whose every instance is PUT(DISABLED)", WARNING,
+         "001 §The cluster workload management algorithm (rule 5)", put_disabled_everywhere),
     Rule("DEFBIND-OPEN", "DEFBIND(OPEN) on a cluster queue with several instances", INFO,
          "004 §Pros and cons of binding; 004 §Channel availability routing", defbind_open),
 )

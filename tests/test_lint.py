@@ -159,6 +159,27 @@ CASES = [
       "PR2": pr("PR2", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLRANK(2) DEFBIND(NOTFIXED)")},
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLPRTY(5) DEFBIND(NOTFIXED)"),
       "PR2": pr("PR2", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLPRTY(2) DEFBIND(NOTFIXED)")}, ("PR2", "CLWLRANK(2)")),
+    # ... channel rank first (rule 3)
+    ("RANK-SHADOWS",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) DEFBIND(NOTFIXED)").replace(
+         "CONNAME('pr1(1414)') CLUSTER(DEMO)", "CONNAME('pr1(1414)') CLUSTER(DEMO) CLWLRANK(4)"),
+      "PR2": pr("PR2", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) DEFBIND(NOTFIXED)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) DEFBIND(NOTFIXED)").replace(
+         "CONNAME('pr1(1414)') CLUSTER(DEMO)", "CONNAME('pr1(1414)') CLUSTER(DEMO) CLWLRANK(4)"),
+      "PR2": pr("PR2", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) DEFBIND(NOTFIXED)").replace(
+         "CONNAME('pr2(1414)') CLUSTER(DEMO)", "CONNAME('pr2(1414)') CLUSTER(DEMO) CLWLRANK(4)")},
+     ("PR2", "DEFINE CHANNEL(TO.PR2)")),
+    # 001 rule 6 before rule 14; 004 §Channel workload balancing: look at CLWLUSEQ
+    ("CLWLUSEQ-PRIORITY",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLPRTY(5) DEFBIND(NOTFIXED)"),
+      "PR2": pr("PR2", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLUSEQ(LOCAL) DEFBIND(NOTFIXED)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLPRTY(5) DEFBIND(NOTFIXED)"),
+      "PR2": pr("PR2", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLUSEQ(ANY) DEFBIND(NOTFIXED)")},
+     ("PR2", "CLWLUSEQ(LOCAL)")),
+    # 001 rule 5, note: only put-disabled instances: MQRC_CLUSTER_PUT_INHIBITED
+    ("PUT-DISABLED",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) PUT(DISABLED)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)")}, ("PR1", "PUT(DISABLED)")),
     # 004 §Pros and cons of binding: bind on open is the default
     ("DEFBIND-OPEN",
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)"),
@@ -231,11 +252,13 @@ ACCEPTED = {
     ("ps-overlapping-sport.toml", "FR-COUNT"): "002's figure, one FR per cluster",
     ("ps-overlapping-sport.toml", "TOPIC-OVERLAP"): "002's '/Sport/#' on the overlap: the example's subject",
     ("wl-gateway-chain.toml", "FR-COUNT"): "gateway clusters of one FR each keep the chain small",
-    ("wl-queue-rank.toml", "RANK-SHADOWS"): "000's rank example: all messages go to SERVER1 by design",
+    ("wl-amqsclm.toml", "CLWLUSEQ-PRIORITY"): "a real amqsclm set-up would add CLWLUSEQ(ANY); the example "
+                                              "puts from a queue manager without an instance",
+    ("wl-put-disabled.toml", "PUT-DISABLED"): "000's example: CLOSEDQ shows MQRC_CLUSTER_PUT_INHIBITED",
 }
-# 004's DEFBIND advice is information (severity info, never fails the default --fail-on):
-# the workload examples keep IBM's default DEFBIND(OPEN) on purpose.
-INFO_ONLY = {"DEFBIND-OPEN"}
+# Information (severity info, never fails the default --fail-on): the workload examples
+# keep IBM's default DEFBIND(OPEN) and use rank on purpose (000's rank examples).
+INFO_ONLY = {"DEFBIND-OPEN", "RANK-SHADOWS"}
 
 
 def test_every_bundled_example_lints_clean_or_with_accepted_findings():
