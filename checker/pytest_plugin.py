@@ -267,34 +267,37 @@ class PropertyItem(pytest.Item):
         if verdict.status is Status.NOT_CHECKED:
             pytest.skip(f"{self.property_id}: {verdict.status.value} ({verdict.note or result.backend})")
         if not st.complete and not scenario.pytest.accept_incomplete:
-            raise MqcheckFailure(self._head(verdict) + [
+            raise MqcheckFailure(self._head(verdict, result) + [
                 f"The exploration stopped at a bound ({st.stop_reason}) after {st.distinct_states} states, depth "
                 f"{st.max_depth}: an incomplete run does not pass.",
                 "Raise max_states/max_depth/timeout in the file's [pytest] or [check] table, or accept bounded "
                 "evidence with [pytest] accept_incomplete = true."])
         if self.explicit and verdict.status in (Status.NEVER_REACHED, Status.NOT_REACHED_UP_TO_BOUND):
-            raise MqcheckFailure(self._head(verdict) + [
+            raise MqcheckFailure(self._head(verdict, result) + [
                 f"{self.property_id} is listed in [pytest] properties but no explored state satisfies it."])
         if self.explicit and verdict.vacuous:
-            raise MqcheckFailure(self._head(verdict) + [
+            raise MqcheckFailure(self._head(verdict, result) + [
                 f"{self.property_id} is listed in [pytest] properties but holds vacuously: its witness "
                 f"{verdict.witness} was never reached, so nothing it speaks of happened."])
         if verdict.vacuous:
             self.user_properties.append(("vacuous", verdict.witness or ""))
 
-    def _head(self, verdict) -> list[str]:
+    def _head(self, verdict, result) -> list[str]:
         from checker.model import format_verdict
 
-        scenario = self.parent.scenario
+        scenario, st = self.parent.scenario, result.statistics
+        state = "complete" if st.complete else f"INCOMPLETE ({st.stop_reason})"
         return [f"{self.property_id}: {format_verdict(verdict)}",
                 _printable(f"{verdict.title} ({verdict.citation})"),
-                _printable(f"scenario: {scenario.file} ({scenario.name})"), ""]
+                _printable(f"scenario: {scenario.file} ({scenario.name})"),
+                f"explored: {st.distinct_states} distinct states, depth {st.max_depth}, {state}, "
+                f"{result.backend} backend", ""]
 
     def _violation(self, verdict, result) -> list[str]:
         from checker.cli import _trace_lines
 
         scenario = self.parent.scenario
-        lines = self._head(verdict) + ["Counterexample (shortest; `mqcheck check "
+        lines = self._head(verdict, result) + ["Counterexample (shortest; `mqcheck check "
                                        f"{self.path.name} --property {self.property_id}` prints it too):"]
         step_lines = {s.index: s.line for s in scenario.steps}
         for text in _trace_lines(verdict.trace):

@@ -280,3 +280,14 @@ def test_the_installed_entry_point_collects_three_scenarios_without_a_conftest(t
     where = subprocess.run([str(python), "-c", "import checker; print(checker.__file__)"], cwd=project,
                            capture_output=True, text=True, env=env)
     assert where.stdout.startswith(str(source)), where.stdout  # the venv's mqcheck, not another install
+
+
+def test_the_spark_backend_from_the_file_gives_the_same_counterexample(pytester):
+    """[pytest] backend = "spark": the same verdict; this small model stays on the driver
+    (DEFAULT_DRIVER_THRESHOLD), so no JVM starts (tests/test_spark.py covers Spark jobs)."""
+    pytester.makefile(".mqcheck.toml", onspark=BROKEN + '[pytest]\nbackend = "spark"\nproperties = ["RP-FR-CONVERGENCE"]\n')
+    result = run(pytester, "-k", "CONVERGENCE")
+    result.assert_outcomes(failed=1, deselected=1)
+    out = result.stdout.str()
+    assert "explored: 33 distinct states, depth 8, complete, spark backend" in out
+    assert "RP-FR-CONVERGENCE: violated (trace of 4 steps)" in out
