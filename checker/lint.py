@@ -26,7 +26,6 @@ __all__ = [
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/mqcheck/mqcheck#linting"
 
 
 class Severity(str, Enum):
@@ -223,7 +222,6 @@ def to_sarif(report: LintReport, version: str = "") -> dict:
     index = {r.id: i for i, r in enumerate(rules)}
     driver = {
         "name": "mqcheck lint",
-        "informationUri": INFORMATION_URI,
         "rules": [{
             "id": r.id,
             "name": r.id.title().replace("-", ""),

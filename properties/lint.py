@@ -258,6 +258,24 @@ def no_clussdr(cfg: LintConfig) -> Iterator[Finding]:
                               f"CONNAME('<the FR's CLUSRCVR CONNAME>') CLUSTER({cluster})")
 
 
+def cluster_pair(cfg: LintConfig) -> Iterator[Finding]:
+    """000 §Initial definitions: "Once both a cluster sender channel and a cluster receiver
+    channel for the same cluster are defined, the repository task starts the cluster sender
+    channel" (000 §Checking initial definitions): a manual CLUSSDR in a cluster where its
+    queue manager has no CLUSRCVR never starts."""
+    for s in _channels(cfg, "CLUSSDR"):
+        own = {c for r in _channels(cfg, "CLUSRCVR") if r.qm is s.qm for c in r.clusters}
+        for cluster in s.clusters:
+            if cluster in own:
+                continue
+            differ = f" (its CLUSRCVR is in {', '.join(sorted(own))}: the cluster names differ)" if own else ""
+            yield Finding("", ERROR, f"CLUSSDR {s.channel.name} on {s.qm.name} is in cluster {cluster} but "
+                          f"{s.qm.name} has no CLUSRCVR in {cluster}{differ}: the channel never starts",
+                          s.at("CLUSTER" if s.channel.cluster else "CLUSNL"),
+                          f"on {s.qm.name}: DEFINE CHANNEL(TO.{s.qm.name}) CHLTYPE(CLUSRCVR) CONNAME('host(port)') "
+                          f"CLUSTER({cluster})" + (", or give both channels the same CLUSTER" if own else ""))
+
+
 def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
     """DESIGN §3.4 (003 §Cluster channels; 000 §Initial definitions): a manual CLUSSDR makes
     the initial contact through the CONNAME of a full repository's CLUSRCVR, whose name it
@@ -542,23 +560,38 @@ def hierarchy(cfg: LintConfig) -> Iterator[Finding]:
 
 def cluster_and_hierarchy(cfg: LintConfig) -> Iterator[Finding]:
     """002 §Combine the topic spaces of multiple clusters: a hierarchy joins *different*
-    clusters; a PARENT link between two members of the same publish/subscribe cluster gives
-    publications a second route beside the cluster's direct one, a loop (002 §How loop
-    detection works: subscribers in a loop receive duplicates)."""
+    clusters. Two members of one publish/subscribe cluster that a hierarchy also connects
+    (directly, or through queue managers outside the cluster) give publications a second
+    route beside the cluster's direct one: a loop, and subscribers receive duplicates
+    (002 §How loop detection works)."""
     by_name = _parents(cfg)
-    pubsub = {t.cluster for _, t in _cluster_topics(cfg)}
-    members = _members(cfg)
+    root = {q.name: q.name for q in cfg.qmgrs}
+
+    def find(n: str) -> str:
+        while root[n] != n:
+            root[n] = root[root[n]]
+            n = root[n]
+        return n
+
     for q in cfg.qmgrs:
-        parent = by_name.get(q.defs.parent) if q.defs.parent else None
-        if parent is None or parent is q:
-            continue
-        shared = sorted(c for c in pubsub if q in members.get(c, []) and parent in members.get(c, []))
-        if shared:
-            yield Finding("", WARNING, f"{q.name} and its PARENT {parent.name} are both members of the "
-                          f"publish/subscribe cluster {shared[0]}: publications reach each other both through "
-                          "the cluster and through the hierarchy (duplicates)", q.at_qmgr("PARENT"),
-                          f"link different clusters with the hierarchy, or drop PARENT({parent.name}) on {q.name}",
-                          confirm="mqcheck check {file} --property PS-EXACTLY-ONCE-ACYCLIC")
+        if q.defs.parent in by_name and q.defs.parent != q.name:
+            root[find(q.name)] = find(q.defs.parent)
+    pubsub = sorted({t.cluster for _, t in _cluster_topics(cfg)})
+    members = _members(cfg)
+    for cluster in pubsub:
+        groups: dict[str, list[LintQmgr]] = defaultdict(list)
+        for m in members.get(cluster, []):
+            groups[find(m.name)].append(m)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            linked = next((m for m in group if m.defs.parent in by_name), group[0])
+            names = ", ".join(m.name for m in group)
+            yield Finding("", WARNING, f"{names} are members of the publish/subscribe cluster {cluster} and are "
+                          "also connected by a hierarchy: publications reach them both through the cluster and "
+                          "through the hierarchy (duplicates)", linked.at_qmgr("PARENT"),
+                          f"link different clusters with the hierarchy, or drop the PARENT link between members of "
+                          f"{cluster}", confirm="mqcheck check {file} --property PS-EXACTLY-ONCE-ACYCLIC")
 
 
 def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
@@ -700,7 +733,9 @@ RULES: tuple[Rule, ...] = (
     Rule("FR-NO-CLUSRCVR", "a full repository without a CLUSRCVR in its cluster", ERROR,
          "000 §Resource definition for Full Repositories", fr_without_clusrcvr),
     Rule("NO-CLUSSDR", "a cluster member without a manual CLUSSDR", ERROR,
-         "003 §Cluster channels", no_clussdr, "mqcheck run {file}  (Not joined: ...)"),
+         "003 §Cluster channels", no_clussdr, "mqcheck run {file}  (the full repositories do not list it)"),
+    Rule("CLUSTER-PAIR", "a manual CLUSSDR in a cluster its queue manager has no CLUSRCVR in", ERROR,
+         "000 §Initial definitions", cluster_pair, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, or one in another cluster",
          ERROR, "003 §Cluster channels", clussdr_target, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSSDR-NAME", "a CLUSSDR whose name is not the name of the CLUSRCVR it reaches", ERROR,

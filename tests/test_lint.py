@@ -66,6 +66,10 @@ CASES = [
     # 003 §Cluster channels: "First each queue manager must manually define a cluster-sender"
     ("NO-CLUSSDR", {**GOOD_PAIR, "PR1": "DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)"},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CLUSTER(DEMO)")),
+    # 000 §Initial definitions: a CLUSSDR and a CLUSRCVR for the same cluster
+    ("CLUSTER-PAIR", {**GOOD_PAIR, "PR1": pr("PR1").replace("CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)",
+                                                       "CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO2)")},
+     {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CLUSTER(DEMO)")),
     # 003 §Cluster channels: the CLUSSDR's CONNAME is the FR's CLUSRCVR CONNAME
     ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1").replace("fr1(1414)", "fr9(1414)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CONNAME('fr9")),
@@ -147,6 +151,12 @@ CASES = [
       "PR2": pr("PR2", extra="ALTER QMGR PARENT(PR1)")},
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
       "PR2": pr("PR2")}, ("PR2", "PARENT(PR1)")),
+    # ... through a parent outside the cluster
+    ("CLUSTER-AND-HIERARCHY",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)\nALTER QMGR PARENT(TOP)"),
+      "PR2": pr("PR2", extra="ALTER QMGR PARENT(TOP)"), "TOP": ""},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)\nALTER QMGR PARENT(TOP)"),
+      "PR2": pr("PR2"), "TOP": ""}, ("PR1", "PARENT(TOP)")),
     # 002 §Inhibiting clustered publish/subscribe in a cluster
     ("PSCLUS-DISABLED",
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
