@@ -19,9 +19,18 @@ from enum import Enum
 from typing import Any
 
 __all__ = [
-    "Severity", "Rule", "Finding", "Location", "LintReport",
-    "run_rules", "exit_status", "render_text", "render_json", "render_sarif",
-    "SARIF_SCHEMA", "SARIF_VERSION",
+    "SARIF_SCHEMA",
+    "SARIF_VERSION",
+    "Finding",
+    "LintReport",
+    "Location",
+    "Rule",
+    "Severity",
+    "exit_status",
+    "render_json",
+    "render_sarif",
+    "render_text",
+    "run_rules",
 ]
 
 SARIF_VERSION = "2.1.0"

@@ -45,7 +45,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["ITEM_KINDS", "register_item_kind", "ScenarioFile", "RunItem", "PropertyItem", "MqcheckFailure"]
+__all__ = ["ITEM_KINDS", "MqcheckFailure", "PropertyItem", "RunItem", "ScenarioFile", "register_item_kind"]
 
 DEFAULT_PATTERNS = ("*.mqcheck.toml",)
 _TABLES = re.compile(r"^[ \t]*(\[\[expect\]\]|\[check\]|\[pytest\])[ \t]*(#.*)?$", re.MULTILINE)
@@ -306,7 +306,7 @@ class PropertyItem(pytest.Item):
             lines.append("")
             lines.append("[[expect]] blocks: " + ", ".join(f"#{e.index} at {scenario.file}:{e.line}"
                                                             for e in scenario.expects))
-        lines += ["", f"MQSC of the queue managers: " + ", ".join(f"{q.name} at {q.source}:{q.line}"
+        lines += ["", "MQSC of the queue managers: " + ", ".join(f"{q.name} at {q.source}:{q.line}"
                                                                      if q.source == scenario.file else
                                                                      f"{q.name} in {q.source}"
                                                                      for q in scenario.qmgrs)]

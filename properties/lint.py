@@ -27,7 +27,7 @@ from spec import objects
 from spec.mqsc import Command
 from spec.objects import QueueManagerDef, clusters_of, conname_key, repos_clusters
 
-__all__ = ["LintQmgr", "LintConfig", "RULES", "RULE_IDS", "config_of_scenario", "config_of_mqsc"]
+__all__ = ["RULES", "RULE_IDS", "LintConfig", "LintQmgr", "config_of_mqsc", "config_of_scenario"]
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -180,10 +180,6 @@ def _repos_at(q: LintQmgr) -> Location:
     return q.at_qmgr("REPOS") if "REPOS" in q.qmgr_attrs else q.at_qmgr("REPOSNL")
 
 
-def _mqsc_name(name: str) -> str:
-    return name if name.replace(".", "").replace("_", "").isalnum() and name.upper() == name else f"'{name}'"
-
-
 # --------------------------------------------------------------------------- repository rules
 def fr_mesh(cfg: LintConfig) -> Iterator[Finding]:
     """000 §Resource definition for Full Repositories: "The Full Repositories must form a
@@ -326,13 +322,11 @@ def conname_port(cfg: LintConfig) -> Iterator[Finding]:
     channel fails." """
     for s in _channels(cfg, "CLUSSDR"):
         _, portless = _targets(cfg, s)
-        for r in portless:
+        for r in portless:  # a port other than the default 1414 (equal CONNAME keys match exactly)
             port = _host_port(s.channel.conname)[1]
-            sev = WARNING if port == "1414" else ERROR
-            yield Finding("", sev, f"CLUSSDR {s.channel.name} on {s.qm.name} gives port {port} but "
+            yield Finding("", ERROR, f"CLUSSDR {s.channel.name} on {s.qm.name} gives port {port} but "
                           f"{r.qm.name}'s CLUSRCVR {r.channel.name} CONNAME '{r.channel.conname}' has none: "
-                          f"the auto-defined CLUSSDR replaces it with the default port 1414"
-                          + ("" if port == "1414" else " and the channel fails"),
+                          "the auto-defined CLUSSDR replaces it with the default port 1414 and the channel fails",
                           r.at("CONNAME"), f"on {r.qm.name}: ALTER CHANNEL({r.channel.name}) CHLTYPE(CLUSRCVR) "
                           f"CONNAME('{_host_port(r.channel.conname)[0]}({port})')",
                           related=(_rel(s.at("CONNAME"), f"the manual CLUSSDR on {s.qm.name}"),))
@@ -416,7 +410,7 @@ def topic_conflict(cfg: LintConfig) -> Iterator[Finding]:
                           _topic_at(q, t, "CLUSTER"),
                           f"define cluster topic '{topicstr}' on one queue manager (the cluster topic host) "
                           f"only: delete TOPIC({t.name}) on {q.name} or make it a local topic",
-                          confirm=f"mqcheck run {{file}}  (the conflict is logged)" if differ else "",
+                          confirm="mqcheck run {file}  (the conflict is logged)" if differ else "",
                           related=(_rel(_topic_at(q0, t0, "CLUSTER"), f"the definition on {q0.name}"),))
 
 
@@ -740,7 +734,7 @@ RULES: tuple[Rule, ...] = (
          ERROR, "003 §Cluster channels", clussdr_target, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSSDR-NAME", "a CLUSSDR whose name is not the name of the CLUSRCVR it reaches", ERROR,
          "003 §Cluster channels", clussdr_name),
-    Rule("CONNAME-PORT", "a CLUSRCVR CONNAME without a port beside a manual CLUSSDR with one", WARNING,
+    Rule("CONNAME-PORT", "a CLUSRCVR CONNAME without a port beside a manual CLUSSDR with one", ERROR,
          "003 §Auto-definition of channels", conname_port),
     Rule("DUP-QMGR", "duplicate queue manager names or CLUSRCVR addresses", ERROR,
          "000 §Incorrectly deleted queue managers", duplicate_qmgrs),

@@ -15,11 +15,11 @@ import pytest
 
 # pytester's in-process runs drop the modules a run imported; keep mqcheck's (and the
 # extension modules they load, which cannot be loaded twice in one process) imported.
-import checker.cli  # noqa: F401,E402
-import checker.explore  # noqa: F401,E402
-import checker.pytest_plugin  # noqa: F401,E402
-import properties.lint  # noqa: F401,E402
-import spec.network  # noqa: F401,E402
+import checker.cli
+import checker.explore
+import checker.pytest_plugin  # noqa: F401
+import properties.lint  # noqa: F401
+import spec.network  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -228,8 +228,9 @@ def test_this_repository_has_no_file_the_default_patterns_collect():
     """mqcheck's own suite (testpaths tests and spec) and its examples keep their
     collection once the entry point is installed: no *.mqcheck.toml anywhere, and
     mqcheck_paths is empty by default."""
-    from checker.pytest_plugin import DEFAULT_PATTERNS
     import fnmatch
+
+    from checker.pytest_plugin import DEFAULT_PATTERNS
 
     tomls = glob.glob(os.path.join(ROOT, "**", "*.toml"), recursive=True)
     assert any("tests/data" in t for t in tomls) and any("examples" in t for t in tomls)
