@@ -218,9 +218,17 @@ def _sarif_location(loc: Location, message: str = "") -> dict:
 
 
 def _uri(path: str) -> str:
-    """A relative URI reference for a path (SARIF §3.10: forward slashes, percent-encoded)."""
+    """A path as a SARIF artifact URI: a relative reference for a relative path (code
+    scanning resolves it against the checkout), a ``file://`` URI for an absolute one.
+
+    >>> _uri("ops/qm 1.mqsc"), _uri("/srv/mq/qma.mqsc")
+    ('ops/qm%201.mqsc', 'file:///srv/mq/qma.mqsc')
+    """
+    import pathlib
     from urllib.parse import quote
 
+    if path.startswith("/"):
+        return pathlib.PurePosixPath(path).as_uri()
     return quote(path.replace("\\", "/"))
 
 
