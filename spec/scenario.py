@@ -12,7 +12,9 @@ Every problem is an :class:`~spec.errors.InputError` whose one-line form is
 Format reference
 ----------------
 Top level: ``name`` (string; default: the file name without extension), ``description``
-(string), ``[qmgrs.NAME]`` (at least one), ``[[steps]]``, ``[[expect]]``, ``[check]``.
+(string), ``[qmgrs.NAME]`` (at least one), ``[[steps]]``, ``[[expect]]``, ``[check]``,
+``[pytest]`` (:class:`PytestOptions`, for checker/pytest_plugin.py) and ``[lint]``
+(:class:`LintOptions`, for ``mqcheck lint``).
 
 ``[qmgrs.NAME]``: ``mqsc = '''...'''`` or ``mqsc_file = "x.mqsc"`` (relative to the
 scenario file) or neither (an empty queue manager), never both.
