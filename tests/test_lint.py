@@ -433,3 +433,17 @@ def test_pytest_and_lint_tables_are_read():
     assert (p.marks, p.xfail, p.skip, p.properties, p.backend, p.max_depth, p.timeout, p.accept_incomplete, p.line) == \
         (("slow",), (("", "known"),), (("PS-SCOPE", "later"),), ("PS-SCOPE",), "spark", 0, 2.5, True, 2)
     assert s.lint.disable == (("HIERARCHY", "on purpose", 12, 13),)
+
+
+def test_sarif_bytes_are_the_same_under_any_hash_seed():
+    import subprocess
+    import sys
+
+    outs = set()
+    for seed in ("0", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=ROOT)
+        done = subprocess.run([sys.executable, "-m", "checker.cli", "lint", *sorted(glob.glob("examples/*.toml")),
+                               "--format", "sarif"], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 1, done.stderr
+        outs.add(done.stdout)
+    assert len(outs) == 1
