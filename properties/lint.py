@@ -697,6 +697,45 @@ def put_disabled_everywhere(cfg: LintConfig) -> Iterator[Finding]:
                                         for o, _ in inst[1:]))
 
 
+def gateway_bounce(cfg: LintConfig) -> Iterator[Finding]:
+    """000 §Rank and Overlapping Clusters (DESIGN §3.5): a message reaching a gateway through
+    a clustered QALIAS runs the algorithm again there for the alias's TARGET; when another
+    gateway's alias of that name is as good (rank) as the real queue, it can go back and forth
+    between the gateways. A higher CLWLRANK on the real queue (001 rule 4) settles it."""
+    clustered: dict[str, list[tuple[LintQmgr, objects.Queue, tuple[str, ...]]]] = defaultdict(list)
+    for q in cfg.qmgrs:
+        for queue in q.defs.queues:
+            cl = clusters_of(queue, q.defs)
+            if cl and queue.qtype in ("QLOCAL", "QALIAS"):
+                clustered[queue.name].append((q, queue, cl))
+    for g in cfg.qmgrs:
+        mine = {c for r in _channels(cfg, "CLUSRCVR") if r.qm is g for c in r.clusters}
+        for alias in g.defs.queues:
+            if alias.qtype != "QALIAS" or not clusters_of(alias, g.defs) or alias.targtype != "QUEUE":
+                continue
+            target = alias.target or alias.name
+            seen = [(o, oq, cl) for o, oq, cl in clustered.get(target, []) if o is not g and set(cl) & mine]
+            real = [(o, oq) for o, oq, cl in seen if oq.qtype == "QLOCAL"]
+            others = [(o, oq) for o, oq, cl in seen if oq.qtype == "QALIAS"]
+            if not real or not others:
+                continue
+            top_real = max(oq.clwlrank for _, oq in real)
+            back = [(o, oq) for o, oq in others if oq.clwlrank >= top_real]
+            if not back:
+                continue
+            o, oq = back[0]
+            ro, rq = max(real, key=lambda x: x[1].clwlrank)
+            yield Finding("", WARNING, f"a message for {target} arriving at gateway {g.name} through its alias "
+                          f"{alias.name} can be sent on to {o.name}'s alias {oq.name} (CLWLRANK({oq.clwlrank})) as "
+                          f"well as to {ro.name}'s {target} (CLWLRANK({rq.clwlrank})): messages can bounce between "
+                          "the gateways", g.at("QUEUE", alias.name),
+                          f"on {ro.name}: ALTER QLOCAL({target}) CLWLRANK({oq.clwlrank + 1}) so the real queue "
+                          "beats the gateways' aliases",
+                          confirm="mqcheck check {file} --property WL-NO-BOUNCE-WITH-RANK",
+                          related=(_rel(o.at("QUEUE", oq.name), f"the alias on {o.name}"),
+                                   _rel(ro.at("QUEUE", target), f"the queue on {ro.name}")))
+
+
 def defbind_open(cfg: LintConfig) -> Iterator[Finding]:
     """004 §Pros and cons of binding: "Bind on open is the default"; 004 §Channel
     availability routing: binding messages to a target prevents re-routing queued messages
@@ -760,7 +799,9 @@ RULES: tuple[Rule, ...] = (
          useq_local_priority),
     Rule("PUT-DISABLED", "a cluster queue whose every instance is PUT(DISABLED)", WARNING,
          "001 §The cluster workload management algorithm (rule 5)", put_disabled_everywhere),
+    Rule("GATEWAY-BOUNCE", "clustered aliases on overlapping-cluster gateways ranked like the real queue",
+         WARNING, "000 §Rank and Overlapping Clusters", gateway_bounce),
     Rule("DEFBIND-OPEN", "DEFBIND(OPEN) on a cluster queue with several instances", INFO,
-         "004 §Pros and cons of binding; 004 §Channel availability routing", defbind_open),
+         "004 §Pros and cons of binding; 000 §Implementation recommendations (continued)", defbind_open),
 )
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)

@@ -48,6 +48,21 @@ def pr(name: str, cluster: str = "DEMO", via: str = "FR1", extra: str = "") -> s
 
 GOOD_PAIR = {"FR1": fr("FR1", to=("FR2",)), "FR2": fr("FR2", to=("FR1",))}
 
+
+def bounce_case() -> dict[str, str]:
+    """000 §Rank and Overlapping Clusters, as examples/wl-overlap-bounce.toml writes it:
+    gateways SERVERB and SERVERC in INNER and OUTER, each with QALIAS(CLUSQ) in INNER."""
+    gateway = ("DEFINE NAMELIST(BOTH) NAMES(INNER, OUTER)\nALTER QMGR REPOSNL(BOTH)\n"
+               "DEFINE CHANNEL(TO.{me}) CHLTYPE(CLUSRCVR) CONNAME('{me_l}(1414)') CLUSNL(BOTH)\n"
+               "DEFINE CHANNEL(TO.{other}) CHLTYPE(CLUSSDR) CONNAME('{other_l}(1414)') CLUSNL(BOTH)\n"
+               "DEFINE QALIAS(CLUSQ) TARGET(CLUSQ) CLUSTER(INNER)")
+    return {
+        "SERVERA": pr("SERVERA", "INNER", via="SERVERB"),
+        "SERVERB": gateway.format(me="SERVERB", me_l="serverb", other="SERVERC", other_l="serverc"),
+        "SERVERC": gateway.format(me="SERVERC", me_l="serverc", other="SERVERB", other_l="serverb"),
+        "SERVERD": pr("SERVERD", "OUTER", via="SERVERB", extra="DEFINE QLOCAL(CLUSQ) CLUSTER(OUTER) DEFBIND(NOTFIXED)"),
+    }
+
 # ======================================================================================
 # The rule table: (rule, bad configuration, corrected configuration, where it points)
 # ======================================================================================
@@ -190,6 +205,11 @@ CASES = [
     ("PUT-DISABLED",
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) PUT(DISABLED)")},
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)")}, ("PR1", "PUT(DISABLED)")),
+    # 000 §Rank and Overlapping Clusters: gateway aliases as good as the real queue bounce
+    ("GATEWAY-BOUNCE", bounce_case(),
+     {**bounce_case(), "SERVERD": bounce_case()["SERVERD"].replace(
+         "QLOCAL(CLUSQ) CLUSTER(OUTER)", "QLOCAL(CLUSQ) CLUSTER(OUTER) CLWLRANK(1)")},
+     ("SERVERB", "DEFINE QALIAS(CLUSQ)")),
     # 004 §Pros and cons of binding: bind on open is the default
     ("DEFBIND-OPEN",
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)"),
@@ -264,6 +284,7 @@ ACCEPTED = {
     ("wl-gateway-chain.toml", "FR-COUNT"): "gateway clusters of one FR each keep the chain small",
     ("wl-amqsclm.toml", "CLWLUSEQ-PRIORITY"): "a real amqsclm set-up would add CLWLUSEQ(ANY); the example "
                                               "puts from a queue manager without an instance",
+    ("wl-overlap-bounce.toml", "GATEWAY-BOUNCE"): "000's example of the bounce (wl-overlap-rank.toml is the fix)",
     ("wl-put-disabled.toml", "PUT-DISABLED"): "000's example: CLOSEDQ shows MQRC_CLUSTER_PUT_INHIBITED",
 }
 # Information (severity info, never fails the default --fail-on): the workload examples
