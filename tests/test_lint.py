@@ -468,3 +468,12 @@ def test_sarif_bytes_are_the_same_under_any_hash_seed():
         assert done.returncode == 1, done.stderr
         outs.add(done.stdout)
     assert len(outs) == 1
+
+
+def test_the_readme_lists_every_rule_with_its_source():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    for r in RULES:
+        row = next((ln for ln in readme.splitlines() if ln.startswith(f"| `{r.id}` |")), None)
+        assert row is not None, f"README's Linting table has no row for {r.id}"
+        assert r.citation.split(";")[0].split(" (")[0].split(" §")[0] in row
