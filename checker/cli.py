@@ -348,7 +348,7 @@ def _at_least(lowest: int | float, kind=int):
     return parse
 
 
-def _lint_configs(paths: Sequence[str]) -> tuple[list, list[str]]:
+def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[list, list[str]]:
     """``mqcheck lint``'s inputs as lint configurations: each scenario (.toml) alone, all MQSC
     files together (one queue manager each, named by the file); each with its ``[lint]``
     table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2)."""
@@ -375,7 +375,7 @@ def _lint_configs(paths: Sequence[str]) -> tuple[list, list[str]]:
                 raise InputError(f"not UTF-8 text (byte {e.start + 1})", file=path) from None
             mqsc.append((path, parse_mqsc(text, file=path)))
     if mqsc:
-        configs.append((config_of_mqsc(mqsc), {}))
+        configs.append((config_of_mqsc(mqsc, whole_network), {}))
     return configs, list(paths)
 
 
@@ -392,7 +392,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             raise InputError(f"--disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
                              file="<command line>", suggestion=near_miss(rule, RULE_IDS))
         disabled[rule] = reason.strip() or "--disable on the command line"
-    configs, files = _lint_configs(args.files)
+    configs, files = _lint_configs(args.files, args.whole_network)
     report = lint.run_rules(configs, RULES, disabled, files)
     fmt = "json" if args.json else args.format
     if fmt == "json":
@@ -428,6 +428,9 @@ def _add_lint_parser(sub) -> None:
     lint.add_argument("--json", action="store_true", help="the same as --format json")
     lint.add_argument("--fail-on", choices=("error", "warning", "info"), default="warning",
                       help="exit 1 when a finding has this severity or a higher one (default warning)")
+    lint.add_argument("--whole-network", action="store_true",
+                      help="the MQSC files given are every queue manager of the network: also check CLUSSDR "
+                           "targets, full repository counts and meshes (a scenario file always is)")
     lint.add_argument("--disable", action="append", metavar="RULE[=REASON]",
                       help="turn a rule off, with the reason (repeatable); a scenario's [lint] table does the "
                            "same for one file")

@@ -12,7 +12,8 @@ What is linted: the initial configuration only (``[qmgrs.*]``), not MQSC run by 
 world: every queue manager of the network is in it, so a CLUSSDR that reaches none of
 them is an error. Loose MQSC files (``qma.mqsc``; the queue manager is named by the file
 name) are an open world: a CONNAME may point at a queue manager that was not given, so the
-rules that need the whole network (targets, counts, meshes) stay silent there.
+rules that need the whole network (targets, counts, meshes) stay silent there, unless
+``--whole-network`` says the files given are every queue manager of the network.
 """
 
 from __future__ import annotations
@@ -61,12 +62,13 @@ class LintConfig:
     file: str
     qmgrs: tuple[LintQmgr, ...]
     closed: bool
+    scenario: bool = True
 
     @property
     def confirm_file(self) -> str:
         """The scenario ``mqcheck check``/``run`` can confirm findings on ("" for MQSC files,
         which those commands do not read)."""
-        return self.file if self.closed else ""
+        return self.file if self.scenario else ""
 
 
 def _at(cmd: Command, keyword: str = "", note: str = "") -> Location:
@@ -115,10 +117,11 @@ def qmgr_name_of_file(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0].upper()
 
 
-def config_of_mqsc(files: list[tuple[str, tuple[Command, ...]]]) -> LintConfig:
-    """MQSC files given together: one queue manager per file (an open world)."""
+def config_of_mqsc(files: list[tuple[str, tuple[Command, ...]]], whole_network: bool = False) -> LintConfig:
+    """MQSC files given together: one queue manager per file; an open world unless the
+    user says they are the whole network (``mqcheck lint --whole-network``)."""
     qmgrs = tuple(lint_qmgr(qmgr_name_of_file(path), commands, Location(path, 1, 1)) for path, commands in files)
-    return LintConfig(files[0][0] if files else "", qmgrs, closed=False)
+    return LintConfig(files[0][0] if files else "", qmgrs, closed=whole_network, scenario=False)
 
 
 # --------------------------------------------------------------------------- cluster facts

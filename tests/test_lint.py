@@ -257,6 +257,25 @@ def test_an_mqsc_file_alone_is_an_open_world(tmp_path, capsys):
     assert "0 findings" in capsys.readouterr().out
 
 
+def test_mqsc_files_as_the_whole_network(tmp_path, capsys):
+    """An MQ team's repository of MQSC files, one per queue manager: --whole-network checks
+    the mesh and targets as for a scenario; findings point into the .mqsc files."""
+    from spec.scenario import load_scenario
+
+    files = []
+    for q in load_scenario(BROKEN).qmgrs:
+        path = tmp_path / f"{q.name.lower()}.mqsc"
+        path.write_text(q.mqsc)
+        files.append(str(path))
+    assert main(["lint", *files, "--fail-on", "error", "--disable", "CLUSSDR-NAME"]) == 0
+    assert "FR-MESH" not in capsys.readouterr().out
+    assert main(["lint", *files, "--whole-network", "--disable", "CLUSSDR-NAME", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    mesh = [(os.path.basename(f["file"]), f["line"], f["column"]) for f in data["findings"] if f["rule"] == "FR-MESH"]
+    assert mesh == [("fr1.mqsc", 1, 12), ("fr2.mqsc", 1, 12)]
+    assert all(f["confirm"] == "" for f in data["findings"])
+
+
 def test_duplicate_queue_manager_names_across_mqsc_files(tmp_path, capsys):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
