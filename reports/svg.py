@@ -43,7 +43,7 @@ def el(tag: str, attrs: dict | None = None, *children: object) -> Markup:
 
 
 def _svg(width: float, height: float, label: str, css_class: str, *children: object) -> Markup:
-    return el("svg", {"xmlns": "http://www.w3.org/2000/svg", "class": css_class, "width": width, "height": height,
+    return el("svg", {"class": css_class, "width": width, "height": height,
                       "viewBox": f"0 0 {_num(width)} {_num(height)}", "role": "img", "aria-label": label},
               el("title", {}, label), *children)
 
@@ -333,7 +333,7 @@ def bar_chart(title: str, bars: Sequence[dict], *, unit: str = "", reference_nam
     bars = [b for b in bars if isinstance(b, dict)]
     values = [float(b.get("value") or 0) for b in bars] + [float(b.get("reference") or 0) for b in bars]
     top = max(values + [0.0]) or 1.0
-    label_w, plot_w, row = 190.0, 380.0, 24.0
+    label_w, plot_w, row = 270.0, 360.0, 24.0
     height = 34 + row * len(bars) + (22 if reference_name else 8)
     width = label_w + plot_w + 90
     parts: list[Markup] = [el("text", {"x": 4, "y": 16, "class": "chart-title"}, title)]
@@ -345,7 +345,7 @@ def bar_chart(title: str, bars: Sequence[dict], *, unit: str = "", reference_nam
         cells = [el("title", {}, f"{b.get('label')}: {shown}" + (
             f" ({reference_name} {_num(float(b['reference']))}{unit})" if b.get("reference") is not None else "")),
                  el("text", {"x": label_w - 6, "y": y + 14, "text-anchor": "end", "class": "bar-label"},
-                    shorten(str(b.get("label")), 30)),
+                    shorten(str(b.get("label")), 42)),
                  el("rect", {"class": "bar", "x": label_w, "y": y + 3, "width": max(w, 0.5), "height": row - 8,
                              "fill": PALETTE[0]}),
                  el("text", {"x": label_w + w + 6, "y": y + 14, "class": "bar-value"}, shown)]
