@@ -84,11 +84,11 @@ def topology(topo: dict) -> Markup:
         if a != b:
             graph.add_edge(a, b, weight=graph.get_edge_data(a, b, {}).get("weight", 0) + 1.0)
     pos = _layout(graph)
-    unit, margin, legend_w = 150.0, 70.0, 180.0
+    unit, margin, legend_h = 120.0, 62.0, 84.0
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
-    width = max((max(xs) - min(xs)) * unit + 2 * margin + legend_w, 420.0)
-    height = max((max(ys) - min(ys)) * unit + 2 * margin + 20, 240.0)
+    width = max((max(xs) - min(xs)) * unit + 2 * margin, 440.0)
+    height = max((max(ys) - min(ys)) * unit + 2 * margin + 20, 200.0) + legend_h
     xy = {n: (round(margin + (p[0] - min(xs)) * unit, 1), round(margin + 10 + (p[1] - min(ys)) * unit, 1))
           for n, p in pos.items()}
     parts: list[Markup] = [_defs()]
@@ -129,7 +129,7 @@ def topology(topo: dict) -> Markup:
                          "FR" if fr else "PR" if q.get("clusters") else "QM"))
         shapes.append(el("text", {"x": x, "y": y + 46, "text-anchor": "middle", "class": "qm-name"}, shorten(n, 24)))
         parts.append(el("g", {"class": "qmgr" + (" full-repository" if fr else ""), "data-qmgr": n}, *shapes))
-    parts.append(_topology_legend(width))
+    parts.append(_topology_legend(height - legend_h + 6))
     return _svg(width, height, "topology: queue managers, clusters and channels", "topology", *parts)
 
 
@@ -192,22 +192,22 @@ def _topology_edge(ch: dict, xy: dict, both_ways: bool) -> Markup:
     return el("g", {"class": f"channel {kind}", "data-status": status}, *parts)
 
 
-def _topology_legend(width: float) -> Markup:
-    x = width - 170
-    rows = [("line", "#37474f", None, "manual CLUSSDR (solid)"), ("line", "#37474f", "6 4", "auto-defined (dashed)"),
+def _topology_legend(top: float) -> Markup:
+    """The key, in rows of three below the drawing."""
+    rows = [("line", "#37474f", None, "manual CLUSSDR"), ("line", "#37474f", "6 4", "auto-defined"),
             ("line", "#6a1b9a", None, "hierarchy (to parent)"), ("ring", "#37474f", None, "full repository"),
             ("line", STATUS_COLOUR["RUNNING"], None, "RUNNING"), ("line", STATUS_COLOUR["INACTIVE"], None, "INACTIVE"),
             ("line", STATUS_COLOUR["RETRYING"], None, "RETRYING"), ("line", STATUS_COLOUR["STOPPED"], None, "STOPPED")]
-    parts = []
+    parts = [el("line", {"x1": 8, "y1": top, "x2": 432, "y2": top, "stroke": "#cfd8dc"})]
     for i, (shape, colour, dash, text) in enumerate(rows):
-        y = 20 + 18 * i
+        x, y = 10 + 145 * (i % 3), top + 20 + 20 * (i // 3)
         if shape == "ring":
-            parts.append(el("circle", {"cx": x + 12, "cy": y - 4, "r": 6, "fill": "none", "stroke": colour,
+            parts.append(el("circle", {"cx": x + 10, "cy": y - 4, "r": 6, "fill": "none", "stroke": colour,
                                        "stroke-width": 2}))
         else:
-            parts.append(el("line", {"x1": x, "y1": y - 4, "x2": x + 24, "y2": y - 4, "stroke": colour,
+            parts.append(el("line", {"x1": x, "y1": y - 4, "x2": x + 20, "y2": y - 4, "stroke": colour,
                                      "stroke-width": 2, "stroke-dasharray": dash}))
-        parts.append(el("text", {"x": x + 30, "y": y, "class": "legend"}, text))
+        parts.append(el("text", {"x": x + 25, "y": y, "class": "legend"}, text))
     return el("g", {"class": "legend"}, *parts)
 
 
@@ -372,7 +372,7 @@ def column_chart(title: str, values: Sequence[int], *, x_name: str, y_name: str)
         first = list(range(0, len(values), size))
         values = [sum(values[i:i + size]) for i in first]
     top = max(values + [1])
-    plot_w, plot_h, left = 560.0, 160.0, 60.0
+    plot_w, plot_h, left = 520.0, 110.0, 60.0
     width, height = left + plot_w + 20, plot_h + 70
     bw = plot_w / max(len(values), 1)
     parts: list[Markup] = [el("text", {"x": 4, "y": 16, "class": "chart-title"}, title),
