@@ -295,7 +295,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         _check_report_data(args, scenario, model, data)
         _write_report(args.report, [data])
     if args.json:
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(_json_text(data))  # scenario names and traces quote what the user wrote
         return result.exit_status()
     print(_render_check(scenario, model, result, format_verdict))
     return result.exit_status()

@@ -95,9 +95,17 @@ def render(sections: Sequence[dict], *, title: str | None = None) -> str:
 
 def write(path: str, sections: Sequence[dict], *, title: str | None = None) -> int:
     """Write the report to ``path`` (UTF-8, ``\\n`` line ends); return its size in bytes."""
+    import os
+
     data = render(sections, title=title).encode("utf-8")
-    with open(path, "wb") as fh:
-        fh.write(data)
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "wb") as fh:  # a report is whole or absent, even after Ctrl-C
+            fh.write(data)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
     return len(data)
 
 

@@ -259,3 +259,14 @@ def test_every_example_reports(example, capsys):
     assert html.count('<section class="result') == 2
     assert html.count('class="verdict ') == len(check["verdicts"]) + len(run["expectations"])
     assert no_hidden_characters(html) and "<script" not in html
+
+
+def test_reports_doctests():
+    import doctest
+
+    import reports.text
+    import reports.trace
+
+    for module in (reports.text, reports.trace):
+        failed, tried = doctest.testmod(module)
+        assert tried > 0 and failed == 0
