@@ -84,7 +84,7 @@ def topology(topo: dict) -> Markup:
         if a != b:
             graph.add_edge(a, b, weight=graph.get_edge_data(a, b, {}).get("weight", 0) + 1.0)
     pos = _layout(graph)
-    unit, margin, legend_h = 120.0, 62.0, 84.0
+    unit, margin, legend_h = 120.0, 80.0, 84.0
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     width = max((max(xs) - min(xs)) * unit + 2 * margin, 440.0)
@@ -99,7 +99,7 @@ def topology(topo: dict) -> Markup:
         colour = PALETTE[i % len(PALETTE)]
         pad = 42 + 8 * (i % 4)
         x0 = min(xy[m][0] for m in members) - pad
-        y0 = min(xy[m][1] for m in members) - pad
+        y0 = min(xy[m][1] for m in members) - pad - 12
         x1 = max(xy[m][0] for m in members) + pad
         y1 = max(xy[m][1] for m in members) + pad + 14
         parts.append(el("g", {"class": "cluster", "data-cluster": c["name"]},
