@@ -438,6 +438,10 @@ def _topology_data(state) -> dict:
             "channels": channels}
 
 
+_MESSAGE_KINDS = {"RepoMsg": "repository", "ProxySubMsg": "proxy subscription", "PublicationMsg": "publication",
+                  "AppMessage": "application"}  # the spec's message types, as reports name them
+
+
 def _step_event(model, state, action) -> dict:
     """What a trace step did, as data for the sequence chart (docs/report-data.md)."""
     from spec import scenario as sc
@@ -445,8 +449,9 @@ def _step_event(model, state, action) -> dict:
 
     if isinstance(action, ChannelDeliver):
         ch = state.channel(action.src, action.dst)
+        head = ch.messages[0] if ch is not None and ch.messages else None
         return {"kind": "deliver", "src": action.src, "dst": action.dst,
-                "message": str(ch.messages[0]) if ch is not None and ch.messages else ""}
+                "message": "" if head is None else str(head), "message_kind": _MESSAGE_KINDS.get(type(head).__name__, "")}
     if isinstance(action, ChannelFail):
         return {"kind": "fault", "src": action.src, "dst": action.dst,
                 "label": f"channel {action.src}->{action.dst} RETRYING"}

@@ -54,7 +54,8 @@ def _defs() -> Markup:
                              "markerHeight": 7, "orient": "auto-start-reverse"},
                   el("path", {"d": "M0,0 L10,5 L0,10 z", "fill": colour}))
     return el("defs", {}, marker("arrow-dark", "#37474f"), marker("arrow-grey", "#9e9e9e"),
-              marker("arrow-msg", "#1565c0"), marker("arrow-hier", "#6a1b9a"))
+              marker("arrow-msg", "#1565c0"), marker("arrow-hier", "#6a1b9a"),
+              *(marker(f"arrow-m{i}", colour) for i, colour in enumerate(MESSAGE_COLOUR.values())))
 
 
 # ------------------------------------------------------------------------------- topology
@@ -213,6 +214,8 @@ def _topology_legend(top: float) -> Markup:
 
 # ------------------------------------------------------------------- sequence charts
 COL, ROW, LEFT, TOP = 150.0, 34.0, 70.0, 60.0
+MESSAGE_COLOUR = {"repository": "#1565c0", "proxy subscription": "#6a1b9a", "publication": "#00838f",
+                  "application": "#ad1457"}
 
 
 def lifeline_order(steps: Sequence[Step], messages: Sequence[Message], qmgrs: Iterable[str]) -> list[str]:
@@ -235,6 +238,7 @@ def sequence_chart(steps: Sequence[Step], messages: Sequence[Message], lifelines
     width = LEFT + COL * max(len(lifelines), 1) + 20
     last = len(steps) - 1
     height = TOP + ROW * (last + 1) + 40
+    bottom = height - 10  # where the lifelines end
 
     def y_of(n: int) -> float:
         return TOP + ROW * n + ROW / 2
@@ -254,18 +258,18 @@ def sequence_chart(steps: Sequence[Step], messages: Sequence[Message], lifelines
                            f"cycle: back to the state after step {loop_start}")))
     if violated_at is not None and 0 <= violated_at <= last:
         y = y_of(violated_at)
+        height += 18  # the label goes under the chart, clear of the boxes and arrows of the row
         parts.append(el("g", {"class": "violation"},
                         el("rect", {"x": 2, "y": y - ROW / 2, "width": width - 4, "height": ROW, "fill": "#ffebee",
                                     "stroke": "#c62828"}),
-                        el("text", {"x": width - 8, "y": y + ROW / 2 - 4, "text-anchor": "end",
-                                    "class": "violation-label"}, label)))
+                        el("text", {"x": 8, "y": height - 8, "class": "violation-label"}, f"▲ row {violated_at}: {label}")))
     for q in lifelines:
         x = x_of[q]
         parts.append(el("g", {"class": "lifeline", "data-qmgr": q},
                         el("rect", {"x": x - COL / 2 + 10, "y": 10, "width": COL - 20, "height": 28, "rx": 4,
                                     "fill": "#eceff1", "stroke": "#37474f"}),
                         el("text", {"x": x, "y": 29, "text-anchor": "middle", "class": "qm-name"}, shorten(q, 18)),
-                        el("line", {"x1": x, "y1": 38, "x2": x, "y2": height - 10, "stroke": "#90a4ae",
+                        el("line", {"x1": x, "y1": 38, "x2": x, "y2": bottom, "stroke": "#90a4ae",
                                     "stroke-dasharray": "4 3"})))
     for s in steps:
         parts.append(_step_mark(s, x_of, y_of(s.number), width))
@@ -274,6 +278,10 @@ def sequence_chart(steps: Sequence[Step], messages: Sequence[Message], lifelines
         k = sent_per.get((m.sent, m.src), 0)
         sent_per[(m.sent, m.src)] = k + 1
         parts.append(_arrow(m, x_of, y_of, last, k))
+    kinds = {m.kind for m in messages if m.kind}
+    if kinds:
+        parts.append(_message_legend(height + 6, kinds))
+        height += 22
     return _svg(width, height, label, "sequence", *parts)
 
 
@@ -301,6 +309,24 @@ def _step_mark(s: Step, x_of: dict, y: float, width: float) -> Markup:
     return el("g", {"class": "mark", "data-step": n}, el("title", {}, f"{n}: {text}"), *parts)
 
 
+def _message_marker(kind: str) -> str:
+    kinds = list(MESSAGE_COLOUR)
+    return f"url(#arrow-m{kinds.index(kind)})" if kind in MESSAGE_COLOUR else "url(#arrow-msg)"
+
+
+def _message_legend(y: float, kinds: set[str]) -> Markup:
+    parts = []
+    x = LEFT
+    for kind, colour in MESSAGE_COLOUR.items():
+        if kind not in kinds:
+            continue
+        parts.append(el("line", {"x1": x, "y1": y - 4, "x2": x + 22, "y2": y - 4, "stroke": colour, "stroke-width": 2,
+                                 "marker-end": _message_marker(kind)}))
+        parts.append(el("text", {"x": x + 28, "y": y, "class": "legend"}, kind))
+        x += 40 + 6.5 * len(kind)
+    return el("g", {"class": "legend"}, *parts)
+
+
 def _arrow(m: Message, x_of: dict, y_of, last: int, k: int) -> Markup:
     x0, x1 = x_of.get(m.src), x_of.get(m.dst)
     if x0 is None or x1 is None:
@@ -314,16 +340,19 @@ def _arrow(m: Message, x_of: dict, y_of, last: int, k: int) -> Markup:
     else:
         y1, end, cls, dash = y_of(last) + ROW / 2 + 10, "still in flight when the trace ends", "arrow in-flight", "6 4"
         x1 = x0 + (x1 - x0) * 0.6
+    colour = MESSAGE_COLOUR.get(m.kind, "#1565c0")
     label_x = x0 + (12 if x1 >= x0 else -12)
-    parts = [el("title", {}, f"message {m.number}: {m.src} -> {m.dst}: {m.text}; sent at step {m.sent}, {end}"),
-             el("line", {"class": cls, "x1": x0, "y1": y0, "x2": x1, "y2": y1, "stroke": "#1565c0",
-                         "stroke-width": 1.5, "stroke-dasharray": dash, "marker-end": "url(#arrow-msg)"}),
+    what = f" ({m.kind})" if m.kind else ""
+    parts = [el("title", {}, f"message {m.number}{what}: {m.src} -> {m.dst}: {m.text}; sent at step {m.sent}, {end}"),
+             el("line", {"class": cls, "x1": x0, "y1": y0, "x2": x1, "y2": y1, "stroke": colour,
+                         "stroke-width": 1.5, "stroke-dasharray": dash, "marker-end": _message_marker(m.kind)}),
              el("text", {"x": label_x, "y": y0 + 11 + 10 * k, "text-anchor": "start" if x1 >= x0 else "end",
-                         "class": "msg-label"}, shorten(m.text, 30))]
+                         "class": "msg-label", "style": f"fill:{colour}"}, shorten(m.text, 30))]
     if m.dropped is not None:
         parts.append(el("path", {"d": f"M{_num(x1 - 5)},{_num(y1 - 5)} l10,10 m0,-10 l-10,10", "stroke": "#c62828",
                                  "stroke-width": 2}))
-    return el("g", {"class": "msg", "data-msg": m.number, "data-src": m.src, "data-dst": m.dst}, *parts)
+    return el("g", {"class": "msg", "data-msg": m.number, "data-src": m.src, "data-dst": m.dst,
+                    "data-kind": m.kind or None}, *parts)
 
 
 # ------------------------------------------------------------------------------ charts

@@ -41,6 +41,7 @@ class Message:
     sent: int
     delivered: int | None = None
     dropped: int | None = None
+    kind: str = ""  # "repository", "proxy subscription", "publication", "application" (from the delivery event)
 
 
 @dataclass
@@ -158,7 +159,9 @@ def messages(steps: list[Step]) -> list[Message]:
             queue = queues.setdefault(ch, [])
             old, new = previous.get(ch, []), now.get(ch, [])
             if ch == delivered and queue:
-                queue.pop(0).delivered = step.number
+                head = queue.pop(0)
+                head.delivered = step.number
+                head.kind = str(step.event.get("message_kind") or "")
                 old = old[1:]
             kept = _kept(old, new)
             for m in queue[: len(old) - kept]:
