@@ -125,6 +125,7 @@ def _section_view(index: int, data: dict) -> dict:
         "raw": "",
     }
     view["traces"] = _traces(data, view)
+    view["blocks"] = []
     if command == "check":
         view["summary"] = _check_summary(data)
     elif command == "run":
@@ -133,6 +134,12 @@ def _section_view(index: int, data: dict) -> dict:
     else:
         view["summary"] = _generic_summary(data)
         view["raw"] = _raw_rest(data)
+        if command == "prove" and isinstance(data.get("claims"), list):
+            view["known"] = True
+            _prove_view(data, view)
+        elif command == "fuzz" and isinstance(data.get("properties"), dict):
+            view["known"] = True
+            _fuzz_view(data, view)
     counts: dict[tuple[str, str], int] = {}
     for row in view["verdicts"]:
         key = (row["badge"], row["status"] + (" (vacuous)" if row["vacuous"] else ""))
@@ -205,7 +212,8 @@ def _verdict_rows(verdicts: Any) -> list[dict]:
         rows.append({"id": str(pid), "kind": str(v.get("kind", "")), "status": status, "badge": badge,
                      "title": str(v.get("title", "")), "citation": str(v.get("citation", "")),
                      "quote": str(v.get("quote", "")), "text": verdict_text(v),
-                     "has_trace": isinstance(v.get("trace"), dict), "anchor": "", "vacuous": bool(v.get("vacuous"))})
+                     "has_trace": isinstance(v.get("trace"), dict), "anchor": "", "vacuous": bool(v.get("vacuous")),
+                     "detail": []})
     return rows
 
 
@@ -306,7 +314,7 @@ def _run_summary(data: dict, view: dict) -> list[tuple[str, str]]:
 def _generic_summary(data: dict) -> list[tuple[str, str]]:
     rows = []
     for key, value in data.items():
-        if isinstance(value, (str, int, float, bool)) or value is None:
+        if isinstance(value, (str, int, float, bool)):
             rows.append((str(key), _number(value) if isinstance(value, (int, float)) else visible(value)))
     st = data.get("statistics")
     if isinstance(st, dict):
@@ -404,3 +412,73 @@ def _charts(command: str, data: dict) -> list[Markup]:
             charts.append(svg.bar_chart(str(c.get("title", "")), c["bars"], unit=str(c.get("unit", "")),
                                         reference_name=str(c.get("reference_name", ""))))
     return charts
+
+
+# ------------------------------------------------------------ prove and fuzz, as they emit
+def _prove_view(data: dict, view: dict) -> None:
+    """``mqcheck prove --json``: ``claims`` is a list of proof records (id, title, citation,
+    verdict, bound, bound_unit, seconds, cpu_seconds, facts, counterexample, replay, reason)."""
+    rows = []
+    for c in data["claims"]:
+        if not isinstance(c, dict):
+            continue
+        status = str(c.get("verdict", ""))
+        text = status
+        if "bound" in c:
+            text += f" (bound {c['bound']}{' ' + str(c['bound_unit']) if c.get('bound_unit') else ''})"
+        detail = [f"{k}: {c[k]}" for k in ("reason", "counterexample", "counterexample_path") if c.get(k)]
+        if c.get("facts"):
+            detail.append("rests on: " + ", ".join(map(str, c["facts"])))
+        if c.get("replay"):
+            detail.append(f"replay: {c['replay']}")
+        rows.append({"id": str(c.get("id", "")), "kind": "config", "status": status,
+                     "badge": BADGES.get(status, "muted"), "title": str(c.get("title", "")),
+                     "citation": str(c.get("citation", "")), "quote": str(c.get("quote", "")), "text": text,
+                     "has_trace": False, "anchor": "", "vacuous": False, "detail": detail})
+    view["verdicts"] = rows
+    timed = [{"label": r["id"], "value": c.get("cpu_seconds", c.get("seconds"))}
+             for r, c in zip(rows, [c for c in data["claims"] if isinstance(c, dict)])
+             if isinstance(c.get("cpu_seconds", c.get("seconds")), (int, float))]
+    if timed:
+        unit = "CPU seconds" if any("cpu_seconds" in c for c in data["claims"] if isinstance(c, dict)) else "seconds"
+        view["charts"].append(svg.bar_chart(f"{unit} per claim", timed, unit=" s"))
+
+
+def _fuzz_view(data: dict, view: dict) -> None:
+    """``mqcheck fuzz --json``: ``properties`` maps ids to coverage counts (kind, title,
+    witness, checked, exercised, violated, excused); ``counterexamples`` lists shrunk
+    counterexamples (property, title, citation, detail, trace as lines, file, replay)."""
+    rows, bars = [], []
+    for pid, c in data["properties"].items():
+        if not isinstance(c, dict):
+            continue
+        violated = int(c.get("violated") or 0)
+        excused = int(c.get("excused") or 0)  # violations in configurations outside the property's assumptions
+        exercised = int(c.get("exercised") or 0)
+        if violated > excused:
+            status, badge = "violated", "bad"
+        elif violated:
+            status, badge = "violated (excused)", "warn"
+        else:
+            status, badge = ("exercised", "ok") if exercised else ("never exercised", "warn")
+        text = f"checked in {c.get('checked', 0)} examples, exercised in {exercised}" + (
+            f", violated in {violated}" if violated else "") + (f", excused in {c['excused']}" if c.get("excused") else "")
+        rows.append({"id": str(pid), "kind": str(c.get("kind", "")), "status": status, "badge": badge,
+                     "title": str(c.get("title", "")), "citation": str(c.get("citation", "")), "quote": "",
+                     "text": text, "has_trace": False, "anchor": "", "vacuous": False, "detail": []})
+        if exercised:
+            bars.append({"label": str(pid), "value": exercised})
+    view["verdicts"] = rows
+    never = sum(1 for r in rows if r["status"] == "never exercised")
+    if bars:
+        view["charts"].append(svg.bar_chart(f"witness coverage: examples in which each property was exercised "
+                                            f"({never} never exercised: see the table)", bars))
+    for c in data.get("counterexamples") or []:
+        if isinstance(c, dict):
+            lines = [str(c.get("detail", ""))] if c.get("detail") else []
+            lines += [f"{i}. {step}" for i, step in enumerate(c.get("trace") or [], 1)]
+            if c.get("file"):
+                lines.append(f"shrunk scenario: {c['file']}")
+            view["blocks"].append({"title": f"Counterexample: {c.get('property', '')} — {c.get('title', '')}",
+                                   "citation": str(c.get("citation", "")), "lines": lines,
+                                   "code": str(c.get("replay", ""))})

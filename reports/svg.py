@@ -370,9 +370,9 @@ def bar_chart(title: str, bars: Sequence[dict], *, unit: str = "", reference_nam
         y = 28 + row * i
         value = float(b.get("value") or 0)
         w = plot_w * value / top
-        shown = f"{_num(value)}{unit}"
+        shown = f"{int(value) if value.is_integer() else f'{value:.3g}'}{unit}"
         cells = [el("title", {}, f"{b.get('label')}: {shown}" + (
-            f" ({reference_name} {_num(float(b['reference']))}{unit})" if b.get("reference") is not None else "")),
+            f" ({reference_name} {float(b['reference']):.3g}{unit})" if b.get("reference") is not None else "")),
                  el("text", {"x": label_w - 6, "y": y + 14, "text-anchor": "end", "class": "bar-label"},
                     shorten(str(b.get("label")), 42)),
                  el("rect", {"class": "bar", "x": label_w, "y": y + 3, "width": max(w, 0.5), "height": row - 8,

@@ -203,6 +203,21 @@ def test_prove_and_fuzz_sections_plug_in():
     assert 'class="badge partial">unknown' in html
 
 
+def test_prove_and_fuzz_json_as_their_commands_print_it():
+    """tests/data/reports/prove.json and fuzz.json: `mqcheck prove --json --bound 2` and
+    `mqcheck fuzz --json --examples 8 --seed 1` as the issue #13/#14 branches printed them."""
+    prove = json.loads((DATA / "prove.json").read_text(encoding="utf-8"))
+    fuzz = json.loads((DATA / "fuzz.json").read_text(encoding="utf-8"))
+    html = reports.render([prove, fuzz])
+    assert "No dedicated view" not in html
+    for claim in prove["claims"]:
+        assert f'data-property="{claim["id"]}" data-status="{claim["verdict"]}"' in html
+    assert "CPU seconds per claim" in html
+    assert html.count('class="verdict ') == len(prove["claims"]) + len(fuzz["properties"])
+    assert 'data-property="RP-PR-CONVERGENCE" data-status="violated (excused)"' in html
+    assert "witness coverage: examples in which each property was exercised" in html
+
+
 def test_old_results_without_a_command_are_recognised():
     data = json.loads(GOLDEN_JSON.read_text(encoding="utf-8"))
     del data["command"]
