@@ -293,8 +293,8 @@ def _check_summary(data: dict) -> list[tuple[str, str]]:
             ("depth", _number(st.get("max_depth", 0))),
             ("time", f"{_number(st.get('seconds', 0))} s")]
     if "fingerprint_bits" in st:
-        rows.append(("fingerprints", f"{st['fingerprint_bits']}-bit, estimated collision probability "
-                                     f"{float(st.get('collision_probability', 0)):.1e}"))
+        collision = float(st.get("collision_probability", 0))
+        rows.append(("fingerprints", f"{st['fingerprint_bits']}-bit, estimated collision probability {collision:.1e}"))
     if "explore_initial" in data:
         rows.append(("start", "the initial MQSC, joining explored" if data["explore_initial"]
                      else "the settled initial configuration"))

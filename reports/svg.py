@@ -24,7 +24,7 @@ STATUS_COLOUR = {"RUNNING": "#2e7d32", "INACTIVE": "#757575", "RETRYING": "#ef6c
 
 def _num(v: float) -> str:
     text = f"{v:.1f}"
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def el(tag: str, attrs: dict | None = None, *children: object) -> Markup:
