@@ -25,6 +25,7 @@ from reports.trace import states as trace_states
 KNOWN_COMMANDS = ("run", "check")
 MAX_RAW_CHARS = 100_000  # the collapsed "other data" of a generic section is cut here
 MAX_CHANGES_PER_STEP = 200  # beyond this a step's changes are summarised, not listed
+MAX_EXPLANATIONS = 200  # run --explain: workload choices listed (each with its rules)
 
 
 class ReportDataError(ValueError):
@@ -368,7 +369,15 @@ def _run_view(data: dict) -> dict:
                     "queues": "; ".join(f"{q} @ {', '.join(map(str, h))}" for q, h in (rv.get("queues") or {}).items()
                                         if isinstance(h, list)),
                     "topics": ", ".join(map(str, rv.get("topics") or []))})
-    return {"expectations": expectations, "deliveries": deliveries, "messages": messages, "errors": errors,
+    explanations = []
+    for e in (data.get("explanations") or [])[:MAX_EXPLANATIONS]:
+        if isinstance(e, dict):
+            explanations.append({"head": f"steps[{e.get('step')}] {e.get('handle')} message {e.get('message')} at "
+                                         f"{e.get('qmgr')}: {e.get('put')}",
+                                 "rules": [str(r) for r in e.get("rules") or []]})
+    return {"explanations": explanations,
+            "explanations_left": max(len(data.get("explanations") or []) - MAX_EXPLANATIONS, 0),
+            "expectations": expectations, "deliveries": deliveries, "messages": messages, "errors": errors,
             "repositories": repositories,
             "not_joined": [f"{e.get('qmgr')}: {e.get('reason')}" for e in data.get("not_joined") or []
                            if isinstance(e, dict)],

@@ -179,6 +179,29 @@ def test_run_report_has_expectations_deliveries_and_weights(tmp_path, capsys):
     assert "SERVER2 (TO.SERVER2, CLWLWGHT 50): 50%" in html and "share the configured weights give 50%" in html
 
 
+def test_run_explain_lists_the_workload_choices(tmp_path, capsys):
+    out = tmp_path / "explain.html"
+    assert main(["run", str(EXAMPLES / "wl-failed-server.toml"), "--explain", "--report", str(out)]) == 0
+    capsys.readouterr()
+    html = out.read_text(encoding="utf-8")
+    assert "workload choices (" in html and "rule 3 (channel CLWLRANK)" in html
+
+
+def test_faults_are_marked_in_the_chart():
+    trace = {"steps": [
+        {"action": None, "state": {"in_flight": {"A->B": ["m1"]}}},
+        {"action": "ChannelFail(A->B)", "state": {"channels": {"A->B": "RETRYING"}}, "internal": False,
+         "event": {"kind": "fault", "src": "A", "dst": "B", "label": "channel A->B RETRYING"}},
+        {"action": "QmgrStop(B)", "state": {"stopped": ["B"]}, "internal": False,
+         "event": {"kind": "fault", "qmgr": "B", "label": "B stops"}},
+    ]}
+    data = {"command": "check", "verdicts": {"P": {"kind": "always", "status": "violated", "trace": trace}},
+            "topology": {"qmgrs": [{"name": "A"}, {"name": "B"}]}}
+    html = reports.render([data])
+    assert html.count('class="mark fault"') == 2 and "✖ channel A-&gt;B" in html and "✖ B stops" in html
+    assert html.count('class="arrow in-flight"') == 1  # m1 never left
+
+
 # ==================================================================== the data contract
 def test_unknown_commands_render_generically():
     data = {"command": "frobnicate", "scenario": "x", "answer": 42,
