@@ -308,3 +308,20 @@ def test_reports_doctests():
     for module in (reports.text, reports.trace):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0
+
+
+def test_states_per_level_are_recorded_by_both_engines(tmp_path):
+    """Statistics.levels (the report's BFS chart): new distinct states per level, the same
+    from the local engine and from the Spark backend's driver levels, resumed or not."""
+    from checker.explore import explore
+    from checker.spark import explore_spark
+    from checker.test_util import BoundedCounters, DoubleOrIncrement
+
+    for model in (BoundedCounters(3), DoubleOrIncrement()):
+        local = explore(model, workers=1).statistics
+        assert sum(local.levels) == local.distinct_states and len(local.levels) == local.max_depth + 1
+        assert explore_spark(model, spark=None, driver_threshold=10**9).statistics.levels == local.levels
+    model = DoubleOrIncrement()
+    explore_spark(model, spark=None, driver_threshold=10**9, max_depth=3, run_dir=str(tmp_path))
+    resumed = explore_spark(model, spark=None, driver_threshold=10**9, run_dir=str(tmp_path), resume=True)
+    assert resumed.statistics.levels == explore(model, workers=1).statistics.levels
