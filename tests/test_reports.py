@@ -66,6 +66,15 @@ def test_hostile_strings_render_as_visible_text(tmp_path, capsys):
     assert "http://" not in html and "https://example.com" in html  # only as escaped text
 
 
+def test_hostile_strings_in_a_run_report(tmp_path, capsys):
+    out = tmp_path / "hostile-run.html"
+    assert main(["run", str(DATA / "hostile.toml"), "--report", str(out)]) == 1
+    capsys.readouterr()
+    html = out.read_text(encoding="utf-8")
+    assert "<script" not in html and no_hidden_characters(html)
+    assert '<div class="topic">Sports/&lt;script&gt;alert(1)&lt;/script&gt;/\\u001b[31mred\\u202eevil</div>' in html
+
+
 # ============================================================== determinism and golden file
 def test_golden_report_bytes():
     data = json.loads(GOLDEN_JSON.read_text(encoding="utf-8"))
