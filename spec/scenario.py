@@ -39,6 +39,9 @@ scenario file) or neither (an empty queue manager), never both.
 - ``channel = {qmgr, to, status}`` with status one of :data:`CHANNEL_STATUSES`
 - ``qmgr = {name, action = "stop" | "start" | "delete" | "recreate"}``
 - ``advance = {days}``
+- uniform clusters (issue #19): ``connect``, ``disconnect``, ``join_uniform``, the top-level
+  ``ccdt`` key, ``[qmgrs.NAME] uniform_cluster`` and ``[[expect]] apstatus`` are described in
+  :mod:`spec.uniform_scenario`.
 
 ``[[expect]]`` (checked after the last step, once the network is quiescent) holds any of:
 
