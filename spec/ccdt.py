@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from spec.errors import InputError, near_miss
 from spec.objects import conname_key
 
-__all__ = ["CcdtEntry", "Ccdt", "parse_ccdt", "check_ccdt", "missing_real_name_entries", "address_of"]
+__all__ = ["Ccdt", "CcdtEntry", "address_of", "check_ccdt", "missing_real_name_entries", "parse_ccdt"]
 
 DEFAULT_PORT = 1414  # the MQ listener's default port
 CHANNEL_KEYS = ("name", "type", "clientConnection", "connectionManagement", "general",

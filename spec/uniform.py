@@ -30,10 +30,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 __all__ = [
-    "Rules", "DEFAULT_RULES", "Instance", "Member", "UniformState", "Context",
-    "ApplStatusMsg", "DonationRequest", "DonationAnswer", "Effects",
-    "AppCount", "own_counts", "movable", "connect", "disconnect", "member_stopped", "member_started",
-    "join", "reconcile", "receive", "apstatus_appl", "apstatus_qmgr", "balanced_counts",
+    "DEFAULT_RULES",
+    "AppCount",
+    "ApplStatusMsg",
+    "Context",
+    "DonationAnswer",
+    "DonationRequest",
+    "Effects",
+    "Instance",
+    "Member",
+    "Rules",
+    "UniformState",
+    "apstatus_appl",
+    "apstatus_qmgr",
+    "balanced_counts",
+    "connect",
+    "disconnect",
+    "join",
+    "member_started",
+    "member_stopped",
+    "movable",
+    "own_counts",
+    "receive",
+    "reconcile",
 ]
 
 GROUP_PREFIX = "*"  # 004 §Configuring the CCDT...: "the queue manager group ... prefixed with an '*'"

@@ -35,8 +35,15 @@ from dataclasses import dataclass
 from spec.ccdt import Ccdt, check_ccdt, parse_ccdt
 from spec.errors import near_miss
 
-__all__ = ["ConnectStep", "DisconnectStep", "JoinUniformStep", "ExpectedApstatus", "UniformParsing",
-           "UNIFORM_STEP_KEYS", "MAX_INSTANCES"]
+__all__ = [
+    "MAX_INSTANCES",
+    "UNIFORM_STEP_KEYS",
+    "ConnectStep",
+    "DisconnectStep",
+    "ExpectedApstatus",
+    "JoinUniformStep",
+    "UniformParsing",
+]
 
 MAX_INSTANCES = 64  # instances one connect step starts: keeps explored state spaces small
 BALANCED = ("YES", "NO", "NOTAPPLIC")
@@ -162,7 +169,7 @@ class UniformParsing:
             via = self.qmgr_ref(t, "via", path)
             if not self.ccdt.under(via):
                 raise self.error(path + ("via",), f"the CCDT has no entry under the queue manager name {via}",
-                                 f"add one, or connect through a group: via = \"*GROUP\"")
+                                 "add one, or connect through a group: via = \"*GROUP\"")
             self.ccdt_named.append(via)
         self.apps.add(app)
         return ConnectStep(index, line, app, count, via, self.boolean(t, "reconnect", path))

@@ -14,7 +14,8 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spec import uniform as uc
 from spec.ccdt import check_ccdt, missing_real_name_entries, parse_ccdt

@@ -21,12 +21,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from checker.cli import _check_properties  # noqa: E402
-from checker.explore import explore  # noqa: E402
-from spec import uniform as uc  # noqa: E402
-from spec.network import MQNetwork, run_scenario  # noqa: E402
-from spec.network.uniform import apstatus_of  # noqa: E402
-from spec.scenario import load_scenario  # noqa: E402
+from checker.cli import _check_properties
+from checker.explore import explore
+from spec import uniform as uc
+from spec.network import MQNetwork, run_scenario
+from spec.network.uniform import apstatus_of
+from spec.scenario import load_scenario
 
 EXAMPLES = ROOT / "examples"
 MANIFEST = ROOT / "tests" / "manifests" / "uniform.json"

@@ -29,12 +29,24 @@ from spec import uniform as uc
 from spec.network.channels import send
 from spec.network.state import LogEntry, add_log
 from spec.network.topology import resolve_conname
-from spec.uniform_scenario import ConnectStep, DisconnectStep, ExpectedApstatus, JoinUniformStep
+from spec.uniform_scenario import (
+    ConnectStep,
+    DisconnectStep,
+    ExpectedApstatus,
+    JoinUniformStep,
+)
 
 __all__ = [
-    "uniform_initial", "uniform_after", "receive_uniform_message", "UNIFORM_MESSAGE_HANDLERS",
-    "UNIFORM_STEP_HANDLERS", "apstatus_of", "apstatus_failures", "uniform_context", "describe_uniform_step",
+    "UNIFORM_MESSAGE_HANDLERS",
+    "UNIFORM_STEP_HANDLERS",
+    "apstatus_failures",
+    "apstatus_of",
     "ccdt_findings",
+    "describe_uniform_step",
+    "receive_uniform_message",
+    "uniform_after",
+    "uniform_context",
+    "uniform_initial",
 ]
 
 
