@@ -1,0 +1,288 @@
+"""``config`` claims: statements over every configuration within a bound, proved with Z3.
+
+Each claim is a ``Property.config`` whose predicate is a :class:`Claim` (what
+``checker.prove`` needs: ``encode(bound)``, ``default_bound``, ``bound_unit``). The
+encodings come from ``spec.symbolic`` (each tested against the Python function it
+mirrors); this module states the claims, names the facts a proof may rest on, and decodes
+counterexamples into runnable scenario files whose ``[[expect]]`` blocks say what the
+claim demands of that configuration.
+
+Every claim has a deliberately broken rule variant (:data:`BROKEN`; DESIGN §5 mutants
+where one applies) under which it is refuted: the claim is not vacuous.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import z3
+
+from checker.model import Property
+# from spec.symbolic import loops as sym_loops
+# from spec.symbolic import reach as sym_reach
+from spec.symbolic import repository as sym_repo
+# from spec.symbolic import workload as sym_wl
+from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
+from spec.symbolic.topic_tree import SCOPES, SymTree
+from spec.symbolic.topics import SEPARATOR, char_prefix_cut, level_prefix_length, matches, sym_subscription, sym_topic
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A ``config`` property's predicate (``checker.prove.ConfigClaim``)."""
+
+    build: Callable[[int, str], Encoding]
+    default_bound: int
+    bound_unit: str
+    variant: str = ""
+
+    def encode(self, bound: int) -> Encoding:
+        return self.build(bound, self.variant)
+
+    def broken(self, variant: str) -> "Claim":
+        return replace(self, variant=variant)
+
+
+# ------------------------------------------------------------------ scenario rendering
+def _qmgr_block(name: str, mqsc: list[str]) -> str:
+    body = "\n".join(mqsc)
+    return f"[qmgrs.{name}]\nmqsc = \"\"\"\n{body}\n\"\"\"\n" if mqsc else f"[qmgrs.{name}]\n"
+
+
+def _scenario(name: str, description: str, qmgrs: list[tuple[str, list[str]]], steps: list[str],
+              expects: list[str]) -> str:
+    parts = [f"name = {toml_string(name)}", f"description = {toml_string(description)}", ""]
+    parts += [_qmgr_block(q, m) for q, m in qmgrs]
+    parts += [f"[[steps]]\n{s}\n" for s in steps]
+    parts += [f"[[expect]]\n{e}\n" for e in expects]
+    return "\n".join(parts)
+
+
+def _cluster_members(qmgrs: list[str], cluster: str = "CL1") -> dict[str, list[str]]:
+    """MQSC making FR1 the full repository of ``cluster`` and each of ``qmgrs`` a member."""
+    port = 1500
+    out = {"FR1": ["ALTER QMGR REPOS(%s)" % cluster,
+                   f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1({port})') CLUSTER({cluster})"]}
+    for i, q in enumerate(qmgrs, 1):
+        out[q] = [f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME('{q.lower()}({port + i})') CLUSTER({cluster})",
+                  f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1({port})') CLUSTER({cluster})"]
+    return out
+
+
+def _topic_defs(objects: dict, kind: str, attrs: tuple[str, ...], prefix: str) -> list[str]:
+    """DEFINE TOPIC commands for the decoded objects of one kind ("local" or "record")."""
+    out = []
+    for node in sorted(objects, key=lambda n: (len(n), n)):
+        obj = objects[node].get(kind)
+        if obj is None or node == ():
+            continue
+        topicstr = SEPARATOR.join(node)
+        name = prefix + "." + ".".join(level or "_" for level in node)
+        text = f"DEFINE TOPIC({mqsc_string(name)}) TOPICSTR({mqsc_string(topicstr)})"
+        for a in attrs:
+            value = obj[a]
+            if a == "cluster":
+                value = value or ""
+                if value:
+                    text += f" CLUSTER({value})"
+            elif value not in ("ASPARENT",):
+                text += f" {a.upper()}({value})"
+        out.append(text)
+    return out
+
+
+def _root_alter(objects: dict, attrs: tuple[str, ...]) -> list[str]:
+    base = objects.get((), {}).get("local")
+    if base is None:
+        return []
+    changes = [f"{a.upper()}({base[a]})" for a in attrs
+               if a in ("pubscope", "subscope") and base[a] not in ("ALL", "ASPARENT")]
+    return [f"ALTER TOPIC(SYSTEM.BASE.TOPIC) {' '.join(changes)}"] if changes else []
+
+
+def _deliveries_expect(qmgr: str, subs: dict[str, list[str]]) -> str:
+    rows = "\n".join(f"{name} = [{', '.join(toml_string(t) for t in topics)}]" for name, topics in subs.items())
+    return f"[expect.deliveries.{qmgr}]\n{rows}"
+
+
+# ------------------------------------------------------------------ PS-CFG-WILDCARD-BLOCK
+LEVELS = ("a", "b")  # the level names of a bounded tree (a char-scheme topic's characters: a, b, /)
+
+
+def _block_part(tag: str, depth: int, charwise: bool, variant: str, facts: dict, domain: list):
+    """One scheme's half of the WILDCARD(BLOCK) claim."""
+    tree = SymTree(f"{tag}.tree", LEVELS, depth)
+    if charwise:
+        alphabet = ("a", "b", SEPARATOR)
+        length = 2 * depth + 1
+    else:
+        alphabet = LEVELS + ("",)
+        length = depth + 1
+        tree = SymTree(f"{tag}.tree", alphabet, depth, nodes=[n for d in range(1, depth + 1)
+                                                              for n in _product(LEVELS, d)])
+    topic = sym_topic(f"{tag}.topic", alphabet, length, charwise)
+    sub = sym_subscription(f"{tag}.sub", alphabet, length, charwise)
+    domain += tree.domain() + topic.domain() + sub.domain()
+    m, b, d = z3.Bools(f"{tag}.matches {tag}.blocked {tag}.delivered")
+    scheme = "character-based" if charwise else "topic-based"
+    facts[f"002 §{scheme.capitalize()} wildcard scheme: how a {scheme} subscription matches a topic string"] = \
+        m == matches(sub, topic)
+    facts[f"002 §Controlling wildcard usage with the WILDCARD property: BLOCK nodes below a {scheme} "
+          f"subscription's fixed prefix, captured at creation"] = b == tree.blocked(sub, topic, variant)
+    facts[f"002 §Subscription topic, {scheme}: a publication is delivered when it matches and is not blocked"] = \
+        d == z3.And(m, z3.Not(b))
+    prefix_levels = _char_prefix_levels(sub) if charwise else level_prefix_length(sub)
+    hidden = []
+    for node in tree.nodes:
+        if node == ():
+            continue
+        from spec.symbolic.topic_tree import _char_under
+        under = _char_under(node, topic) if charwise else tree.under(topic, node)
+        hidden.append(z3.Implies(z3.And(tree.blocks(node), sub.has_wildcard(), prefix_levels < len(node), under),
+                                 z3.Not(d)))
+    never_blocked = z3.Implies(z3.And(z3.Not(sub.has_wildcard()), m), d)
+    return tree, topic, sub, z3.And(*hidden, never_blocked), d
+
+
+def _product(names, d):
+    import itertools
+    return itertools.product(names, repeat=d)
+
+
+def _char_prefix_levels(sub) -> z3.ArithRef:
+    """How many levels ``fixed_prefix`` has in the character scheme."""
+    cut = char_prefix_cut(sub)
+    slash = sub.alphabet.index(SEPARATOR)
+    slashes = z3.Sum([z3.If(z3.And(k < cut, sub.tokens[k] == slash), 1, 0) for k in range(len(sub.tokens))])
+    return z3.If(cut == -1, 0, slashes + 1)
+
+
+def _encode_block(depth: int, variant: str) -> Encoding:
+    facts: dict[str, z3.BoolRef] = {}
+    domain: list[z3.BoolRef] = []
+    parts = [_block_part("topic", depth, False, variant, facts, domain),
+             _block_part("char", depth, True, variant, facts, domain)]
+    claim = z3.And(parts[0][3], parts[1][3])
+
+    def decode(model: z3.ModelRef) -> Counterexample:
+        for scheme, (tree, topic, sub, holds, delivered) in zip(("topic", "char"), parts):
+            if z3.is_true(model.eval(holds, model_completion=True)):
+                continue
+            objects = tree.decode(model)
+            t, s = topic.decode(model), sub.decode(model)
+            got = z3.is_true(model.eval(delivered, model_completion=True))
+            return _block_scenario(objects, s, scheme, t, got, variant)
+        raise AssertionError("decode called on a model that satisfies the claim")
+
+    cost = [count(v.local for n, v in p[0].nodes.items() if n) + count(v.record for v in p[0].nodes.values())
+            for p in parts]
+    sizes = [p[1].length + p[2].length for p in parts]
+    return Encoding(facts, claim, decode, domain, [z3.Sum(cost), z3.Sum(sizes)])
+
+
+def _block_scenario(objects: dict, sub: str, scheme: str, topic: str, delivered: bool, variant: str) -> Counterexample:
+    attrs = ("wildcard",)
+    local = _topic_defs(objects, "local", attrs, "T")
+    records = [c + " CLUSTER(CL1)" for c in _topic_defs(objects, "record", attrs, "C")]
+    want = [] if delivered else [topic]  # the claim demands the opposite of what the rule did
+    members = _cluster_members(["QMA"]) if records else {}
+    qmgrs = []
+    if records:
+        qmgrs.append(("FR1", members["FR1"] + records))
+    qmgrs.append(("QMA", members.get("QMA", []) + local))
+    steps = [f"subscribe = {{ qmgr = \"QMA\", name = \"S1\", topic = {toml_string(sub)}, scheme = \"{scheme}\" }}",
+             f"publish = {{ qmgr = \"QMA\", topic = {toml_string(topic)} }}"]
+    broken = f" under the broken rule {variant!r}" if variant else ""
+    summary = (f"{scheme}-scheme subscription {sub!r} at QMA {'receives' if delivered else 'misses'} a "
+               f"publication on {topic!r}{broken}; the claim says it must {'not ' if delivered else ''}receive it")
+    text = _scenario(f"PS-CFG-WILDCARD-BLOCK counterexample{broken}", summary, qmgrs, steps,
+                     [_deliveries_expect("QMA", {"S1": want})])
+    return Counterexample(summary, text, "ps-cfg-wildcard-block", {"objects": objects, "sub": sub, "scheme": scheme,
+                                                                   "topic": topic, "delivered": delivered})
+
+
+# ------------------------------------------------------------------ RP-CFG-FR-MESH
+def _encode_fr_mesh(n: int, variant: str) -> Encoding:
+    mesh = sym_repo.fr_mesh(n)
+    facts = sym_repo.rules(mesh, variant)
+    ex = mesh.exists
+    own = {x: mesh.own_record_reaches(x) for x in range(n)}
+    pr = {(a, b): mesh.pr_record_reaches(a, b) for a in range(n) for b in range(n) if a != b}
+    lost: list[tuple[str, tuple, int, z3.BoolRef]] = []
+    for x, got in own.items():
+        lost += [("own", (x,), y, z3.And(ex[x], ex[y], z3.Not(got[y]))) for y in range(n)]
+    for (a, b), got in pr.items():
+        lost += [("pr", (a, b), y, z3.And(ex[a], ex[b], ex[y], z3.Not(got[y]))) for y in range(n)]
+    every_record_everywhere = z3.Not(z3.Or([c for *_, c in lost]))
+    claim = every_record_everywhere == mesh.complete()
+
+    def decode(model: z3.ModelRef) -> Counterexample:
+        k, edges = sym_repo.decode_graph(mesh, model)
+        missing = [(kind, who, y) for kind, who, y, c in lost if z3.is_true(model.eval(c, model_completion=True))]
+        return _fr_mesh_scenario(k, edges, missing, variant)
+
+    uses_pr = z3.Or([c for kind, *_, c in lost if kind == "pr"])
+    cost = [count(ex), z3.If(uses_pr, 1, 0), count(mesh.edge.values())]
+    return Encoding(facts, claim, decode, mesh.domain(), cost)
+
+
+def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, variant: str) -> Counterexample:
+    fr = [f"FR{i + 1}" for i in range(k)]
+    qmgrs = []
+    for i in range(k):
+        mqsc = ["ALTER QMGR REPOS(DEMO)",
+                f"DEFINE CHANNEL(TO.{fr[i]}) CHLTYPE(CLUSRCVR) CONNAME('{fr[i].lower()}(1414)') CLUSTER(DEMO)"]
+        mqsc += [f"DEFINE CHANNEL({fr[i]}.TO.{fr[j]}) CHLTYPE(CLUSSDR) CONNAME('{fr[j].lower()}(1414)') CLUSTER(DEMO)"
+                 for a, j in edges if a == i]
+        qmgrs.append((fr[i], mqsc))
+    broken = f" under the broken rule {variant!r}" if variant else ""
+    complete = len(edges) == k * (k - 1)
+    graph = ", ".join(f"{fr[a]}->{fr[b]}" for a, b in edges) or "none"
+    if missing:
+        kind, who, y = missing[0]
+        if kind == "own":
+            owner, steps = fr[who[0]], [f'mqsc = {{ qmgr = "{fr[who[0]]}", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }}']
+        else:
+            owner = "PR1"
+            qmgrs.append(("PR1", []))
+            join = (f"DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)\n"
+                    f"DEFINE CHANNEL(TO.{fr[who[0]]}) CHLTYPE(CLUSSDR) CONNAME('{fr[who[0]].lower()}(1414)') CLUSTER(DEMO)")
+            steps = [f'mqsc = {{ qmgr = "PR1", commands = "{join}" }}',
+                     'mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }']
+        summary = (f"{k} full repositories, manual CLUSSDRs {graph} ({'complete' if complete else 'not complete'}): "
+                   f"a record of {owner} (CQ1) never reaches {fr[y]}{broken}")
+    else:
+        steps, owner = [], ""
+        summary = (f"{k} full repositories, manual CLUSSDRs {graph}: not complete, yet every record reaches every "
+                   f"full repository{broken}")
+    expects = [f'[expect.repositories.{name}.DEMO]\nqueues = {{ CQ1 = ["{owner}"] }}' for name in fr] if owner else \
+        ["no_errors = true"]
+    text = _scenario(f"RP-CFG-FR-MESH counterexample{broken}", summary, qmgrs, steps, expects)
+    return Counterexample(summary, text, "rp-cfg-fr-mesh", {"frs": k, "edges": edges, "missing": missing})
+
+
+CLAIMS: list[Property] = [
+    Property.config(
+        "PS-CFG-WILDCARD-BLOCK",
+        "WILDCARD(BLOCK) hides every publication at or below the blocking node from wildcard subscriptions "
+        "whose fixed prefix is above it, in both wildcard schemes; a subscription without wildcards is never blocked",
+        Claim(_encode_block, 3, "levels of tree depth"),
+        citation="002 §Controlling wildcard usage with the WILDCARD property"),
+    Property.config(
+        "RP-CFG-FR-MESH",
+        "every record (each full repository's own, and each partial repository's for every choice of two full "
+        "repositories) reaches every full repository if and only if the manual CLUSSDRs among them are complete",
+        Claim(_encode_fr_mesh, 5, "full repositories"),
+        citation="000 §Considerations for Full Repositories"),
+]
+
+# claim id -> the broken rule variant that refutes it (DESIGN §5 mutants where one applies)
+BROKEN: dict[str, str] = {
+    "PS-CFG-WILDCARD-BLOCK": "local_objects_only",
+    "RP-CFG-FR-MESH": "fr_forwarding_swapped",
+}
+
+
+def claims() -> list[Property]:
+    return list(CLAIMS)
