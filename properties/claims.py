@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 import z3
 
 from checker.model import Property
-# from spec.symbolic import loops as sym_loops
-# from spec.symbolic import reach as sym_reach
+from spec.symbolic import loops as sym_loops
+from spec.symbolic import reach as sym_reach
 from spec.symbolic import repository as sym_repo
 # from spec.symbolic import workload as sym_wl
 from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
@@ -262,6 +262,119 @@ def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, varia
     return Counterexample(summary, text, "rp-cfg-fr-mesh", {"frs": k, "edges": edges, "missing": missing})
 
 
+# ------------------------------------------------------------------ PS-CFG-LOOP-BOUND
+def _encode_loop_bound(n: int, variant: str) -> Encoding:
+    g = sym_loops.graph(n)
+    p = sym_loops.path(n)
+    facts = sym_loops.rules(g, p, variant)
+    claim = p.length < count(g.exists)  # processed at no more queue managers than there are
+
+    def decode(model: z3.ModelRef) -> Counterexample:
+        return _loop_scenario(sym_loops.decode(g, p, model), variant)
+
+    cost = [count(g.exists), count(g.member), count(g.parent[i] != sym_loops.NO_PARENT for i in range(n))]
+    return Encoding(facts, claim, decode, g.domain() + p.domain(g), cost)
+
+
+def _loop_scenario(d: dict, variant: str) -> Counterexample:
+    names = [f"QM{i + 1}" for i in range(d["qmgrs"])]
+    members = [names[i] for i, m in enumerate(d["member"]) if m]
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    for i, par in enumerate(d["parent"]):
+        if par >= 0:
+            mqsc[names[i]].append(f"ALTER QMGR PARENT({names[par]})")
+    if members:
+        fr = members[0]
+        mqsc[fr] += ["ALTER QMGR REPOS(CL1)",
+                     f"DEFINE CHANNEL(TO.{fr}) CHLTYPE(CLUSRCVR) CONNAME('{fr.lower()}(1414)') CLUSTER(CL1)",
+                     "DEFINE TOPIC(PRICE) TOPICSTR('Price') CLUSTER(CL1)"]
+        for q in members[1:]:
+            mqsc[q] += [f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME('{q.lower()}(1414)') CLUSTER(CL1)",
+                        f"DEFINE CHANNEL(TO.{fr}) CHLTYPE(CLUSSDR) CONNAME('{fr.lower()}(1414)') CLUSTER(CL1)"]
+    path = [names[i] for i in d["path"]]
+    seen: list[str] = []
+    again = ""
+    for q in path:
+        if q in seen:
+            again = q
+            break
+        seen.append(q)
+    steps = [f'subscribe = {{ qmgr = "{q}", name = "S{i + 1}", topic = "Price/#" }}' for i, q in enumerate(names)]
+    steps.append(f'publish = {{ qmgr = "{path[0]}", topic = "Price/Fruit" }}')
+    hops = "".join(f"{a} -{v}-> " for a, v in zip(path, d["via"])) + path[-1]
+    broken = f" under the broken rule {variant!r}" if variant else ""
+    summary = (f"a publication at {path[0]} is processed {len(path)} times among {len(names)} queue managers: "
+               f"{hops}{broken}")
+    expects = [f'errors = [{{ qmgr = "{again}", code = "LOOP_DETECTED" }}]'] if again else ["no_errors = true"]
+    text = _scenario(f"PS-CFG-LOOP-BOUND counterexample{broken}", summary, [(q, mqsc[q]) for q in names], steps,
+                     expects)
+    return Counterexample(summary, text, "ps-cfg-loop-bound", d)
+
+
+# ------------------------------------------------------------------ PS-CFG-REACH
+def _reach_condition(rp, publisher_cluster: bool = False) -> z3.BoolRef:
+    """The condition DESIGN §4 PS-SCOPE states, at each end's closest topic object."""
+    s1 = rp.subs[0]
+    any_puller = z3.Or([z3.And(x.present, z3.Not(x.scope_qmgr),
+                               rp.sub_tree.effective_for_subscription("subscope", x.sub) == sym_reach.ALL,
+                               rp.sub_tree.effective_for_subscription("cluster", x.sub) == sym_reach.CL1,
+                               matches(x.sub, rp.topic), z3.Not(rp.pub_tree.blocked(x.sub, rp.topic)))
+                        for x in rp.subs])
+    parts = [z3.Not(rp.pmo_scope_qmgr), rp.pub_tree.effective("pubscope", rp.topic) == sym_reach.ALL,
+             z3.Not(s1.scope_qmgr), rp.sub_tree.effective_for_subscription("subscope", s1.sub) == sym_reach.ALL,
+             matches(s1.sub, rp.topic), z3.Not(rp.sub_tree.blocked(s1.sub, rp.topic)), any_puller]
+    if publisher_cluster:
+        parts.append(rp.pub_tree.effective("cluster", rp.topic) == sym_reach.CL1)
+    return z3.And(parts)
+
+
+def _encode_reach(depth: int, variant: str) -> Encoding:
+    rp = sym_reach.reach_problem(depth)
+    sent, reached = z3.Bools("P.forwards_to_S s1.receives")
+    facts = sym_reach.rules(rp, sent, reached, variant)
+    claim = reached == _reach_condition(rp)
+
+    def decode(model: z3.ModelRef) -> Counterexample:
+        return _reach_scenario(rp, model, variant, z3.is_true(model.eval(_reach_condition(rp), model_completion=True)))
+
+    objects = [count(v.local for n, v in t.nodes.items() if n) for t in (rp.pub_tree, rp.sub_tree)]
+    objects.append(count(v.record for v in rp.records.nodes.values()))
+    flags = count([rp.pmo_scope_qmgr, rp.subs[1].present] + [s.scope_qmgr for s in rp.subs])
+    sizes = rp.topic.length + z3.Sum([s.sub.length for s in rp.subs])
+    return Encoding(facts, claim, decode, rp.domain(), [z3.Sum(objects), flags, sizes])
+
+
+def _reach_scenario(rp, model: z3.ModelRef, variant: str, demanded: bool) -> Counterexample:
+    def true(x):
+        return z3.is_true(model.eval(x, model_completion=True))
+    attrs = ("pubscope", "subscope", "wildcard")
+    records = rp.records.decode(model)
+    members = _cluster_members(["QMA", "QMB"])
+    fr = members["FR1"] + [c + " CLUSTER(CL1)" for c in _topic_defs(records, "record", attrs, "C")]
+    qmgrs = [("FR1", fr)]
+    for q, tree in (("QMA", rp.pub_tree), ("QMB", rp.sub_tree)):
+        objs = {n: {"local": o["local"]} for n, o in tree.decode(model).items() if "local" in o}
+        qmgrs.append((q, members[q] + _root_alter(objs, attrs) + _topic_defs(objs, "local", attrs, "T")))
+    topic = rp.topic.decode(model)
+    steps, subs = [], []
+    for i, s in enumerate(rp.subs):
+        if not true(s.present):
+            continue
+        scope = ', scope = "QMGR"' if true(s.scope_qmgr) else ""
+        text = s.sub.decode(model)
+        subs.append(f"S{i + 1} {text!r}{' (MQSO_SCOPE_QMGR)' if scope else ''}")
+        steps.append(f'subscribe = {{ qmgr = "QMB", name = "S{i + 1}", topic = {toml_string(text)}{scope} }}')
+    pscope = ', scope = "QMGR"' if true(rp.pmo_scope_qmgr) else ""
+    steps.append(f'publish = {{ qmgr = "QMA", topic = {toml_string(topic)}{pscope} }}')
+    broken = f" under the broken rule {variant!r}" if variant else ""
+    summary = (f"publication on {topic!r} at QMA{' (MQPMO_SCOPE_QMGR)' if pscope else ''}, subscriptions at QMB "
+               f"{', '.join(subs)}: S1 {'misses' if demanded else 'receives'} it{broken}; the condition says it "
+               f"must {'' if demanded else 'not '}receive it")
+    text = _scenario(f"PS-CFG-REACH counterexample{broken}", summary, qmgrs, steps,
+                     [_deliveries_expect("QMB", {"S1": [topic] if demanded else []})])
+    return Counterexample(summary, text, "ps-cfg-reach", {"topic": topic, "demanded": demanded})
+
+
 CLAIMS: list[Property] = [
     Property.config(
         "PS-CFG-WILDCARD-BLOCK",
@@ -275,12 +388,28 @@ CLAIMS: list[Property] = [
         "repositories) reaches every full repository if and only if the manual CLUSSDRs among them are complete",
         Claim(_encode_fr_mesh, 5, "full repositories"),
         citation="000 §Considerations for Full Repositories"),
+    Property.config(
+        "PS-CFG-LOOP-BOUND",
+        "fingerprint loop detection bounds every publication's path: it is processed at no more queue managers "
+        "than there are, on every hierarchy + publish/subscribe cluster graph",
+        Claim(_encode_loop_bound, 5, "queue managers"),
+        citation="002 §How loop detection works"),
+    Property.config(
+        "PS-CFG-REACH",
+        "a publication at one member of a publish/subscribe cluster reaches a subscription at another exactly "
+        "when: effective PUBSCOPE ALL at the publisher and no MQPMO_SCOPE_QMGR, effective SUBSCOPE ALL at the "
+        "subscriber and no MQSO_SCOPE_QMGR, the subscription matches and WILDCARD does not block it, and some "
+        "subscription there resolving to a cluster topic of the cluster pulled it over",
+        Claim(_encode_reach, 3, "levels of tree depth"),
+        citation="002 §Subscription scope, §Publication scope, §Wildcards and cluster topics"),
 ]
 
 # claim id -> the broken rule variant that refutes it (DESIGN §5 mutants where one applies)
 BROKEN: dict[str, str] = {
     "PS-CFG-WILDCARD-BLOCK": "local_objects_only",
     "RP-CFG-FR-MESH": "fr_forwarding_swapped",
+    "PS-CFG-LOOP-BOUND": "no_fingerprint_check",
+    "PS-CFG-REACH": "ignore_subscope_remote",
 }
 
 

@@ -62,8 +62,11 @@ class SymTree:
     manager's view. ``clusters`` are the cluster names a CLUSTER attribute may take."""
 
     def __init__(self, prefix: str, names: Sequence[str], depth: int, clusters: Sequence[str] = ("CL1",),
-                 nodes: Sequence[Node] | None = None) -> None:
+                 nodes: Sequence[Node] | None = None, records_of: "SymTree | None" = None) -> None:
+        """``records_of``: share that tree's cluster records (queue managers of one cluster
+        hold the same cluster topic records; their local objects differ)."""
         self.prefix = prefix
+        self.records_of = records_of
         self.names = tuple(names)
         self.depth = depth
         self.clusters = ("",) + tuple(clusters)
@@ -77,6 +80,9 @@ class SymTree:
         tag = f"{self.prefix}@{SEPARATOR.join(node) or '<root>'}"
         def attrs(kind: str) -> dict[str, z3.ArithRef]:
             return {a: z3.Int(f"{tag}.{kind}.{a}") for a in ATTRS}
+        if self.records_of is not None:
+            shared = self.records_of.nodes[node]
+            return NodeVars(node, z3.Bool(f"{tag}.local"), shared.record, attrs("local"), shared.record_attrs)
         return NodeVars(node, z3.Bool(f"{tag}.local"), z3.Bool(f"{tag}.record"), attrs("local"), attrs("record"))
 
     # --- domains -----------------------------------------------------------------------
