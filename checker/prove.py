@@ -129,8 +129,12 @@ def _fresh_context() -> None:
     z3.z3._main_ctx = None
 
 
-def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0) -> tuple[str, dict]:
+def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *, explain: bool = True,
+          minimise: bool = True) -> tuple[str, dict]:
     """Prove one claim at ``bound`` (default: the claim's) within ``timeout`` seconds.
+    ``explain``: shrink the unsat core to a minimal one; ``minimise``: minimise a
+    counterexample with ``Optimize`` (both cost solver time; a table of many small
+    questions turns them off).
 
     Returns ``(verdict, detail)``: ``detail`` has ``bound``, ``seconds`` (solver time,
     encoding included), ``facts`` (the minimal core, for a proof), ``counterexample`` (the
@@ -151,12 +155,12 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0) -
         by_lit = {str(lit): name for name, lit in lits.items()}
         core = [by_lit[str(c)] for c in solver.unsat_core()]
         # a sound proof needs no shrinking; give the explanation at most the time left
-        detail["facts"] = sorted(_minimal_core(solver, lits, core, deadline))
+        detail["facts"] = sorted(_minimal_core(solver, lits, core, deadline) if explain else core)
         verdict = PROVED
     elif answer == z3.sat:
         model = solver.model()
         constraints = [*enc.domain, *enc.facts.values(), z3.Not(enc.claim)]
-        better = _minimised_model(enc, constraints, deadline)
+        better = _minimised_model(enc, constraints, deadline) if minimise else None
         detail["counterexample"] = enc.decode(better if better is not None else model)
         verdict = COUNTEREXAMPLE
     else:
@@ -164,6 +168,35 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0) -
         detail["reason"] = solver.reason_unknown() or "unknown"
     detail["seconds"] = round(time.monotonic() - start, 3)
     return verdict, detail
+
+
+def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], timeout: float = 60.0
+              ) -> tuple[dict[Any, tuple[str, Any]], float]:
+    """Many existence questions over one encoding (a reachability table): ``encode()``
+    gives an encoding whose ``facts`` and ``domain`` hold throughout; each question is
+    ``(key, condition)``. Answers ``key -> ("yes", decoded witness) | ("no", None) |
+    ("unknown", reason)`` and the seconds taken. One solver, one push/pop per question
+    (incremental: the shared facts are asserted once)."""
+    start = time.monotonic()
+    deadline = start + timeout
+    _fresh_context()
+    enc = encode()
+    solver = z3.Solver()
+    solver.add(*enc.domain, *enc.facts.values())
+    answers: dict[Any, tuple[str, Any]] = {}
+    for key, condition in questions:
+        solver.set("timeout", _remaining_ms(deadline))
+        solver.push()
+        solver.add(condition)
+        result = solver.check()
+        if result == z3.sat:
+            answers[key] = ("yes", enc.decode(solver.model()))
+        elif result == z3.unsat:
+            answers[key] = ("no", None)
+        else:
+            answers[key] = ("unknown", solver.reason_unknown() or "unknown")
+        solver.pop()
+    return answers, round(time.monotonic() - start, 3)
 
 
 def write_counterexample(cex: Any, out_dir: str, claim_id: str) -> str:
@@ -204,3 +237,16 @@ def format_record(r: ProofRecord) -> list[str]:
         lines.append(f"    scenario: {r.counterexample_path}")
         lines.append(f"    replay:   {r.replay}")
     return lines
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A plain text table (cells may hold several lines)."""
+    split = [[str(c).split("\n") for c in row] for row in rows]
+    widths = [max([len(h)] + [len(line) for row in split for line in row[i]]) for i, h in enumerate(header)]
+    def line(cells):
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    out = [line(header), line(["-" * w for w in widths])]
+    for row in split:
+        for k in range(max(len(c) for c in row)):
+            out.append(line([c[k] if k < len(c) else "" for c in row]))
+    return out

@@ -46,19 +46,23 @@ class Sub:
 @dataclass
 class ReachProblem:
     names: tuple[str, ...]
-    records: SymTree   # the cluster topic records both hold
+    records: SymTree | None  # the cluster topic records both hold (bounded claims), else None
     pub_tree: SymTree  # P's topic space
     sub_tree: SymTree  # S's topic space
     topic: SymTopic
     pmo_scope_qmgr: z3.BoolRef
     subs: list[Sub]    # subs[0] is s1, the one observed
+    links: dict[str, z3.BoolRef] = None  # link kind ("" hierarchy, or a cluster name) -> P, S neighbours
+    same_qmgr: bool = False  # P is S: local delivery
 
     def domain(self) -> list[z3.BoolRef]:
-        out = self.records.domain() + self.pub_tree.domain() + self.sub_tree.domain() + self.topic.domain()
-        for tree in (self.pub_tree, self.sub_tree):
-            # local objects carry no CLUSTER: a local object naming a cluster is a cluster topic
-            # definition, which every member would hold as a record
-            out += [v.local_attrs["cluster"] == 0 for v in tree.nodes.values()]
+        out = self.pub_tree.domain() + self.sub_tree.domain() + self.topic.domain()
+        if self.records is not None:
+            out += self.records.domain()
+            for tree in (self.pub_tree, self.sub_tree):
+                # local objects carry no CLUSTER: a local object naming a cluster is a cluster topic
+                # definition, which every member would hold as a record
+                out += [v.local_attrs["cluster"] == 0 for v in tree.nodes.values()]
         for s in self.subs:
             out += s.sub.domain()
         out.append(self.subs[0].present)
@@ -68,13 +72,26 @@ class ReachProblem:
         """P and S are publish/subscribe neighbours: CL1 has a cluster topic (002 §Cluster topics)."""
         return z3.Or([v.record for n, v in self.records.nodes.items() if n != ()])
 
+    def route(self, s: Sub) -> z3.BoolRef:
+        """``_may_send``'s link test for ``s``'s proxy subscription: over a hierarchy link
+        always; over a cluster link when it resolves at S to a cluster topic of that cluster."""
+        if self.links is None:
+            return z3.And(self.sub_tree.effective_for_subscription("cluster", s.sub) == CL1, self.linked())
+        options = []
+        for via, linked in sorted(self.links.items()):
+            if via == "":
+                options.append(linked)
+            else:
+                code = self.sub_tree.clusters.index(via)
+                options.append(z3.And(linked, self.sub_tree.effective_for_subscription("cluster", s.sub) == code))
+        return z3.Or(options) if options else z3.BoolVal(False)
+
     def effective_scope_all(self, s: Sub) -> z3.BoolRef:
         return z3.And(z3.Not(s.scope_qmgr), self.sub_tree.effective_for_subscription("subscope", s.sub) == ALL)
 
     def proxy_sent(self, s: Sub) -> z3.BoolRef:
         """S holds demand for ``s`` and sends its proxy subscription over the CL1 link."""
-        return z3.And(s.present, self.effective_scope_all(s),
-                      self.sub_tree.effective_for_subscription("cluster", s.sub) == CL1, self.linked())
+        return z3.And(s.present, self.effective_scope_all(s), self.route(s))
 
     def pulled(self, s: Sub) -> z3.BoolRef:
         """P holds ``s``'s proxy and it matches the publication, not blocked at P."""
@@ -103,6 +120,10 @@ def reach_problem(depth: int, names: tuple[str, ...] = ("a", "b"), subs: int = 2
 
 def rules(rp: ReachProblem, sent: z3.BoolRef, reached: z3.BoolRef, variant: str = "") -> dict[str, z3.BoolRef]:
     """Named facts defining ``sent`` (P forwards to S) and ``reached`` (s1 receives)."""
+    if rp.same_qmgr:
+        local = z3.And(matches(rp.subs[0].sub, rp.topic), z3.Not(rp.sub_tree.blocked(rp.subs[0].sub, rp.topic)))
+        return {"002 §Controlling wildcard usage with the WILDCARD property: a local publication reaches every "
+                "matching subscription that WILDCARD does not block": z3.And(sent, reached == local)}
     return {
         "002 §Publication scope, §Proxy subscriptions: P forwards a publication to S when its effective PUBSCOPE "
         "is ALL, no MQPMO_SCOPE_QMGR, and some subscription at S sent a matching proxy subscription (a cluster "

@@ -184,6 +184,15 @@ class SymTree:
                 out[node] = found
         return out
 
+    def pin(self, node: Node, kind: str, a: dict[str, str]) -> list[z3.BoolRef]:
+        """Constraints saying a ``kind`` ("local"/"record") object with attributes ``a`` sits at ``node``."""
+        v = self.nodes[node]
+        present, attrs = (v.local, v.local_attrs) if kind == "local" else (v.record, v.record_attrs)
+        return [present, attrs["pubscope"] == SCOPES.index(a["pubscope"]),
+                attrs["subscope"] == SCOPES.index(a["subscope"]),
+                attrs["cluster"] == self.clusters.index(a["cluster"]),
+                attrs["wildcard"] == WILDCARDS.index(a["wildcard"])]
+
     def fix(self, objects: dict[Node, dict[str, dict[str, str]]]) -> list[z3.BoolRef]:
         """Constraints making the tree exactly ``objects`` (the shape :meth:`decode` returns)."""
         out = []
