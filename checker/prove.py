@@ -234,7 +234,7 @@ def format_record(r: ProofRecord) -> list[str]:
     if r.counterexample:
         lines.append(f"    counterexample: {r.counterexample}")
     if r.counterexample_path:
-        lines.append(f"    scenario: {r.counterexample_path}")
+        lines.append(f"    {'witness' if r.verdict == PROVED else 'scenario'}: {r.counterexample_path}")
         lines.append(f"    replay:   {r.replay}")
     return lines
 

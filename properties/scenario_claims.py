@@ -171,7 +171,7 @@ def prove_claim(ctx: Context, claim, publisher: str, subscriber: str, bound: int
 
 
 def _claim_scenario(ctx: Context, claim, publisher: str, subscriber: str, w: dict) -> Counterexample:
-    qmgrs = "\n".join(f"[qmgrs.{q}]\nmqsc = {toml_string(text)}\n" for q, text in ctx.qmgr_mqsc)
+    qmgrs = "\n".join(f"[qmgrs.{q}]\nmqsc = {_multiline(text)}\n" for q, text in ctx.qmgr_mqsc)
     steps = [f"[[steps]]\n{s}\n" for s in ctx.steps_toml]
     for s in w["subscriptions"]:
         scope = ', scope = "QMGR"' if s["scope"] == "QMGR" else ""
@@ -198,6 +198,13 @@ def _claim_scenario(ctx: Context, claim, publisher: str, subscriber: str, w: dic
 
 
 # ------------------------------------------------------------------ TOML re-rendering
+def _multiline(text: str) -> str:
+    """A TOML multi-line literal string when ``text`` allows one (MQSC stays readable)."""
+    if "'''" in text or any(ord(c) < 0x20 and c not in "\n\t" for c in text):
+        return toml_string(text)
+    return "'''\n" + text + ("" if text.endswith("\n") else "\n") + "'''"
+
+
 def _toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"

@@ -131,7 +131,12 @@ def _tree(config: Configuration, q: QmgrTopics, names: tuple[str, ...]) -> tuple
             values = {a: d.attr(a) or ("" if a == "cluster" else "ASPARENT") for a in ATTRS}
             if values["wildcard"] not in ("PASSTHRU", "BLOCK"):
                 values["wildcard"] = "PASSTHRU"
-            label = f"DEFINE {d.describe()}" if kind == "local" else f"holds the cluster topic {d.describe()}"
+            if node == ():
+                label = d.describe().replace("TOPIC(SYSTEM.BASE.TOPIC) TOPICSTR('')", "SYSTEM.BASE.TOPIC")
+            elif kind == "local":
+                label = f"DEFINE {d.describe()}"
+            else:
+                label = f"holds the cluster topic {d.describe()}"
             facts[f"{q.name}: {label}"] = z3.And(tree.pin(node, kind, values))
     facts[f"{q.name}: no other topic objects or cluster topic records"] = z3.And(empty) if empty else z3.BoolVal(True)
     return tree, facts
