@@ -1,0 +1,242 @@
+"""``mqcheck prove``: the claims, their broken variants, and the encodings against the network.
+
+- every claim is proved at a small bound by the real Z3 (CI keeps bounds small: the
+  bound-5 timings are in benchmarks/RESULTS.md);
+- every claim is refuted under its broken rule, and the counterexample scenario it writes
+  runs: the network with the real rules satisfies what the claim demands there, the network
+  with the same rule broken (``spec.network.Mutations``, DESIGN §5) does not — the
+  differential test catches the same broken rule;
+- the repository, loop and reach encodings agree with the network model itself on small
+  configurations (exhaustive where cheap, Hypothesis otherwise).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+import z3
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.prove import COUNTEREXAMPLE, PROVED, UNKNOWN, prove
+from properties import claims as claims_mod
+from properties.claims import BROKEN, CLAIMS
+from spec.network import MQNetwork, Mutations, ScenarioStep, check_expectations, deliveries_of, repositories_of, settle
+from spec.scenario import parse_scenario
+from spec.symbolic import loops as sym_loops
+from spec.symbolic import reach as sym_reach
+from spec.symbolic import repository as sym_repo
+
+# slow tests: how many cases (0 = every one); CI sets a small bound
+SLOW_BOUND = int(os.environ.get("MQCHECK_SLOW_BOUND", "6"))
+BY_ID = {p.id: p for p in CLAIMS}
+SMALL_BOUND = {"PS-CFG-WILDCARD-BLOCK": 2, "RP-CFG-FR-MESH": 4, "PS-CFG-LOOP-BOUND": 4, "PS-CFG-REACH": 2}
+
+
+def run_text(text: str, mutations: Mutations = Mutations()):
+    """``mqcheck run``'s scheduler on a scenario text, optionally with a broken rule."""
+    scenario = parse_scenario(text, "counterexample.toml")
+    model = MQNetwork(scenario, faults=0, explore_initial=False, mutations=mutations)
+    (state,) = model.init_states()
+    while state.next_step < len(scenario.steps):
+        state = settle(model, model.next_state(state, ScenarioStep(state.next_step)))
+    return state, check_expectations(scenario, state)
+
+
+# ============================================================ the claims
+def test_every_claim_has_a_broken_variant_and_a_citation():
+    assert set(BROKEN) == set(BY_ID)
+    for p in CLAIMS:
+        assert p.kind.value == "config" and p.citation.startswith(("000 §", "002 §"))
+
+
+@pytest.mark.parametrize("claim_id", sorted(SMALL_BOUND))
+def test_claim_proved_at_a_small_bound(claim_id):
+    verdict, detail = prove(BY_ID[claim_id].predicate, SMALL_BOUND[claim_id])
+    assert verdict == PROVED, detail
+    assert detail["facts"], "a proof names the facts it rests on"
+    assert all(f in BY_ID[claim_id].predicate.encode(SMALL_BOUND[claim_id]).facts for f in detail["facts"])
+
+
+def test_proof_rests_on_the_rule_it_is_about():
+    _, detail = prove(BY_ID["PS-CFG-LOOP-BOUND"].predicate, 3)
+    assert detail["facts"] == ["002 §How loop detection works: a queue manager discards a publication carrying "
+                               "its own fingerprint"]
+    _, detail = prove(BY_ID["RP-CFG-FR-MESH"].predicate, 3)
+    assert any("does not re-forward" in f for f in detail["facts"])  # incomplete meshes lose records because of it
+
+
+# DESIGN §5 mutants the network model has, by broken variant
+NETWORK_MUTANT = {
+    "fr_forwarding_swapped": Mutations(fr_forwarding_swapped=True),
+    "no_fingerprint_check": Mutations(no_fingerprint_check=True),
+    "ignore_subscope_remote": Mutations(ignore_subscope_remote=True),
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(SMALL_BOUND))
+def test_broken_rule_is_refuted_and_the_scenario_shows_it(claim_id):
+    variant = BROKEN[claim_id]
+    verdict, detail = prove(BY_ID[claim_id].predicate.broken(variant), SMALL_BOUND[claim_id] + 1)
+    assert verdict == COUNTEREXAMPLE
+    cex = detail["counterexample"]
+    assert variant in cex.summary
+    _, results = run_text(cex.scenario_toml)
+    assert all(r.ok for r in results), "the real rules do what the claim demands in the counterexample's configuration"
+    if variant in NETWORK_MUTANT:
+        state, results = run_text(cex.scenario_toml, NETWORK_MUTANT[variant])
+        assert not all(r.ok for r in results), "the network with the same rule broken violates it"
+    else:  # local_objects_only: the Python rule, applied to the local objects only
+        from spec.topic_tree import TopicSpace, is_blocked
+        from spec.topics import topic_matches
+        d = cex.data
+        local = tuple(o for o in _space_of(cex.scenario_toml).local)
+        blocking = TopicSpace(local).blocking_nodes(d["sub"], d["scheme"])
+        assert topic_matches(d["sub"], d["topic"], d["scheme"]) and not is_blocked(blocking, d["topic"])
+
+
+def _space_of(text: str):
+    from spec.network import topic_space
+    state, _ = run_text(text)
+    return topic_space(state.qmgr("QMA"))
+
+
+def test_an_undecided_claim_is_unknown_never_proved():
+    verdict, detail = prove(BY_ID["PS-CFG-WILDCARD-BLOCK"].predicate, 4, timeout=0.001)
+    assert verdict == UNKNOWN and detail["reason"]
+
+
+def test_same_claim_same_answer():
+    """A fresh Z3 context per proof: the answer does not depend on what ran before."""
+    claim = BY_ID["PS-CFG-REACH"].predicate.broken("ignore_subscope_remote")
+    first = prove(claim, 2)[1]["counterexample"].scenario_toml
+    prove(BY_ID["PS-CFG-LOOP-BOUND"].predicate, 3)
+    assert prove(claim, 2)[1]["counterexample"].scenario_toml == first
+
+
+# ============================================================ repositories: encoding vs network
+def _graphs(n):
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+    for chosen in itertools.product([False, True], repeat=len(pairs)):
+        edges = [p for p, c in zip(pairs, chosen) if c]
+        if all(any(i == a for a, _ in edges) for i in range(n)):  # every FR has a manual CLUSSDR
+            yield edges
+
+
+def _mesh_scenario(n, edges):
+    fr = [f"FR{i + 1}" for i in range(n)]
+    text = ""
+    for i in range(n):
+        mqsc = [f"ALTER QMGR REPOS(DEMO)",
+                f"DEFINE CHANNEL(TO.{fr[i]}) CHLTYPE(CLUSRCVR) CONNAME('{fr[i].lower()}(1414)') CLUSTER(DEMO)"]
+        mqsc += [f"DEFINE CHANNEL({fr[i]}.TO.{fr[j]}) CHLTYPE(CLUSSDR) CONNAME('{fr[j].lower()}(1414)') CLUSTER(DEMO)"
+                 for a, j in edges if a == i]
+        text += f"[qmgrs.{fr[i]}]\nmqsc = '''\n" + "\n".join(mqsc) + "\n'''\n"
+    for i in range(n):
+        text += f'[[steps]]\nmqsc = {{ qmgr = "{fr[i]}", commands = "DEFINE QLOCAL(CQ{i + 1}) CLUSTER(DEMO)" }}\n'
+    return text
+
+
+def _mesh_agrees(n, edges, variant=""):
+    state, _ = run_text(_mesh_scenario(n, edges), NETWORK_MUTANT.get(variant, Mutations()))
+    repos = repositories_of(state)
+    mesh = sym_repo.fr_mesh(n)
+    fixes = [e == ((i, j) in edges) for (i, j), e in mesh.edge.items()] + [x for x in mesh.exists]
+    fixes += list(sym_repo.rules(mesh, variant).values())
+    solver = z3.Solver()
+    solver.add(*mesh.domain(), *fixes)
+    assert solver.check() == z3.sat
+    m = solver.model()
+    for owner in range(n):
+        got = mesh.own_record_reaches(owner)
+        for y in range(n):
+            predicted = z3.is_true(m.eval(got[y], model_completion=True))
+            held = f"CQ{owner + 1}" in repos[f"FR{y + 1}"]["DEMO"]["queues"]
+            assert predicted == held, (edges, variant, owner, y)
+
+
+@pytest.mark.parametrize("edges", [[(0, 1), (1, 0)], [(0, 1), (1, 2), (2, 0)], [(2, 0), (2, 1), (0, 1), (1, 0)],
+                                   [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]])
+def test_fr_mesh_agrees_with_the_network(edges):
+    n = 1 + max(max(e) for e in edges)
+    _mesh_agrees(n, edges)
+
+
+def test_fr_mesh_broken_rule_agrees_with_the_network_mutant():
+    _mesh_agrees(3, [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)], "fr_forwarding_swapped")
+    _mesh_agrees(3, [(0, 1), (1, 2), (2, 0)], "fr_forwarding_swapped")
+
+
+@pytest.mark.slow
+def test_fr_mesh_agrees_on_every_graph_of_three():
+    """Exhaustive when MQCHECK_SLOW_BOUND=0 (27 graphs, each a network run)."""
+    graphs = list(_graphs(3))
+    assert len(graphs) == 27
+    for edges in graphs[: SLOW_BOUND or None]:
+        _mesh_agrees(3, edges)
+
+
+# ============================================================ loops: encoding vs network
+def _loop_reached(n, parents, members, origin):
+    """QMs the encoding says a publication at ``origin`` is processed at."""
+    g, p = sym_loops.graph(n), sym_loops.path(n)
+    base = g.domain() + p.domain(g) + list(sym_loops.rules(g, p).values())
+    base += [e for e in g.exists] + [g.parent[i] == parents[i] for i in range(n)]
+    base += [g.member[i] == members[i] for i in range(n)] + [p.qmgr[0] == origin]
+    out = set()
+    for target in range(n):
+        s = z3.Solver()
+        s.add(*base, z3.Or([z3.And(p.length == k, p.qmgr[k] == target) for k in range(n + 1)]))
+        if s.check() == z3.sat:
+            out.add(target)
+    return out
+
+
+@pytest.mark.parametrize("parents, members", [
+    ([1, 2, 0], [False, False, False]),        # a hierarchy loop (ps-hierarchy-loop.toml)
+    ([-1, 0, 1], [False, False, False]),       # a chain
+    ([-1, 0, -1], [True, False, True]),        # QM2 under QM1, QM1 and QM3 in a cluster
+    ([1, -1, -1], [True, True, True]),         # a cluster with a hierarchy edge inside it
+])
+def test_loop_paths_agree_with_the_network(parents, members):
+    n = len(parents)
+    d = {"qmgrs": n, "parent": parents, "member": members, "path": [0], "via": []}
+    text = claims_mod._loop_scenario(d, "").scenario_toml
+    state, _ = run_text(text)
+    got = {i for i in range(n) if deliveries_of(state).get(f"QM{i + 1}", {}).get(f"S{i + 1}")}
+    assert got == _loop_reached(n, parents, members, 0) | {0}
+
+
+# ============================================================ reach: encoding vs network
+@settings(max_examples=8)
+@given(st.data())
+def test_reach_agrees_with_the_network(data):
+    """Random two-level configurations and subscriptions: the encoding's answer to "does S1
+    receive the publication" is what the network does with the decoded scenario."""
+    rp = sym_reach.reach_problem(2)
+    sent, reached = z3.Bools("P.forwards_to_S s1.receives")
+    facts = sym_reach.rules(rp, sent, reached)
+    solver = z3.Solver()
+    solver.add(*rp.domain(), *facts.values())
+    solver.set("random_seed", data.draw(st.integers(0, 10_000)))
+    # steer the model somewhere random: a few random literals, kept when satisfiable
+    choices = [rp.pmo_scope_qmgr, rp.subs[1].present, rp.subs[0].scope_qmgr, rp.subs[1].scope_qmgr, reached]
+    for v in rp.records.nodes.values():
+        choices += [v.record, v.record_attrs["wildcard"] == 1, v.record_attrs["subscope"] == 1]
+    for tree in (rp.pub_tree, rp.sub_tree):
+        for v in tree.nodes.values():
+            choices += [v.local, v.local_attrs["pubscope"] == 1, v.local_attrs["wildcard"] == 1]
+    for c in data.draw(st.lists(st.sampled_from(range(len(choices))), max_size=8, unique=True)):
+        literal = choices[c] if data.draw(st.booleans()) else z3.Not(choices[c])
+        solver.push()
+        solver.add(literal)
+        if solver.check() != z3.sat:
+            solver.pop()
+    assert solver.check() == z3.sat
+    model = solver.model()
+    predicted = z3.is_true(model.eval(reached, model_completion=True))
+    cex = claims_mod._reach_scenario(rp, model, "", predicted)
+    _, results = run_text(cex.scenario_toml)
+    assert all(r.ok for r in results), cex.scenario_toml
