@@ -22,7 +22,7 @@ from checker.model import Property
 from spec.symbolic import loops as sym_loops
 from spec.symbolic import reach as sym_reach
 from spec.symbolic import repository as sym_repo
-# from spec.symbolic import workload as sym_wl
+from spec.symbolic import workload as sym_wl
 from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
 from spec.symbolic.topic_tree import SCOPES, SymTree
 from spec.symbolic.topics import SEPARATOR, char_prefix_cut, level_prefix_length, matches, sym_subscription, sym_topic
@@ -375,6 +375,109 @@ def _reach_scenario(rp, model: z3.ModelRef, variant: str, demanded: bool) -> Cou
     return Counterexample(summary, text, "ps-cfg-reach", {"topic": topic, "demanded": demanded})
 
 
+# ------------------------------------------------------------------ WL-CFG-SELECTION
+def _selection_claim(sel, out) -> tuple[z3.BoolRef, dict[str, z3.BoolRef]]:
+    """The four statements about the first choice (each also a separate term, for decoding)."""
+    rs = sel.routes
+    local = sel.local
+    never_disabled = z3.And([z3.Implies(c, r.put) for c, r in zip(out.chosen, rs)])
+    top_rank = z3.And([z3.Implies(c, z3.And([z3.Implies(o.exists, z3.Or(o.ch_rank < r.ch_rank, z3.And(
+        o.ch_rank == r.ch_rank, o.q_rank <= r.q_rank))) for o in rs])) for c, r in zip(out.chosen, rs)])
+    outranked = z3.Or([z3.And(o.exists, z3.Or(o.ch_rank > local.ch_rank, z3.And(o.ch_rank == local.ch_rank,
+                                                                                    o.q_rank > local.q_rank)))
+                       for o in rs[:-1]])
+    keeps_local = z3.Implies(z3.And(local.exists, local.put, sel.effective_useq_local(), z3.Not(outranked)),
+                             out.chosen[-1])
+    top = [z3.And(r.exists, *[z3.Implies(o.exists, z3.Or(o.ch_rank < r.ch_rank, z3.And(
+        o.ch_rank == r.ch_rank, o.q_rank <= r.q_rank))) for o in rs]) for r in rs]
+    inhibited_iff = out.inhibited == z3.And(z3.Or(top), z3.And([z3.Implies(t, z3.Not(r.put)) for t, r in zip(top, rs)]))
+    parts = {"never a PUT(DISABLED) instance": never_disabled,
+             "never a lower CLWLRANK (channel, then queue)": top_rank,
+             "the local instance under CLWLUSEQ(LOCAL) unless outranked": keeps_local,
+             "MQRC_CLUSTER_PUT_INHIBITED exactly when every top-ranked instance is PUT(DISABLED)": inhibited_iff}
+    return z3.And(list(parts.values())), parts
+
+
+def _encode_selection(k: int, variant: str) -> Encoding:
+    sel = sym_wl.selection(k)
+    out = sym_wl.choose(sel, variant)
+    chosen = [z3.Bool(f"chosen.{r.qmgr}") for r in sel.routes]
+    inhibited = z3.Bool("MQRC_CLUSTER_PUT_INHIBITED")
+    facts = {
+        "001 §The cluster workload management algorithm: rules 3-14 in order (rank before PUT before the local "
+        "instance before SUSPEND, status, priority), then the least recently used channel":
+            z3.And([c == t for c, t in zip(chosen, out.chosen)] + [inhibited == out.inhibited]),
+    }
+    view = sym_wl.Outcome(chosen, inhibited, out.no_instance)
+    claim, parts = _selection_claim(sel, view)
+    correct = sym_wl.choose(sel)
+
+    def decode(model: z3.ModelRef) -> Counterexample:
+        failed = [name for name, term in parts.items() if not z3.is_true(model.eval(term, model_completion=True))]
+        d = sym_wl.decode(sel, model)
+        got = [r.qmgr for r, c in zip(sel.routes, chosen) if z3.is_true(model.eval(c, model_completion=True))]
+        right = [r.qmgr for r, c in zip(sel.routes, correct.chosen) if z3.is_true(model.eval(c, model_completion=True))]
+        right_inhibited = z3.is_true(model.eval(correct.inhibited, model_completion=True))
+        return _selection_scenario(d, failed, got, right, right_inhibited, variant)
+
+    rs = sel.routes
+    cost = [count(r.exists for r in rs),
+            z3.Sum([count([r.ch_rank != 0, r.ch_prty != 0, r.weight != 50, r.status != 0, r.suspended,
+                           z3.Not(r.put), r.q_rank != 0, r.q_prty != 0]) for r in rs])
+            + count([sel.local_useq != 0, z3.Not(sel.qmgr_useq_local)])]
+    return Encoding(facts, claim, decode, sel.domain(), cost)
+
+
+def _selection_scenario(d: dict, failed: list[str], got: list[str], right: list[str], inhibited: bool,
+                        variant: str) -> Counterexample:
+    routes = d["routes"]
+    local = routes[-1]
+    def channel_attrs(r):
+        return "".join(f" {a}({r[a]})" for a, default in (("CLWLRANK", 0), ("CLWLPRTY", 0), ("CLWLWGHT", 50))
+                       if r[a] != default)
+    def queue_attrs(r):
+        text = "" if r["PUT"] else " PUT(DISABLED)"
+        text += "".join(f" {a.split()[1]}({r[a]})" for a in ("queue CLWLRANK", "queue CLWLPRTY") if r[a])
+        return text
+    app = ["ALTER QMGR REPOS(DEMO)",
+           f"DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO){channel_attrs(local)}"]
+    if d["QMGR CLWLUSEQ"] != "LOCAL":
+        app.insert(0, "ALTER QMGR CLWLUSEQ(ANY)")
+    if local["instance"]:
+        useq = "" if d["local CLWLUSEQ"] == "QMGR" else f" CLWLUSEQ({d['local CLWLUSEQ']})"
+        app.append(f"DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO){queue_attrs(local)}{useq}")
+    qmgrs = [("QMAPP", app)]
+    steps = []
+    for r in routes[:-1]:
+        if not r["instance"]:
+            continue
+        q = r["qmgr"]
+        qmgrs.append((q, [f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME('{q.lower()}(1414)') CLUSTER(DEMO)"
+                          f"{channel_attrs(r)}",
+                          "DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)",
+                          f"DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO){queue_attrs(r)}"]))
+        if r["suspended"]:
+            steps.append(f'mqsc = {{ qmgr = "{q}", commands = "SUSPEND QMGR CLUSTER(DEMO)" }}')
+        if r["status"] != "RUNNING":
+            steps.append(f'channel = {{ qmgr = "QMAPP", to = "{q}", status = "{r["status"]}" }}')
+    steps += ['open = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }',
+              'put = { handle = "app" }']
+    broken = f" under the broken rule {variant!r}" if variant else ""
+    where = got[0] if got else "nowhere (MQRC_CLUSTER_PUT_INHIBITED)"
+    summary = f"the first put from QMAPP goes to {where}{broken}: fails '{'; '.join(failed)}'"
+    # what the real rules do, which the claim demands: a message on a channel that is not
+    # running waits on the transmission queue (rank beats status: 000 §Queue Rank example)
+    if inhibited:
+        expect = 'errors = [{ qmgr = "QMAPP", code = "MQRC_CLUSTER_PUT_INHIBITED" }]'
+    else:
+        dest = next(r for r in routes if r["qmgr"] == right[0])
+        arrived = dest["local"] or dest["status"] == "RUNNING"
+        expect = f'messages = {{ app = {{ {right[0]} = 1 }} }}' if arrived else "messages = { app = {} }"
+        expect += "\nno_errors = true"
+    text = _scenario(f"WL-CFG-SELECTION counterexample{broken}", summary, qmgrs, steps, [expect])
+    return Counterexample(summary, text, "wl-cfg-selection", d)
+
+
 CLAIMS: list[Property] = [
     Property.config(
         "PS-CFG-WILDCARD-BLOCK",
@@ -402,6 +505,13 @@ CLAIMS: list[Property] = [
         "subscription there resolving to a cluster topic of the cluster pulled it over",
         Claim(_encode_reach, 3, "levels of tree depth"),
         citation="002 §Subscription scope, §Publication scope, §Wildcards and cluster topics"),
+    Property.config(
+        "WL-CFG-SELECTION",
+        "the workload algorithm's choice among up to K instances never picks a PUT(DISABLED) instance, never "
+        "prefers a lower CLWLRANK, keeps the local instance under CLWLUSEQ(LOCAL) unless a remote one outranks "
+        "it, and fails with MQRC_CLUSTER_PUT_INHIBITED exactly when every top-ranked instance is PUT(DISABLED)",
+        Claim(_encode_selection, 3, "remote instances"),
+        citation="001 §The cluster workload management algorithm"),
 ]
 
 # claim id -> the broken rule variant that refutes it (DESIGN §5 mutants where one applies)
@@ -410,6 +520,7 @@ BROKEN: dict[str, str] = {
     "RP-CFG-FR-MESH": "fr_forwarding_swapped",
     "PS-CFG-LOOP-BOUND": "no_fingerprint_check",
     "PS-CFG-REACH": "ignore_subscope_remote",
+    "WL-CFG-SELECTION": "rank_after_status",
 }
 
 

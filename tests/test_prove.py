@@ -32,7 +32,8 @@ from spec.symbolic import repository as sym_repo
 # slow tests: how many cases (0 = every one); CI sets a small bound
 SLOW_BOUND = int(os.environ.get("MQCHECK_SLOW_BOUND", "6"))
 BY_ID = {p.id: p for p in CLAIMS}
-SMALL_BOUND = {"PS-CFG-WILDCARD-BLOCK": 2, "RP-CFG-FR-MESH": 4, "PS-CFG-LOOP-BOUND": 4, "PS-CFG-REACH": 2}
+SMALL_BOUND = {"PS-CFG-WILDCARD-BLOCK": 2, "RP-CFG-FR-MESH": 4, "PS-CFG-LOOP-BOUND": 4, "PS-CFG-REACH": 2,
+               "WL-CFG-SELECTION": 2}
 
 
 def run_text(text: str, mutations: Mutations = Mutations()):
@@ -49,7 +50,7 @@ def run_text(text: str, mutations: Mutations = Mutations()):
 def test_every_claim_has_a_broken_variant_and_a_citation():
     assert set(BROKEN) == set(BY_ID)
     for p in CLAIMS:
-        assert p.kind.value == "config" and p.citation.startswith(("000 §", "002 §"))
+        assert p.kind.value == "config" and p.citation.startswith(("000 §", "001 §", "002 §"))
 
 
 @pytest.mark.parametrize("claim_id", sorted(SMALL_BOUND))
@@ -73,6 +74,7 @@ NETWORK_MUTANT = {
     "fr_forwarding_swapped": Mutations(fr_forwarding_swapped=True),
     "no_fingerprint_check": Mutations(no_fingerprint_check=True),
     "ignore_subscope_remote": Mutations(ignore_subscope_remote=True),
+    "rank_after_status": Mutations(rank_after_status=True),
 }
 
 
@@ -240,3 +242,117 @@ def test_reach_agrees_with_the_network(data):
     cex = claims_mod._reach_scenario(rp, model, "", predicted)
     _, results = run_text(cex.scenario_toml)
     assert all(r.ok for r in results), cex.scenario_toml
+
+
+# ============================================================ workload: encoding vs spec.workload.choose
+from spec import workload as wl  # noqa: E402
+from spec.symbolic import workload as sym_wl  # noqa: E402
+
+
+def _view(config: dict, k: int, mutated: bool = False) -> wl.QmgrView:
+    routes = config["routes"]
+    local = routes[-1]
+    receivers, queues, statuses = [], [], []
+    for r in routes[:-1]:
+        receivers.append(wl.ClusterReceiver(r["qmgr"], r["channel"], ("DEMO",), r["CLWLWGHT"], r["CLWLRANK"],
+                                            r["CLWLPRTY"], 0, r["suspended"]))
+        statuses.append(wl.ChannelState(r["qmgr"], r["channel"], r["status"]))
+        if r["instance"]:
+            queues.append(wl.QueueInstance(r["qmgr"], "DEMOQ", ("DEMO",), r["PUT"], r["queue CLWLRANK"],
+                                           r["queue CLWLPRTY"]))
+    local_queues = ()
+    if local["instance"]:
+        local_queues = (wl.QueueInstance("QMAPP", "DEMOQ", ("DEMO",), local["PUT"], local["queue CLWLRANK"],
+                                         local["queue CLWLPRTY"], config["local CLWLUSEQ"]),)
+    if mutated:  # spec.network's Mutations.rank_after_status, applied to the view as the network does
+        def status_class(x):
+            status = next(s.status for s in statuses if s.qmgr == x.qmgr)
+            return next(i for i, members in enumerate(wl.STATUS_CLASSES) if status in members)
+        hosts = {q.qmgr for q in queues}
+        present = [x for x in receivers if x.qmgr in hosts]
+        if present:
+            best = min(status_class(x) for x in present)
+            receivers = [x for x in receivers if x.qmgr not in hosts or status_class(x) == best]
+    mine = wl.ClusterReceiver("QMAPP", "TO.QMAPP", ("DEMO",), local["CLWLWGHT"], local["CLWLRANK"], local["CLWLPRTY"])
+    return wl.QmgrView("QMAPP", (mine,), tuple(receivers), tuple(queues), (), local_queues, tuple(statuses),
+                       config["QMGR CLWLUSEQ"])
+
+
+def _selection_agrees(sel, out, config, variant="", solver=None):
+    fixes = []
+    for r, c in zip(sel.routes, config["routes"]):
+        fixes += [r.exists == c["instance"], r.ch_rank == c["CLWLRANK"], r.ch_prty == c["CLWLPRTY"],
+                  r.weight == c["CLWLWGHT"], r.status == {"RUNNING": 0, "RETRYING": 2, "STOPPED": 3}[c["status"]],
+                  r.suspended == c["suspended"], r.put == c["PUT"], r.q_rank == c["queue CLWLRANK"],
+                  r.q_prty == c["queue CLWLPRTY"]]
+    fixes += [sel.local_useq == sym_wl.USEQ.index(config["local CLWLUSEQ"]),
+              sel.qmgr_useq_local == (config["QMGR CLWLUSEQ"] == "LOCAL")]
+    s = solver or z3.Solver()
+    if solver is None:
+        s.add(*sel.domain())
+    s.push()
+    s.add(*fixes)
+    assert s.check() == z3.sat
+    m = s.model()
+    s.pop()
+    choice = wl.choose(_view(config, len(sel.routes) - 1, bool(variant)), wl.Put("DEMOQ"))
+    got = [r.qmgr for r, c in zip(sel.routes, out.chosen) if z3.is_true(m.eval(c, model_completion=True))]
+    want = [choice.destination.qmgr] if choice.destination else []
+    assert got == want, (config, choice.lines())
+    assert z3.is_true(m.eval(out.inhibited, model_completion=True)) == \
+        (choice.reason == wl.Reason.MQRC_CLUSTER_PUT_INHIBITED)
+
+
+def _route(qmgr, local, instance=True, rank=0, put=True, status="RUNNING", **kw):
+    return {"qmgr": qmgr, "channel": f"TO.{qmgr}", "local": local, "instance": instance, "CLWLRANK": rank,
+            "CLWLPRTY": kw.get("prty", 0), "CLWLWGHT": kw.get("weight", 50), "status": status,
+            "suspended": kw.get("suspended", False), "PUT": put, "queue CLWLRANK": kw.get("q_rank", 0),
+            "queue CLWLPRTY": kw.get("q_prty", 0)}
+
+
+def _remote_options(qmgr):
+    yield _route(qmgr, False, instance=False)
+    for rank, put, status in itertools.product((0, 1), (True, False), ("RUNNING", "RETRYING")):
+        yield _route(qmgr, False, rank=rank, put=put, status=status)
+
+
+def _local_options():
+    """(local route, the queue's CLWLUSEQ, QMAPP's CLWLUSEQ)."""
+    yield _route("QMAPP", True, instance=False), "QMGR", "LOCAL"
+    for rank, put, (useq, qmgr_useq) in itertools.product((0, 1), (True, False), (
+            ("QMGR", "LOCAL"), ("QMGR", "ANY"), ("LOCAL", "ANY"), ("ANY", "LOCAL"))):
+        yield _route("QMAPP", True, rank=rank, put=put), useq, qmgr_useq
+
+
+@pytest.mark.parametrize("variant", ["", "rank_after_status"])
+def test_selection_agrees_exhaustively(variant):
+    """Two remote instances and a local one over small attribute domains: every combination."""
+    sel = sym_wl.selection(2)
+    out = sym_wl.choose(sel, variant)
+    solver = z3.Solver()
+    solver.add(*sel.domain())
+    for r1, r2, (local, useq, qmgr_useq) in itertools.product(list(_remote_options("QM1")), list(_remote_options("QM2")),
+                                                              list(_local_options())):
+        config = {"routes": [r1, r2, local], "local CLWLUSEQ": useq, "QMGR CLWLUSEQ": qmgr_useq}
+        _selection_agrees(sel, out, config, variant, solver)
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_selection_agrees_at_larger_bounds(data):
+    k = 3
+    sel = sym_wl.selection(k)
+    out = sym_wl.choose(sel)
+    digit = st.integers(0, 2)
+    routes = []
+    for i in range(k + 1):
+        local = i == k
+        routes.append(_route("QMAPP" if local else f"QM{i + 1}", local, instance=data.draw(st.booleans()),
+                             rank=data.draw(digit), put=data.draw(st.booleans()),
+                             status="RUNNING" if local else data.draw(st.sampled_from(["RUNNING", "RETRYING", "STOPPED"])),
+                             prty=data.draw(digit), weight=data.draw(st.integers(1, 99)),
+                             suspended=False if local else data.draw(st.booleans()), q_rank=data.draw(digit),
+                             q_prty=data.draw(digit)))
+    config = {"routes": routes, "local CLWLUSEQ": data.draw(st.sampled_from(sym_wl.USEQ)),
+              "QMGR CLWLUSEQ": data.draw(st.sampled_from(["LOCAL", "ANY"]))}
+    _selection_agrees(sel, out, config)
