@@ -13,7 +13,7 @@ from pathlib import Path
 from checker.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-SPORT_PROVE = str(ROOT / "examples" / "ps-sports-prove.toml")
+SPORT_PROVE = str(ROOT / "examples" / "prove-sports.toml")
 
 
 def prove(capsys, *argv):
