@@ -369,7 +369,7 @@ def _prove_record(prop, verdict: str, detail: dict, out_dir: str, bound_unit: st
 
     cex = detail.get("counterexample")
     record = ProofRecord(prop.id, prop.title, prop.citation, verdict, detail["bound"], bound_unit, detail["seconds"],
-                         list(detail["facts"]), reason=detail.get("reason", ""))
+                         list(detail["facts"]), detail.get("cpu_seconds", 0.0), reason=detail.get("reason", ""))
     if cex is not None:
         record.counterexample = cex.summary
         record.counterexample_path = write_counterexample(cex, out_dir, prop.id)
@@ -437,12 +437,14 @@ def _prove_scenario(args: argparse.Namespace, path: str) -> tuple[dict, list]:
     for claim in scenario.proves:
         prop = Property.config(f"prove[{claim.index}]", claim.name, None, citation=f"{path}:{claim.line}")
         verdict, facts, cex, took, reason = PROVED if claim.expect == "never" else COUNTEREXAMPLE, set(), None, 0.0, ""
+        cpu = 0.0
         for publisher in claim.publishers:
             for subscriber in claim.subscribers:
                 if not sc.linked(config, publisher, subscriber):
                     continue
                 v, d = prove(sc.prove_claim(ctx, claim, publisher, subscriber, bound), bound, args.timeout)
                 took += d["seconds"]
+                cpu += d["cpu_seconds"]
                 if v == "unknown":
                     verdict, reason = "unknown", d["reason"]
                 elif claim.expect == "never" and v == COUNTEREXAMPLE and cex is None:
@@ -455,8 +457,8 @@ def _prove_scenario(args: argparse.Namespace, path: str) -> tuple[dict, list]:
                     facts |= set(d["facts"])
         if claim.expect == "possible" and cex is not None:
             facts = set()
-        detail = {"bound": bound, "seconds": round(took, 3), "facts": sorted(facts), "counterexample": cex,
-                  "reason": reason}
+        detail = {"bound": bound, "seconds": round(took, 3), "cpu_seconds": round(cpu, 3), "facts": sorted(facts),
+                  "counterexample": cex, "reason": reason}
         record = _prove_record(prop, verdict, detail, args.out, "topic levels")
         if claim.expect == "possible" and verdict == PROVED:
             record.counterexample = ""  # a witness, not a counterexample: its scenario still replays it
