@@ -506,7 +506,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
             data["reachability"] = reach
         print(_json_text(data))
         return status
-    lines = _render_reach(reach and scenario or "", reach) + [""] if reach is not None else []
+    # names and topic strings come from the user's files: escaped before they reach a terminal
+    lines = [printable(line) for line in _render_reach(scenario or "", reach)] + [""] if reach is not None else []
     for r in records:
         lines += [printable(line) for line in format_record(r)]
     counts = {v: sum(1 for r in records if r.verdict == v) for v in ("proved", "counterexample", "unknown")}

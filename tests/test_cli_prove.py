@@ -26,7 +26,7 @@ def test_a_proof_prints_its_bound_seconds_and_the_facts_it_rests_on(capsys):
     status, out, _ = prove(capsys, "PS-CFG-LOOP-BOUND", "--bound", "3")
     assert status == 0
     assert "PS-CFG-LOOP-BOUND            proved (bound 3 queue managers)" in out
-    assert " s\n" in out.splitlines(keepends=True)[0]
+    assert " s CPU)\n" in out.splitlines(keepends=True)[0]
     assert "rests on:\n      - 002 §How loop detection works" in out
     assert out.rstrip().endswith("1 proved, 0 counterexample(s), 0 unknown")
 

@@ -356,3 +356,42 @@ def test_selection_agrees_at_larger_bounds(data):
     config = {"routes": routes, "local CLWLUSEQ": data.draw(st.sampled_from(sym_wl.USEQ)),
               "QMGR CLWLUSEQ": data.draw(st.sampled_from(["LOCAL", "ANY"]))}
     _selection_agrees(sel, out, config)
+
+
+@pytest.mark.slow
+def test_loop_paths_agree_on_every_graph_of_three():
+    """Every hierarchy (each queue manager's parent: none or another) and cluster membership
+    of three queue managers; MQCHECK_SLOW_BOUND=0 runs all 216 (each a network run)."""
+    cases = [(list(p), list(m)) for p in itertools.product((-1, 0, 1, 2), repeat=3) if all(p[i] != i for i in range(3))
+             for m in itertools.product((False, True), repeat=3)]
+    for parents, members in cases[: SLOW_BOUND or None]:
+        test_loop_paths_agree_with_the_network(parents, members)
+
+
+@pytest.mark.slow
+def test_reach_agrees_on_every_scope_choice():
+    """A fixed small configuration (cluster topic 'a' from FR1; QMA and QMB members), every
+    MQPMO/MQSO scope choice and subscription pair: the encoding against the network."""
+    rp = sym_reach.reach_problem(1)
+    sent, reached = z3.Bools("P.forwards_to_S s1.receives")
+    base = rp.domain() + list(sym_reach.rules(rp, sent, reached).values())
+    a = ("a",)
+    base += [rp.records.nodes[a].record, rp.records.nodes[a].record_attrs["subscope"] == 0,
+             rp.records.nodes[a].record_attrs["pubscope"] == 0, rp.records.nodes[a].record_attrs["wildcard"] == 0]
+    base += [z3.Not(t.nodes[n].local) for t in (rp.pub_tree, rp.sub_tree) for n in t.nodes if n]
+    base += [t.nodes[()].local_attrs[x] == 2 for t in (rp.pub_tree, rp.sub_tree) for x in ("pubscope", "subscope")]
+    base += [t.nodes[()].local_attrs["cluster"] == 0 for t in (rp.pub_tree, rp.sub_tree)]
+    base += [t.nodes[()].local_attrs["wildcard"] == 0 for t in (rp.pub_tree, rp.sub_tree)]
+    base += rp.topic.fix("a")
+    cases = list(itertools.product(("a", "#"), (None, "a"), (False, True), (False, True), (False, True)))
+    for s1, s2, pq, sq1, sq2 in cases[: SLOW_BOUND or None]:
+        s = z3.Solver()
+        s.add(*base, *rp.subs[0].sub.fix(s1), rp.pmo_scope_qmgr == pq, rp.subs[0].scope_qmgr == sq1,
+              rp.subs[1].present == (s2 is not None), rp.subs[1].scope_qmgr == sq2)
+        if s2 is not None:
+            s.add(*rp.subs[1].sub.fix(s2))
+        assert s.check() == z3.sat
+        m = s.model()
+        predicted = z3.is_true(m.eval(reached, model_completion=True))
+        _, results = run_text(claims_mod._reach_scenario(rp, m, "", predicted).scenario_toml)
+        assert all(r.ok for r in results), (s1, s2, pq, sq1, sq2, predicted)

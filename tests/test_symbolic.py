@@ -195,3 +195,32 @@ def test_resolution_agrees(objects, t_levels, s_levels):
         assert codes[m.eval(tree.effective_for_subscription(attr, sub)).as_long()] == want, (attr, objects, s)
     blocked = is_blocked(Subscription("S", s, blocking=space.blocking_nodes(s)).blocking, t)
     assert z3.is_true(m.eval(tree.blocked(sub, topic), model_completion=True)) == blocked
+
+
+def test_resolution_agrees_exhaustively():
+    """Every one-node tree (nothing, a local object, a cluster record, or both, over every
+    PUBSCOPE and CLUSTER) under every altered SYSTEM.BASE.TOPIC PUBSCOPE, and every topic of
+    up to two levels: the effective PUBSCOPE and CLUSTER."""
+    names = ("a", "b")
+    tree = SymTree("T", names, 1)
+    topic = sym_topic("t", names, 2)
+    objs = [None] + [_obj(pubscope=p, cluster=c) for p in SCOPES for c in ("", "CL1")]
+    records = [None] + [_obj(pubscope=p, cluster="CL1") for p in SCOPES]
+    solver = z3.Solver()
+    solver.add(*tree.domain())
+    terms = {a: tree.effective(a, topic) for a in ("pubscope", "cluster")}
+    for base, local, record in itertools.product(("QMGR", "ALL"), objs, records):
+        node = {k: v for k, v in (("local", local), ("record", record)) if v is not None}
+        objects = {(): {"local": {**BASE, "pubscope": base}}, **({("a",): node} if node else {})}
+        space = _python_space(objects)
+        solver.push()
+        solver.add(*tree.fix(objects))
+        for t in strings(names, 2, "/"):
+            solver.push()
+            solver.add(*topic.fix(t))
+            assert solver.check() == z3.sat
+            m = solver.model()
+            solver.pop()
+            assert SCOPES[m.eval(terms["pubscope"]).as_long()] == space.effective(t, "pubscope"), (objects, t)
+            assert tree.clusters[m.eval(terms["cluster"]).as_long()] == space.effective(t, "cluster"), (objects, t)
+        solver.pop()

@@ -134,7 +134,18 @@ def sym_subscription(prefix: str, alphabet: Sequence[str], bound: int, charwise:
 
 
 def matches(sub: SymSubscription, topic: SymTopic) -> z3.BoolRef:
-    """``spec.topics.topic_matches(sub, topic, scheme)`` as a Z3 term (same alphabet)."""
+    """``spec.topics.topic_matches(sub, topic, scheme)`` as a Z3 term (same alphabet).
+
+    >>> t, s = sym_topic("t", ("a", "b"), 3), sym_subscription("s", ("a", "b"), 3)
+    >>> solver = z3.Solver()
+    >>> solver.add(*t.fix("a/b"), *s.fix("a/#"))
+    >>> solver.check() == z3.sat and z3.is_true(solver.model().eval(matches(s, t)))
+    True
+    >>> solver = z3.Solver()
+    >>> solver.add(*t.fix("a"), *s.fix("a/+"), s.length == 2)
+    >>> solver.check() == z3.sat and z3.is_true(solver.model().eval(matches(s, t)))
+    False
+    """
     assert sub.alphabet == topic.alphabet and sub.charwise == topic.charwise
     m, n = len(sub.tokens), topic.bound
     memo: dict[tuple[int, int], z3.BoolRef] = {}
