@@ -123,6 +123,16 @@ def _minimised_model(enc: Encoding, constraints: list[z3.BoolRef], deadline: flo
     return opt.model() if opt.check() == z3.sat else None
 
 
+def _satisfiable(enc: Encoding, deadline: float) -> bool:
+    """Is there any configuration at all (the facts and domain, without the claim)? A proof
+    over an empty set of configurations is vacuous (DESIGN §2.1: flagged, never "proved").
+    Unknown counts as satisfiable: the question is only asked to catch a contradiction."""
+    solver = z3.Solver()
+    solver.set("timeout", _remaining_ms(deadline))
+    solver.add(*enc.domain, *enc.facts.values())
+    return solver.check() != z3.unsat
+
+
 def _fresh_context() -> None:
     """Give each proof a new default Z3 context: what Z3 answers (which model, which core)
     then depends only on this claim and bound, not on the proofs run before it in the
@@ -153,7 +163,11 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
     solver.add(*enc.domain, *ties, z3.Not(enc.claim))
     answer = solver.check(*lits.values())
     detail: dict[str, Any] = {"bound": bound, "facts": [], "counterexample": None, "reason": ""}
-    if answer == z3.unsat:
+    if answer == z3.unsat and not _satisfiable(enc, deadline):
+        # nothing satisfies the facts: the "proof" would hold of no configuration at all
+        verdict = UNKNOWN
+        detail["reason"] = "vacuous: the encoding's facts and domain contradict each other (not proved)"
+    elif answer == z3.unsat:
         by_lit = {str(lit): name for name, lit in lits.items()}
         core = [by_lit[str(c)] for c in solver.unsat_core()]
         # a sound proof needs no shrinking; give the explanation at most the time left
@@ -187,6 +201,10 @@ def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], t
     solver = z3.Solver()
     solver.add(*enc.domain, *enc.facts.values())
     answers: dict[Any, tuple[str, Any]] = {}
+    solver.set("timeout", _remaining_ms(deadline))
+    if solver.check() == z3.unsat:  # no configuration at all: every "no" would be vacuous
+        return {key: ("unknown", "vacuous: the facts contradict each other") for key, _ in questions}, \
+            round(time.monotonic() - start, 3)
     for key, condition in questions:
         solver.set("timeout", _remaining_ms(deadline))
         solver.push()

@@ -117,3 +117,29 @@ def test_same_output_under_any_hash_seed(tmp_path):
             outs.append(Path(path).read_text())
         outs.append(json.dumps(data))
     assert outs[0] == outs[2] and outs[1] == outs[3]
+
+
+def test_a_configuration_without_clusters_still_delivers_locally(capsys):
+    """Regression: with no cluster names at all the symbolic tree's domain must stay
+    satisfiable (a contradiction would have made every cell "no")."""
+    status, out, _ = prove(capsys, str(ROOT / "examples" / "fr-mesh-broken.toml"))
+    assert status == 0
+    assert "# (only SYSTEM.BASE.TOPIC above)  yes" in out
+
+
+def test_contradictory_facts_are_never_proved():
+    import z3
+
+    from checker.prove import UNKNOWN
+    from checker.prove import prove as run
+    from spec.symbolic.base import Encoding
+
+    class Contradiction:
+        default_bound, bound_unit = 1, "things"
+
+        def encode(self, bound):
+            x = z3.Int("x")
+            return Encoding({"x is 1": x == 1, "x is 2": x == 2}, x > 5, lambda m: None)
+
+    verdict, detail = run(Contradiction())
+    assert verdict == UNKNOWN and detail["reason"].startswith("vacuous")

@@ -94,7 +94,7 @@ class SymTree:
                         z3.And(attrs["subscope"] >= 0, attrs["subscope"] < len(SCOPES)),
                         z3.And(attrs["cluster"] >= 0, attrs["cluster"] < len(self.clusters)),
                         z3.And(attrs["wildcard"] >= 0, attrs["wildcard"] < len(WILDCARDS))]
-            out.append(v.record_attrs["cluster"] >= 1)  # a cluster record names its cluster
+            out.append(z3.Implies(v.record, v.record_attrs["cluster"] >= 1))  # a cluster record names its cluster
             if node == ():
                 out += [v.local, z3.Not(v.record)]  # SYSTEM.BASE.TOPIC is always there, local
         return out
