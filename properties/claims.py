@@ -24,8 +24,15 @@ from spec.symbolic import reach as sym_reach
 from spec.symbolic import repository as sym_repo
 from spec.symbolic import workload as sym_wl
 from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
-from spec.symbolic.topic_tree import SCOPES, SymTree
-from spec.symbolic.topics import SEPARATOR, char_prefix_cut, level_prefix_length, matches, sym_subscription, sym_topic
+from spec.symbolic.topic_tree import SymTree
+from spec.symbolic.topics import (
+    SEPARATOR,
+    char_prefix_cut,
+    level_prefix_length,
+    matches,
+    sym_subscription,
+    sym_topic,
+)
 
 
 @dataclass(frozen=True)
@@ -40,7 +47,7 @@ class Claim:
     def encode(self, bound: int) -> Encoding:
         return self.build(bound, self.variant)
 
-    def broken(self, variant: str) -> "Claim":
+    def broken(self, variant: str) -> Claim:
         return replace(self, variant=variant)
 
 

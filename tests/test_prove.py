@@ -23,7 +23,16 @@ from hypothesis import strategies as st
 from checker.prove import COUNTEREXAMPLE, PROVED, UNKNOWN, prove
 from properties import claims as claims_mod
 from properties.claims import BROKEN, CLAIMS
-from spec.network import MQNetwork, Mutations, ScenarioStep, check_expectations, deliveries_of, repositories_of, settle
+from spec.network import (
+    NO_MUTATIONS,
+    MQNetwork,
+    Mutations,
+    ScenarioStep,
+    check_expectations,
+    deliveries_of,
+    repositories_of,
+    settle,
+)
 from spec.scenario import parse_scenario
 from spec.symbolic import loops as sym_loops
 from spec.symbolic import reach as sym_reach
@@ -36,7 +45,7 @@ SMALL_BOUND = {"PS-CFG-WILDCARD-BLOCK": 2, "RP-CFG-FR-MESH": 4, "PS-CFG-LOOP-BOU
                "WL-CFG-SELECTION": 2}
 
 
-def run_text(text: str, mutations: Mutations = Mutations()):
+def run_text(text: str, mutations: Mutations = NO_MUTATIONS):
     """``mqcheck run``'s scheduler on a scenario text, optionally with a broken rule."""
     scenario = parse_scenario(text, "counterexample.toml")
     model = MQNetwork(scenario, faults=0, explore_initial=False, mutations=mutations)
@@ -88,7 +97,7 @@ def test_broken_rule_is_refuted_and_the_scenario_shows_it(claim_id):
     _, results = run_text(cex.scenario_toml)
     assert all(r.ok for r in results), "the real rules do what the claim demands in the counterexample's configuration"
     if variant in NETWORK_MUTANT:
-        state, results = run_text(cex.scenario_toml, NETWORK_MUTANT[variant])
+        _, results = run_text(cex.scenario_toml, NETWORK_MUTANT[variant])
         assert not all(r.ok for r in results), "the network with the same rule broken violates it"
     else:  # local_objects_only: the Python rule, applied to the local objects only
         from spec.topic_tree import TopicSpace, is_blocked
@@ -131,7 +140,7 @@ def _mesh_scenario(n, edges):
     fr = [f"FR{i + 1}" for i in range(n)]
     text = ""
     for i in range(n):
-        mqsc = [f"ALTER QMGR REPOS(DEMO)",
+        mqsc = ["ALTER QMGR REPOS(DEMO)",
                 f"DEFINE CHANNEL(TO.{fr[i]}) CHLTYPE(CLUSRCVR) CONNAME('{fr[i].lower()}(1414)') CLUSTER(DEMO)"]
         mqsc += [f"DEFINE CHANNEL({fr[i]}.TO.{fr[j]}) CHLTYPE(CLUSSDR) CONNAME('{fr[j].lower()}(1414)') CLUSTER(DEMO)"
                  for a, j in edges if a == i]
@@ -245,8 +254,8 @@ def test_reach_agrees_with_the_network(data):
 
 
 # ============================================================ workload: encoding vs spec.workload.choose
-from spec import workload as wl  # noqa: E402
-from spec.symbolic import workload as sym_wl  # noqa: E402
+from spec import workload as wl
+from spec.symbolic import workload as sym_wl
 
 
 def _view(config: dict, k: int, mutated: bool = False) -> wl.QmgrView:

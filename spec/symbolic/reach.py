@@ -30,7 +30,13 @@ from dataclasses import dataclass
 import z3
 
 from spec.symbolic.topic_tree import SCOPES, SymTree
-from spec.symbolic.topics import SymSubscription, SymTopic, matches, sym_subscription, sym_topic
+from spec.symbolic.topics import (
+    SymSubscription,
+    SymTopic,
+    matches,
+    sym_subscription,
+    sym_topic,
+)
 
 ALL = SCOPES.index("ALL")
 CL1 = 1  # SymTree.clusters index of the cluster

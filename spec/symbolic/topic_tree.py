@@ -26,7 +26,13 @@ from dataclasses import dataclass
 
 import z3
 
-from spec.symbolic.topics import SEPARATOR, SymSubscription, SymTopic, char_prefix_cut, level_prefix_length
+from spec.symbolic.topics import (
+    SEPARATOR,
+    SymSubscription,
+    SymTopic,
+    char_prefix_cut,
+    level_prefix_length,
+)
 from spec.topic_tree import BASE_DEFAULTS
 
 # attribute value codes (0 always means "inherit")
@@ -62,7 +68,7 @@ class SymTree:
     manager's view. ``clusters`` are the cluster names a CLUSTER attribute may take."""
 
     def __init__(self, prefix: str, names: Sequence[str], depth: int, clusters: Sequence[str] = ("CL1",),
-                 nodes: Sequence[Node] | None = None, records_of: "SymTree | None" = None) -> None:
+                 nodes: Sequence[Node] | None = None, records_of: SymTree | None = None) -> None:
         """``records_of``: share that tree's cluster records (queue managers of one cluster
         hold the same cluster topic records; their local objects differ)."""
         self.prefix = prefix
