@@ -13,6 +13,7 @@ where one applies) under which it is refuted: the claim is not vacuous.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -24,7 +25,7 @@ from spec.symbolic import reach as sym_reach
 from spec.symbolic import repository as sym_repo
 from spec.symbolic import workload as sym_wl
 from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
-from spec.symbolic.topic_tree import SymTree
+from spec.symbolic.topic_tree import SymTree, char_under
 from spec.symbolic.topics import (
     SEPARATOR,
     char_prefix_cut,
@@ -127,7 +128,7 @@ def _block_part(tag: str, depth: int, charwise: bool, variant: str, facts: dict,
         alphabet = LEVELS + ("",)
         length = depth + 1
         tree = SymTree(f"{tag}.tree", alphabet, depth, nodes=[n for d in range(1, depth + 1)
-                                                              for n in _product(LEVELS, d)])
+                                                              for n in itertools.product(LEVELS, repeat=d)])
     topic = sym_topic(f"{tag}.topic", alphabet, length, charwise)
     sub = sym_subscription(f"{tag}.sub", alphabet, length, charwise)
     domain += tree.domain() + topic.domain() + sub.domain()
@@ -137,24 +138,19 @@ def _block_part(tag: str, depth: int, charwise: bool, variant: str, facts: dict,
         m == matches(sub, topic)
     facts[f"002 §Controlling wildcard usage with the WILDCARD property: BLOCK nodes below a {scheme} "
           f"subscription's fixed prefix, captured at creation"] = b == tree.blocked(sub, topic, variant)
-    facts[f"002 §Subscription topic, {scheme}: a publication is delivered when it matches and is not blocked"] = \
+    facts[f"002 §Subscribers and subscriptions, {scheme}: a publication is delivered when it matches and is "
+          f"not blocked"] = \
         d == z3.And(m, z3.Not(b))
     prefix_levels = _char_prefix_levels(sub) if charwise else level_prefix_length(sub)
     hidden = []
     for node in tree.nodes:
         if node == ():
             continue
-        from spec.symbolic.topic_tree import _char_under
-        under = _char_under(node, topic) if charwise else tree.under(topic, node)
+        under = char_under(node, topic) if charwise else tree.under(topic, node)
         hidden.append(z3.Implies(z3.And(tree.blocks(node), sub.has_wildcard(), prefix_levels < len(node), under),
                                  z3.Not(d)))
     never_blocked = z3.Implies(z3.And(z3.Not(sub.has_wildcard()), m), d)
     return tree, topic, sub, z3.And(*hidden, never_blocked), d
-
-
-def _product(names, d):
-    import itertools
-    return itertools.product(names, repeat=d)
 
 
 def _char_prefix_levels(sub) -> z3.ArithRef:

@@ -168,7 +168,7 @@ class SymTree:
             if node == ():
                 continue
             below = _char_deeper(node, sub) if sub.charwise else _level_deeper(self, node, sub)
-            at = _char_under(node, topic) if topic.charwise else self.under(topic, node)
+            at = char_under(node, topic) if topic.charwise else self.under(topic, node)
             block = self.blocks_local_only(node) if variant == "local_objects_only" else self.blocks(node)
             terms.append(z3.And(block, below, at))
         return z3.And(sub.has_wildcard(), z3.Or(terms)) if terms else z3.BoolVal(False)
@@ -247,7 +247,7 @@ def _char_deeper(node: Node, sub: SymSubscription) -> z3.BoolRef:
     return z3.Or(options)
 
 
-def _char_under(node: Node, topic: SymTopic) -> z3.BoolRef:
+def char_under(node: Node, topic: SymTopic) -> z3.BoolRef:
     """Character representation of ``is_blocked((node,), topic)``."""
     text = SEPARATOR.join(node)
     if len(text) > topic.bound:
