@@ -350,10 +350,10 @@ def _encode_reach(depth: int, variant: str) -> Encoding:
 def _reach_scenario(rp, model: z3.ModelRef, variant: str, demanded: bool) -> Counterexample:
     def true(x):
         return z3.is_true(model.eval(x, model_completion=True))
-    attrs = ("pubscope", "subscope", "wildcard")
+    attrs = ("pubscope", "subscope", "cluster", "wildcard")
     records = rp.records.decode(model)
     members = _cluster_members(["QMA", "QMB"])
-    fr = members["FR1"] + [c + " CLUSTER(CL1)" for c in _topic_defs(records, "record", attrs, "C")]
+    fr = members["FR1"] + _topic_defs(records, "record", attrs, "C")
     qmgrs = [("FR1", fr)]
     for q, tree in (("QMA", rp.pub_tree), ("QMB", rp.sub_tree)):
         objs = {n: {"local": o["local"]} for n, o in tree.decode(model).items() if "local" in o}

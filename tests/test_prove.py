@@ -221,7 +221,7 @@ def test_loop_paths_agree_with_the_network(parents, members):
 
 
 # ============================================================ reach: encoding vs network
-@settings(max_examples=8)
+@settings(max_examples=int(os.environ.get("MQCHECK_REACH_EXAMPLES", "8")))
 @given(st.data())
 def test_reach_agrees_with_the_network(data):
     """Random two-level configurations and subscriptions: the encoding's answer to "does S1
@@ -238,7 +238,8 @@ def test_reach_agrees_with_the_network(data):
         choices += [v.record, v.record_attrs["wildcard"] == 1, v.record_attrs["subscope"] == 1]
     for tree in (rp.pub_tree, rp.sub_tree):
         for v in tree.nodes.values():
-            choices += [v.local, v.local_attrs["pubscope"] == 1, v.local_attrs["wildcard"] == 1]
+            choices += [v.local, v.local_attrs["pubscope"] == 1, v.local_attrs["wildcard"] == 1,
+                        v.local_attrs["cluster"] == sym_reach.CL2]
     for c in data.draw(st.lists(st.sampled_from(range(len(choices))), max_size=8, unique=True)):
         literal = choices[c] if data.draw(st.booleans()) else z3.Not(choices[c])
         solver.push()

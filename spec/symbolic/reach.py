@@ -39,7 +39,8 @@ from spec.symbolic.topics import (
 )
 
 ALL = SCOPES.index("ALL")
-CL1 = 1  # SymTree.clusters index of the cluster
+CL1 = 1  # SymTree.clusters index of the cluster P and S share
+CL2 = 2  # a cluster neither is a member of
 
 
 @dataclass
@@ -66,9 +67,13 @@ class ReachProblem:
         if self.records is not None:
             out += self.records.domain()
             for tree in (self.pub_tree, self.sub_tree):
-                # local objects carry no CLUSTER: a local object naming a cluster is a cluster topic
-                # definition, which every member would hold as a record
-                out += [v.local_attrs["cluster"] == 0 for v in tree.nodes.values()]
+                # a local object names no cluster, or CL2, a cluster P and S do not share (002
+                # §Resynchronization of proxy subscriptions: "the wrong cluster name"); naming CL1
+                # would make it a definition of CL1, which every member holds as a record
+                out += [z3.Or(v.local_attrs["cluster"] == 0, v.local_attrs["cluster"] == CL2)
+                        for v in tree.nodes.values()]
+            out += [z3.Implies(v.record, v.record_attrs["cluster"] == CL1) for v in self.records.nodes.values()]
+            out += [t.nodes[()].local_attrs["cluster"] == 0 for t in (self.pub_tree, self.sub_tree)]
         for s in self.subs:
             out += s.sub.domain()
         out.append(self.subs[0].present)
@@ -115,9 +120,10 @@ class ReachProblem:
 
 
 def reach_problem(depth: int, names: tuple[str, ...] = ("a", "b"), subs: int = 2) -> ReachProblem:
-    records = SymTree("records", names, depth)
-    pub_tree = SymTree("P", names, depth, records_of=records)
-    sub_tree = SymTree("S", names, depth, records_of=records)
+    clusters = ("CL1", "CL2")
+    records = SymTree("records", names, depth, clusters)
+    pub_tree = SymTree("P", names, depth, clusters, records_of=records)
+    sub_tree = SymTree("S", names, depth, clusters, records_of=records)
     topic = sym_topic("topic", names, depth + 1)
     out = [Sub(sym_subscription(f"s{i + 1}", names, depth + 1), z3.Bool(f"s{i + 1}.present"),
                z3.Bool(f"s{i + 1}.scope_qmgr")) for i in range(subs)]
