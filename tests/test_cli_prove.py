@@ -143,3 +143,16 @@ def test_contradictory_facts_are_never_proved():
 
     verdict, detail = run(Contradiction())
     assert verdict == UNKNOWN and detail["reason"].startswith("vacuous")
+
+
+def test_every_claim_is_proved_at_its_default_bound_and_refuted_when_broken(capsys, tmp_path):
+    """The issue's "done when": `mqcheck prove` proves every claim at its default bound, and
+    `--broken` refutes every one (each writes a scenario)."""
+    status, out, _ = prove(capsys, "--json")
+    data = json.loads(out)
+    assert status == 0 and len(data["claims"]) == 5
+    assert all(c["verdict"] == "proved" and c["facts"] for c in data["claims"]), data
+    status, out, _ = prove(capsys, "--broken", "--bound", "3", "--json", "--out", str(tmp_path))
+    data = json.loads(out)
+    assert status == 1 and all(c["verdict"] == "counterexample" for c in data["claims"])
+    assert all(Path(c["counterexample_path"]).exists() for c in data["claims"])
