@@ -462,6 +462,8 @@ def _prove_scenario(args: argparse.Namespace, path: str) -> tuple[dict, list]:
         record = _prove_record(prop, verdict, detail, args.out, "topic levels")
         if claim.expect == "possible" and verdict == PROVED:
             record.counterexample = ""  # a witness, not a counterexample: its scenario still replays it
+        elif claim.expect == "possible" and verdict == COUNTEREXAMPLE:
+            record.counterexample = "no witness within the bound: no such delivery is possible (it rests on the facts above)"
         records.append(record)
     return reach, records
 
