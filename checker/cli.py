@@ -720,6 +720,200 @@ def _add_report_parser(sub) -> None:
     report.add_argument("results", nargs="+", metavar="RESULT.json")
     report.add_argument("--out", required=True, metavar="FILE.html", help="the HTML file to write")
     report.set_defaults(handler=_cmd_report)
+# --------------------------------------------------------------------------- prove (issue #13)
+def _prove_targets(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """Split ``prove``'s positional arguments into claim ids and at most one scenario file."""
+    import os
+
+    ids, scenario = [], None
+    for target in args.targets:
+        if target.endswith(".toml") or os.sep in target or os.path.exists(target):
+            if scenario is not None:
+                raise InputError(f"give at most one scenario file; got {scenario} and {target}", file="<command line>")
+            scenario = target
+        else:
+            ids.append(target)
+    return ids, scenario
+
+
+def _prove_record(prop, verdict: str, detail: dict, out_dir: str, bound_unit: str):
+    from checker.prove import ProofRecord, write_counterexample
+
+    cex = detail.get("counterexample")
+    record = ProofRecord(prop.id, prop.title, prop.citation, verdict, detail["bound"], bound_unit, detail["seconds"],
+                         list(detail["facts"]), detail.get("cpu_seconds", 0.0), reason=detail.get("reason", ""))
+    if cex is not None:
+        record.counterexample = cex.summary
+        record.counterexample_path = write_counterexample(cex, out_dir, prop.id)
+        record.replay = f"mqcheck run {record.counterexample_path}"
+    return record
+
+
+def _prove_catalogue(args: argparse.Namespace, ids: list[str]) -> list:
+    from checker.model import select_properties
+    from checker.prove import prove
+    from properties.claims import BROKEN, claims
+
+    class _Catalogue:
+        def properties(self):
+            return claims()
+
+    try:
+        chosen = select_properties(_Catalogue(), ids or None)
+    except ValueError as e:
+        raise InputError(str(e), file="<command line>") from None
+    records = []
+    for prop in chosen:
+        claim = prop.predicate.broken(BROKEN[prop.id]) if args.broken else prop.predicate
+        verdict, detail = prove(claim, args.bound, args.timeout)
+        record = _prove_record(prop, verdict, detail, args.out, claim.bound_unit)
+        if args.broken:
+            record.title += f" [broken rule: {BROKEN[prop.id]}]"
+        records.append(record)
+    return records
+
+
+def _prove_scenario(args: argparse.Namespace, path: str) -> tuple[dict, list]:
+    import tomllib
+
+    from checker.model import Property
+    from checker.prove import COUNTEREXAMPLE, PROVED, prove, witnesses
+    from properties import scenario_claims as sc
+    from spec.network import run_scenario
+    from spec.scenario import load_scenario
+    from spec.symbolic.scenario import alphabet, configuration
+
+    scenario = load_scenario(path)
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    config = configuration(run_scenario(scenario).final)
+    ctx = sc.Context(scenario.name, config, tuple((q.name, q.mqsc) for q in scenario.qmgrs),
+                     sc.render_steps(doc.get("steps", [])))
+    bound = args.bound or sc.default_bound(config)
+    table, seconds = [], 0.0
+    for publisher, subscriber in sc.pairs(config):
+        if not sc.linked(config, publisher, subscriber):
+            table.append({"publisher": publisher, "subscriber": subscriber, "linked": False, "rows": []})
+            continue
+        encode, questions = sc.table_questions(ctx, publisher, subscriber, bound)
+        answers, took = witnesses(encode, questions(), args.timeout)
+        seconds += took
+        rows = []
+        for row in sc.rows(config):
+            cells = {c: answers.get((row, c), ("n/a", None)) for c in sc.COLUMNS}
+            rows.append({"topics": sc.row_label(row), **{c: cells[c][0] for c in sc.COLUMNS},
+                         "witness": cells["any"][1]})
+        table.append({"publisher": publisher, "subscriber": subscriber, "linked": True, "rows": rows})
+    reach = {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table}
+    records = []
+    for claim in scenario.proves:
+        prop = Property.config(f"prove[{claim.index}]", claim.name, None, citation=f"{path}:{claim.line}")
+        verdict, facts, cex, took, reason = PROVED if claim.expect == "never" else COUNTEREXAMPLE, set(), None, 0.0, ""
+        cpu = 0.0
+        for publisher in claim.publishers:
+            for subscriber in claim.subscribers:
+                if not sc.linked(config, publisher, subscriber):
+                    continue
+                v, d = prove(sc.prove_claim(ctx, claim, publisher, subscriber, bound), bound, args.timeout)
+                took += d["seconds"]
+                cpu += d["cpu_seconds"]
+                if v == "unknown":
+                    verdict, reason = "unknown", d["reason"]
+                elif claim.expect == "never" and v == COUNTEREXAMPLE and cex is None:
+                    verdict, cex = COUNTEREXAMPLE, d["counterexample"]
+                elif claim.expect == "never" and v == PROVED:
+                    facts |= set(d["facts"])
+                elif claim.expect == "possible" and v == COUNTEREXAMPLE and cex is None:
+                    verdict, cex = PROVED, d["counterexample"]  # the witness
+                elif claim.expect == "possible" and v == PROVED:
+                    facts |= set(d["facts"])
+        if claim.expect == "possible" and cex is not None:
+            facts = set()
+        detail = {"bound": bound, "seconds": round(took, 3), "cpu_seconds": round(cpu, 3), "facts": sorted(facts),
+                  "counterexample": cex, "reason": reason}
+        record = _prove_record(prop, verdict, detail, args.out, "topic levels")
+        if claim.expect == "possible" and verdict == PROVED:
+            record.counterexample = ""  # a witness, not a counterexample: its scenario still replays it
+        elif claim.expect == "possible" and verdict == COUNTEREXAMPLE:
+            record.counterexample = "no witness within the bound: no such delivery is possible (it rests on the facts above)"
+        records.append(record)
+    return reach, records
+
+
+def _render_reach(name: str, reach: dict) -> list[str]:
+    from checker.prove import format_table
+
+    lines = [f"Reachability in {printable(name)}: publications on every topic string up to {reach['bound']} levels "
+             f"(level names: {', '.join(repr(n) for n in reach['level_names'])}, the last standing for any other "
+             f"name), every topic-scheme subscription; {reach['seconds']:.2f} s", ""]
+    groups: dict[str, list] = {}
+    for pair in reach["pairs"]:
+        key = json.dumps([[r["topics"], r["any"], r["wildcard"], r["wildcard_pulled"]] for r in pair["rows"]])
+        groups.setdefault(key if pair["linked"] else "unlinked", []).append(pair)
+    header = ("topics (by closest topic object)", "a subscription there", "a wildcard subscription above them",
+              "a wildcard one, pulled over by another")
+    for key, members in groups.items():
+        pairs = ", ".join(f"{p['publisher']} -> {p['subscriber']}" for p in members)
+        if key == "unlinked":
+            lines += [f"{pairs}: not publish/subscribe neighbours (multi-hop routes are not covered)", ""]
+            continue
+        lines.append(f"publisher -> subscriber: {pairs}")
+        body = [(row["topics"], row["any"], row["wildcard"], row["wildcard_pulled"]) for row in members[0]["rows"]]
+        lines += ["  " + line for line in format_table(header, body)] + [""]
+    return lines
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from checker.prove import exit_status, format_record
+
+    ids, scenario = _prove_targets(args)
+    reach, records = None, []
+    if scenario is not None:
+        reach, records = _prove_scenario(args, scenario)
+    if ids or scenario is None:
+        records += _prove_catalogue(args, ids)
+    status = exit_status(records)
+    if args.json:
+        data = {"command": "prove", "scenario": scenario, "claims": [r.to_dict() for r in records],
+                "exit_status": status}
+        if reach is not None:
+            data["reachability"] = reach
+        print(_json_text(data))
+        return status
+    # names and topic strings come from the user's files: escaped before they reach a terminal
+    lines = [printable(line) for line in _render_reach(scenario or "", reach)] + [""] if reach is not None else []
+    for r in records:
+        lines += [printable(line) for line in format_record(r)]
+    counts = {v: sum(1 for r in records if r.verdict == v) for v in ("proved", "counterexample", "unknown")}
+    lines.append(f"{counts['proved']} proved, {counts['counterexample']} counterexample(s), {counts['unknown']} unknown")
+    print("\n".join(lines))
+    return status
+
+
+def _add_prove_parser(sub) -> None:
+    prove = sub.add_parser(
+        "prove",
+        help="Z3 proofs of the config claims over every configuration within a bound, or over every topic "
+             "string of a scenario's configuration",
+        description=(
+            "Prove the config claims (all, or the IDs given) over every configuration within the bound; with a "
+            "SCENARIO, over every publication topic string, subscription and scope option its configuration "
+            "leaves open: a reachability table and its [[prove]] claims. Counterexamples are written as "
+            "runnable scenario files. Exit status 0 all proved, 1 a counterexample, 2 bad input, 3 unknown "
+            "(a timeout: never proved)."),
+    )
+    prove.add_argument("targets", nargs="*", metavar="ID|SCENARIO", help="claim ids and/or one scenario file")
+    prove.add_argument("--bound", type=_at_least(1), metavar="N",
+                       help="queue managers / tree depth / topic levels (default: each claim's own)")
+    prove.add_argument("--timeout", type=_at_least(0.001, float), default=60.0, metavar="SECONDS",
+                       help="per claim (default 60); a claim not decided in time is unknown")
+    prove.add_argument("--out", default="mqcheck-counterexamples", metavar="DIR",
+                       help="where counterexample scenarios are written (default ./mqcheck-counterexamples)")
+    prove.add_argument("--broken", action="store_true",
+                       help="prove each claim against its deliberately broken rule (shows the claim is not vacuous: "
+                            "every one should be refuted)")
+    prove.add_argument("--json", action="store_true", help="print the results as JSON")
+    prove.set_defaults(handler=_cmd_prove)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -812,6 +1006,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_option(run)
     _add_report_option(check)
     _add_report_parser(sub)
+    _add_prove_parser(sub)
     return parser
 
 

@@ -393,6 +393,24 @@ class Expect:
 
 
 @dataclass(frozen=True, slots=True)
+class ProveClaim:
+    """``[[prove]]`` (issue #13, ``mqcheck prove SCENARIO``): a claim over every publication
+    at ``publishers`` on a topic matching ``topic`` and every subscription of kind
+    ``subscription`` (any, wildcard, exact) at ``subscribers``; ``pulled``: other
+    subscriptions there may pull publications over; ``expect``: never | possible."""
+
+    index: int
+    line: int
+    name: str
+    publishers: tuple[str, ...]
+    subscribers: tuple[str, ...]
+    topic: str = "#"
+    subscription: str = "any"
+    pulled: bool = True
+    expect: str = "never"
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     name: str
     description: str
@@ -404,6 +422,7 @@ class Scenario:
     pytest: PytestOptions = PytestOptions()
     lint: LintOptions = LintOptions()
     ccdt: Ccdt | None = None  # issue #19: the JSON CCDT client applications use
+    proves: tuple[ProveClaim, ...] = ()  # issue #13: [[prove]] claims
 
 
 STEP_KINDS = (
@@ -911,7 +930,7 @@ class _Parser(UniformParsing):
     # -- the document ----------------------------------------------------------------
 
     def scenario(self, doc: dict) -> Scenario:
-        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check", "pytest", "lint", "ccdt"))
+        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check", "pytest", "lint", "ccdt", "prove"))
         if "qmgrs" not in doc:
             raise self.error(("qmgrs",), "required key is missing",
                              "add a [qmgrs.NAME] table for each queue manager")
@@ -924,9 +943,10 @@ class _Parser(UniformParsing):
         self.check_ccdt_uses(listeners_of(_step_commands(qmgrs, steps)))
         expects = tuple(self.expect(e, i) for i, e in enumerate(self.array(doc, "expect")))
         check = self.check(doc.get("check", {}))
+        proves = tuple(self.prove_claim(p, i) for i, p in enumerate(self.array(doc, "prove")))
         return Scenario(name, description, self.file, qmgrs, steps, expects, check,
                         self.pytest_options(doc["pytest"]) if "pytest" in doc else PytestOptions(),
-                        self.lint_options(doc.get("lint", {})), ccdt)
+                        self.lint_options(doc.get("lint", {})), ccdt, proves)
 
     def array(self, doc: dict, key: str) -> list:
         value = doc.get(key, [])
@@ -1278,6 +1298,29 @@ class _Parser(UniformParsing):
         for raw_q, hosts in self.table(value, path, "{ Q = [QM, ...] }").items():
             out[self.mq_name(raw_q, path + (raw_q,), "queue")] = self.name_set(hosts, path + (raw_q,))
         return tuple(sorted(out.items()))
+
+    # -- [[prove]] (issue #13) ---------------------------------------------------------
+
+    def prove_claim(self, value: object, index: int) -> ProveClaim:
+        path: Path = ("prove", index)
+        t = self.table(value, path, "a [[prove]] block")
+        self.keys(t, path, ("name", "publisher", "subscriber", "topic", "subscription", "pulled", "expect"),
+                  ("expect",))
+        known = sorted(self.qmgr_names)
+        ends = []
+        for key in ("publisher", "subscriber"):
+            raw = t.get(key, known)
+            if isinstance(raw, str):
+                raw = [raw]
+            names = self.string_list(raw, path + (key,), "queue manager names")
+            ends.append(tuple(dict.fromkeys(self.qmgr_key(n, path + (key,)) for n in names)))
+            if not ends[-1]:
+                raise self.error(path + (key,), "expected at least one queue manager")
+        topic = self.topic(t, "topic", path, "topic", required=False) or "#"
+        return ProveClaim(index, self.line_of(path), self.string(t, "name", path, f"prove[{index}]"), ends[0], ends[1],
+                          topic, self.keyword(t, "subscription", path, ("any", "wildcard", "exact"), "any").lower(),
+                          self.boolean(t, "pulled", path, True),
+                          self.keyword(t, "expect", path, ("never", "possible"), None).lower())
 
     # -- [check] ---------------------------------------------------------------------
 

@@ -1,0 +1,273 @@
+"""Bounded proofs with Z3: the generic driver behind ``mqcheck prove`` (DESIGN §2.1, §2.3).
+
+A ``config`` property's predicate is a :class:`ConfigClaim`: given a bound it builds an
+:class:`Encoding` — Z3 terms over symbolic configuration variables, split into *named
+facts* (the rules and configuration facts the claim may rest on, each tracked by an
+assumption literal) and a *claim*. The driver asserts the facts and ``Not(claim)``:
+
+* ``unsat`` -> ``proved`` at that bound. The unsat core over the tracked assumptions,
+  shrunk to a minimal one (deletion, as Z3's ``examples/python/mus/marco.py`` grows and
+  shrinks seeds), is the list of facts the proof rests on: drop any one and it fails.
+* ``sat`` -> ``counterexample``. The model is minimised with ``Optimize`` over the
+  encoding's cost terms (fewest queue managers first, then fewest non-default
+  attributes, lexicographically) and handed to the claim's decoder, which turns it into a
+  runnable scenario file.
+* ``unknown`` (a timeout included) -> ``unknown``: never proved (exit status 3).
+
+This module imports z3 but neither ``spec`` nor ``properties`` (DESIGN §1): the encodings
+and decoders come in through the claim objects the composition root passes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import z3
+
+PROVED = "proved"
+COUNTEREXAMPLE = "counterexample"
+UNKNOWN = "unknown"
+
+
+class Encoding(Protocol):
+    """What a claim hands the driver for one bound (``spec.symbolic.base.Encoding``).
+
+    ``facts``: name -> Z3 Boolean, each a rule or configuration fact the proof may rest on
+    (tracked: the unsat core is a subset of these names). ``domain``: untracked constraints
+    that only say which values a variable may take. ``claim``: what must hold. ``cost``:
+    integer terms to minimise, most important first (a counterexample's size). ``decode``
+    turns a satisfying model into a counterexample with ``summary``, ``scenario_toml`` and
+    ``file_stem``.
+    """
+
+    facts: dict[str, z3.BoolRef]
+    claim: z3.BoolRef
+    decode: Callable[[z3.ModelRef], Any]
+    domain: list[z3.BoolRef]
+    cost: list[z3.ArithRef]
+
+
+class ConfigClaim(Protocol):
+    """A ``config`` property's predicate: ``encode(bound) -> Encoding``, the bound used
+    when none is given, and what the bound counts (``"queue managers"``, ...)."""
+
+    default_bound: int
+    bound_unit: str
+
+    def encode(self, bound: int) -> Encoding: ...
+
+
+@dataclass
+class ProofRecord:
+    """One claim's verdict, as ``mqcheck prove --json`` prints it."""
+
+    id: str
+    title: str
+    citation: str
+    verdict: str
+    bound: int
+    bound_unit: str
+    seconds: float  # wall-clock, encoding included
+    facts: list[str] = field(default_factory=list)
+    cpu_seconds: float = 0.0  # this process's CPU time (the machine may be shared)
+    counterexample: str = ""  # summary
+    counterexample_path: str = ""
+    replay: str = ""
+    reason: str = ""  # why unknown
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _tracked(facts: dict[str, z3.BoolRef]) -> tuple[dict[str, z3.BoolRef], list[z3.BoolRef]]:
+    """One fresh assumption literal per fact, and the implications tying them."""
+    lits = {name: z3.Bool(f"fact!{i}") for i, name in enumerate(facts)}
+    return lits, [z3.Implies(lits[name], fact) for name, fact in facts.items()]
+
+
+def _remaining_ms(deadline: float) -> int:
+    return max(1, int((deadline - time.monotonic()) * 1000))
+
+
+def _minimal_core(solver: z3.Solver, lits: dict[str, z3.BoolRef], core: list[str], deadline: float) -> list[str]:
+    """Shrink an unsat core to a minimal one by deletion (marco.py's ``shrink``): a fact is
+    kept only if the rest without it is satisfiable. Stops shrinking (keeping what it has,
+    still a valid core) when the time is up."""
+    kept = list(core)
+    for name in list(core):
+        if time.monotonic() >= deadline:
+            break
+        trial = [n for n in kept if n != name]
+        solver.set("timeout", _remaining_ms(deadline))
+        if solver.check(*[lits[n] for n in trial]) == z3.unsat:
+            smaller = {str(c) for c in solver.unsat_core()}
+            kept = [n for n in trial if str(lits[n]) in smaller]
+    return kept
+
+
+def _minimised_model(enc: Encoding, constraints: list[z3.BoolRef], deadline: float) -> z3.ModelRef | None:
+    """A model of ``constraints`` minimising ``enc.cost`` lexicographically, or None when
+    Optimize runs out of time (the caller keeps the plain solver's model then)."""
+    if not enc.cost:
+        return None
+    opt = z3.Optimize()
+    opt.set("timeout", _remaining_ms(deadline))
+    opt.set("priority", "lex")
+    opt.add(*constraints)
+    for term in enc.cost:
+        opt.minimize(term)
+    return opt.model() if opt.check() == z3.sat else None
+
+
+def _satisfiable(enc: Encoding, deadline: float) -> bool:
+    """Is there any configuration at all (the facts and domain, without the claim)? A proof
+    over an empty set of configurations is vacuous (DESIGN §2.1: flagged, never "proved").
+    Unknown counts as satisfiable: the question is only asked to catch a contradiction."""
+    solver = z3.Solver()
+    solver.set("timeout", _remaining_ms(deadline))
+    solver.add(*enc.domain, *enc.facts.values())
+    return solver.check() != z3.unsat
+
+
+def _fresh_context() -> None:
+    """Give each proof a new default Z3 context: what Z3 answers (which model, which core)
+    then depends only on this claim and bound, not on the proofs run before it in the
+    process — the same command prints the same bytes (determinism, DESIGN §2.1)."""
+    z3.z3._main_ctx = None
+
+
+def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *, explain: bool = True,
+          minimise: bool = True) -> tuple[str, dict]:
+    """Prove one claim at ``bound`` (default: the claim's) within ``timeout`` seconds (wall).
+    ``explain``: shrink the unsat core to a minimal one; ``minimise``: minimise a
+    counterexample with ``Optimize`` (both cost solver time; a table of many small
+    questions turns them off).
+
+    Returns ``(verdict, detail)``: ``detail`` has ``bound``, ``seconds`` (solver time,
+    encoding included), ``facts`` (the minimal core, for a proof), ``counterexample`` (the
+    decoded object, for a counterexample) and ``reason`` (for unknown).
+    """
+    bound = claim.default_bound if bound is None else bound
+    cpu = time.process_time()
+    start = time.monotonic()
+    deadline = start + timeout
+    _fresh_context()
+    enc = claim.encode(bound)
+    lits, ties = _tracked(enc.facts)
+    solver = z3.Solver()
+    solver.set("timeout", _remaining_ms(deadline))
+    solver.add(*enc.domain, *ties, z3.Not(enc.claim))
+    answer = solver.check(*lits.values())
+    detail: dict[str, Any] = {"bound": bound, "facts": [], "counterexample": None, "reason": ""}
+    if answer == z3.unsat and not _satisfiable(enc, deadline):
+        # nothing satisfies the facts: the "proof" would hold of no configuration at all
+        verdict = UNKNOWN
+        detail["reason"] = "vacuous: the encoding's facts and domain contradict each other (not proved)"
+    elif answer == z3.unsat:
+        by_lit = {str(lit): name for name, lit in lits.items()}
+        core = [by_lit[str(c)] for c in solver.unsat_core()]
+        # a sound proof needs no shrinking; give the explanation at most the time left
+        detail["facts"] = sorted(_minimal_core(solver, lits, core, deadline) if explain else core)
+        verdict = PROVED
+    elif answer == z3.sat:
+        model = solver.model()
+        constraints = [*enc.domain, *enc.facts.values(), z3.Not(enc.claim)]
+        better = _minimised_model(enc, constraints, deadline) if minimise else None
+        detail["counterexample"] = enc.decode(better if better is not None else model)
+        verdict = COUNTEREXAMPLE
+    else:
+        verdict = UNKNOWN
+        detail["reason"] = solver.reason_unknown() or "unknown"
+    detail["seconds"] = round(time.monotonic() - start, 3)
+    detail["cpu_seconds"] = round(time.process_time() - cpu, 3)
+    return verdict, detail
+
+
+def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], timeout: float = 60.0
+              ) -> tuple[dict[Any, tuple[str, Any]], float]:
+    """Many existence questions over one encoding (a reachability table): ``encode()``
+    gives an encoding whose ``facts`` and ``domain`` hold throughout; each question is
+    ``(key, condition)``. Answers ``key -> ("yes", decoded witness) | ("no", None) |
+    ("unknown", reason)`` and the seconds taken. One solver, one push/pop per question
+    (incremental: the shared facts are asserted once)."""
+    start = time.monotonic()
+    deadline = start + timeout
+    _fresh_context()
+    enc = encode()
+    solver = z3.Solver()
+    solver.add(*enc.domain, *enc.facts.values())
+    answers: dict[Any, tuple[str, Any]] = {}
+    solver.set("timeout", _remaining_ms(deadline))
+    if solver.check() == z3.unsat:  # no configuration at all: every "no" would be vacuous
+        return {key: ("unknown", "vacuous: the facts contradict each other") for key, _ in questions}, \
+            round(time.monotonic() - start, 3)
+    for key, condition in questions:
+        solver.set("timeout", _remaining_ms(deadline))
+        solver.push()
+        solver.add(condition)
+        result = solver.check()
+        if result == z3.sat:
+            answers[key] = ("yes", enc.decode(solver.model()))
+        elif result == z3.unsat:
+            answers[key] = ("no", None)
+        else:
+            answers[key] = ("unknown", solver.reason_unknown() or "unknown")
+        solver.pop()
+    return answers, round(time.monotonic() - start, 3)
+
+
+def write_counterexample(cex: Any, out_dir: str, claim_id: str) -> str:
+    """Write a counterexample's scenario file under ``out_dir``; return its path."""
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"{cex.file_stem or claim_id.lower()}.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(cex.scenario_toml)
+    return path
+
+
+def exit_status(records: Sequence[ProofRecord]) -> int:
+    """DESIGN §2.3: 1 a counterexample, 3 an unknown, 0 every claim proved."""
+    verdicts = {r.verdict for r in records}
+    if COUNTEREXAMPLE in verdicts:
+        return 1
+    if UNKNOWN in verdicts:
+        return 3
+    return 0
+
+
+def format_record(r: ProofRecord) -> list[str]:
+    """The text lines ``mqcheck prove`` prints for one claim."""
+    head = f"{r.id:<28} {r.verdict}"
+    if r.verdict == PROVED:
+        head += f" (bound {r.bound} {r.bound_unit})"
+    elif r.verdict == UNKNOWN:
+        head += f" (bound {r.bound} {r.bound_unit}: {r.reason}; not proved)"
+    else:
+        head += f" (within bound {r.bound} {r.bound_unit})"
+    lines = [f"{head}  {r.seconds:.2f} s ({r.cpu_seconds:.2f} s CPU)", f"    {r.title} ({r.citation})"]
+    if r.facts:
+        lines.append("    rests on:")
+        lines.extend(f"      - {fact}" for fact in r.facts)
+    if r.counterexample:
+        lines.append(f"    counterexample: {r.counterexample}")
+    if r.counterexample_path:
+        lines.append(f"    {'witness' if r.verdict == PROVED else 'scenario'}: {r.counterexample_path}")
+        lines.append(f"    replay:   {r.replay}")
+    return lines
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A plain text table (cells may hold several lines)."""
+    split = [[str(c).split("\n") for c in row] for row in rows]
+    widths = [max([len(h)] + [len(line) for row in split for line in row[i]]) for i, h in enumerate(header)]
+    def line(cells):
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    out = [line(header), line(["-" * w for w in widths])]
+    for row in split:
+        for k in range(max(len(c) for c in row)):
+            out.append(line([c[k] if k < len(c) else "" for c in row]))
+    return out

@@ -1,0 +1,158 @@
+"""`mqcheck prove` as a user runs it: exit statuses (DESIGN §2.3), the text a proof and a
+counterexample print, JSON for reports, the Sport reachability table, ``[[prove]]``
+claims, bad input, and determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from checker.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SPORT_PROVE = str(ROOT / "examples" / "prove-sports.toml")
+
+
+def prove(capsys, *argv):
+    status = main(["prove", *argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_a_proof_prints_its_bound_seconds_and_the_facts_it_rests_on(capsys):
+    status, out, _ = prove(capsys, "PS-CFG-LOOP-BOUND", "--bound", "3")
+    assert status == 0
+    assert "PS-CFG-LOOP-BOUND            proved (bound 3 queue managers)" in out
+    assert " s CPU)\n" in out.splitlines(keepends=True)[0]
+    assert "rests on:\n      - 002 §How loop detection works" in out
+    assert out.rstrip().endswith("1 proved, 0 counterexample(s), 0 unknown")
+
+
+def test_a_broken_rule_gives_a_counterexample_scenario_that_replays(capsys, tmp_path):
+    status, out, _ = prove(capsys, "RP-CFG-FR-MESH", "--bound", "3", "--broken", "--out", str(tmp_path))
+    assert status == 1
+    assert "counterexample (within bound 3 full repositories)" in out
+    path = tmp_path / "rp-cfg-fr-mesh.toml"
+    assert f"scenario: {path}" in out and f"replay:   mqcheck run {path}" in out
+    # the real rules do what the claim demands there (the broken rule is what loses the record)
+    assert main(["run", str(path)]) == 0
+    capsys.readouterr()
+
+
+def test_json_carries_the_command_and_per_claim_records(capsys, tmp_path):
+    status, out, _ = prove(capsys, "PS-CFG-REACH", "PS-CFG-LOOP-BOUND", "--bound", "2", "--json",
+                           "--out", str(tmp_path))
+    data = json.loads(out)
+    assert status == 0 and data["command"] == "prove" and data["exit_status"] == 0
+    assert [c["id"] for c in data["claims"]] == ["PS-CFG-LOOP-BOUND", "PS-CFG-REACH"]
+    record = data["claims"][1]
+    assert {"id", "title", "citation", "verdict", "bound", "seconds", "facts", "counterexample_path"} <= set(record)
+    assert record["verdict"] == "proved" and record["bound"] == 2 and record["facts"]
+
+
+def test_unknown_is_never_proved_and_exits_3(capsys):
+    status, out, _ = prove(capsys, "PS-CFG-WILDCARD-BLOCK", "--bound", "4", "--timeout", "0.001")
+    assert status == 3
+    assert "unknown (bound 4 levels of tree depth:" in out and "not proved" in out
+    assert "proved (bound" not in out
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
+    status, out, err = prove(capsys, "NO-SUCH-CLAIM")
+    assert status == 2 and err.startswith("mqcheck: error: <command line>: unknown property id(s): NO-SUCH-CLAIM")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[qmgrs.QMA]\n[[prove]]\nexpect = "never"\nsubscriber = "QMZ"\n')
+    status, out, err = prove(capsys, str(bad))
+    assert status == 2 and err.count("\n") == 1
+    assert f"{bad}:4:1: prove[0].subscriber: unknown queue manager QMZ" in err
+    bad.write_text('[qmgrs.QMA]\n[[prove]]\nexpect = "sometimes"\n')
+    status, _, err = prove(capsys, str(bad))
+    assert status == 2 and "prove[0].expect: expected one of never, possible" in err
+
+
+def test_sport_reachability_table_and_claims(capsys, tmp_path):
+    """002's Sport cluster: QMB's wildcard subscriptions get QMA's rugby results only when
+    another subscription pulls them over, and never its football results (WILDCARD(BLOCK));
+    QMA's own SARSENAL-like subscriptions are blocked under Football too."""
+    status, out, _ = prove(capsys, SPORT_PROVE, "--out", str(tmp_path))
+    assert status == 1  # prove[1] is refuted
+    local = out.index("publisher -> subscriber: CL1A -> CL1A, CL1B -> CL1B, QMA -> QMA, QMB -> QMB")
+    remote = out.index("publisher -> subscriber: CL1A -> CL1B")
+    rows = {}
+    for line in out[remote:].splitlines()[3:7]:
+        cells = line.split()
+        rows[cells[0]] = cells[1:]
+    assert rows["Sports/#"] == ["no", "no", "no"]
+    assert rows["Sports/Football/#"] == ["yes", "no", "no"]
+    assert rows["Sports/Rugby/#"] == ["yes", "no", "yes"]
+    assert "Sports/Football/#                 yes                   no                                  no" in out[local:remote]
+    assert "prove[0]                     proved" in out
+    assert "rests on:" in out and "QMB: no other topic objects or cluster topic records" in out
+    assert "prove[1]                     counterexample" in out
+    assert "prove[2]                     proved" in out and "witness:" in out
+    refuted = tmp_path / "no-wildcard-subscription-on-qmb-ever-receives-qma-s-football-publications.toml"
+    assert main(["run", str(refuted)]) == 1  # the violation, shown by the network
+    witness = tmp_path / "a-wildcard-subscription-on-qmb-can-receive-qma-s-rugby-publications.toml"
+    assert main(["run", str(witness)]) == 0
+    capsys.readouterr()
+
+
+def test_same_output_under_any_hash_seed(tmp_path):
+    outs = []
+    for seed in ("0", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
+        proc = subprocess.run([sys.executable, "-m", "checker.cli", "prove", "PS-CFG-REACH", "--broken", "--bound", "2",
+                               "--json", "--out", str(tmp_path / seed)], capture_output=True, text=True, cwd=ROOT,
+                              env=env, check=False)
+        assert proc.returncode == 1, proc.stderr
+        data = json.loads(proc.stdout)
+        for c in data["claims"]:
+            c.pop("seconds")
+            c.pop("cpu_seconds")
+            path = c.pop("counterexample_path")
+            c.pop("replay")
+            outs.append(Path(path).read_text())
+        outs.append(json.dumps(data))
+    assert outs[0] == outs[2] and outs[1] == outs[3]
+
+
+def test_a_configuration_without_clusters_still_delivers_locally(capsys):
+    """Regression: with no cluster names at all the symbolic tree's domain must stay
+    satisfiable (a contradiction would have made every cell "no")."""
+    status, out, _ = prove(capsys, str(ROOT / "examples" / "fr-mesh-broken.toml"))
+    assert status == 0
+    assert "# (only SYSTEM.BASE.TOPIC above)  yes" in out
+
+
+def test_contradictory_facts_are_never_proved():
+    import z3
+
+    from checker.prove import UNKNOWN
+    from checker.prove import prove as run
+    from spec.symbolic.base import Encoding
+
+    class Contradiction:
+        default_bound, bound_unit = 1, "things"
+
+        def encode(self, bound):
+            x = z3.Int("x")
+            return Encoding({"x is 1": x == 1, "x is 2": x == 2}, x > 5, lambda m: None)
+
+    verdict, detail = run(Contradiction())
+    assert verdict == UNKNOWN and detail["reason"].startswith("vacuous")
+
+
+def test_every_claim_is_proved_at_its_default_bound_and_refuted_when_broken(capsys, tmp_path):
+    """The issue's "done when": `mqcheck prove` proves every claim at its default bound, and
+    `--broken` refutes every one (each writes a scenario)."""
+    status, out, _ = prove(capsys, "--json")
+    data = json.loads(out)
+    assert status == 0 and len(data["claims"]) == 5
+    assert all(c["verdict"] == "proved" and c["facts"] for c in data["claims"]), data
+    status, out, _ = prove(capsys, "--broken", "--bound", "3", "--json", "--out", str(tmp_path))
+    data = json.loads(out)
+    assert status == 1 and all(c["verdict"] == "counterexample" for c in data["claims"])
+    assert all(Path(c["counterexample_path"]).exists() for c in data["claims"])
