@@ -38,8 +38,8 @@ __all__ = ["Configuration", "configurations", "FEATURES", "STEP_KINDS", "DEFAULT
 
 DEFAULT_MAX_QMGRS = 3
 FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "hierarchy",
-            "topic_objects", "cluster_topics", "cluster_queues", "workload_attributes")
-STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc",
+            "topic_objects", "cluster_topics", "cluster_queues", "workload_attributes", "explore_initial")
+STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
               "refresh", "reset", "channel", "qmgr", "advance")
 
 # A small topic vocabulary: collisions between publications, subscriptions and topic
@@ -61,7 +61,11 @@ class Configuration:
     ``qmgrs``: (name, MQSC lines) in name order; ``steps``: (kind, ((key, value), ...)) in
     order, values being str/int/bool as the scenario format wants them; ``features`` and
     ``step_kinds``: what the swarm enabled (informational); ``faults``: whether
-    ``[check] faults`` is set.
+    ``[check] faults`` is set; ``misconfigured``: documented configuration rules the
+    configuration breaks on purpose (``"fr_mesh_incomplete"``: full repositories not
+    fully connected by manual CLUSSDRs, 000 §Considerations for Full Repositories;
+    ``"sole_fr_refreshed"``: REFRESH CLUSTER at a cluster's only full repository, which
+    has no other full repository to rebuild from, 000 §Refreshing repository information).
     """
 
     qmgrs: tuple[tuple[str, tuple[str, ...]], ...]
@@ -69,6 +73,8 @@ class Configuration:
     features: tuple[str, ...] = ()
     step_kinds: tuple[str, ...] = ()
     faults: bool = False
+    explore_initial: bool = False
+    misconfigured: tuple[str, ...] = ()
     name: str = "fuzz configuration"
     comments: tuple[str, ...] = field(default=(), compare=False)
 
@@ -104,8 +110,11 @@ class Configuration:
             lines.append("[[steps]]")
             lines.append(f"{kind} = {{ {', '.join(f'{k} = {_toml_value(v)}' for k, v in body)} }}")
             lines.append("")
-        if self.faults:
-            lines += ["[check]", "faults = true", ""]
+        if self.faults or self.explore_initial:
+            lines.append("[check]")
+            lines += ["faults = true"] if self.faults else []
+            lines += ["explore_initial = true"] if self.explore_initial else []
+            lines.append("")
         return "\n".join(lines)
 
     def describe(self) -> str:
@@ -144,10 +153,10 @@ def configurations(draw, max_qmgrs: int = DEFAULT_MAX_QMGRS, max_steps: int = 5,
                    step_kinds: tuple[str, ...] | None = None, allow_faults: bool = True):
     """A strategy of :class:`Configuration` with 1..``max_qmgrs`` queue managers and at
     most ``max_steps`` steps whose kinds come from ``step_kinds`` (default: all)."""
-    n = draw(st.integers(1, max(1, max_qmgrs)))
+    n = draw(st.integers(min(2, max_qmgrs), max(1, max_qmgrs)))  # one queue manager alone exercises little
     names = tuple(f"QM{i + 1}" for i in range(n))
     features = set(_swarm(draw, FEATURES))
-    kinds = _swarm(draw, tuple(step_kinds or STEP_KINDS))
+    kinds = _swarm(draw, tuple(step_kinds or STEP_KINDS)) or tuple(step_kinds or STEP_KINDS)
     mqsc: dict[str, list[str]] = {q: [] for q in names}
     clusters: dict[str, tuple[str, ...]] = {}   # cluster -> members
     repos: dict[str, tuple[str, ...]] = {}      # cluster -> full repositories
@@ -158,7 +167,9 @@ def configurations(draw, max_qmgrs: int = DEFAULT_MAX_QMGRS, max_steps: int = 5,
             members = tuple(q for q in names if draw(st.booleans()) or q == names[0 if c == "C1" else -1])
             n_frs = draw(st.integers(1, min(2, len(members))))
             clusters[c], repos[c] = members, members[:n_frs]
-        _define_clusters(draw, names, clusters, repos, features, mqsc)
+        misconfigured = _define_clusters(draw, names, clusters, repos, features, mqsc)
+    else:
+        misconfigured = set()
 
     if "hierarchy" in features and n >= 2:
         for q in names:  # cycles allowed: a PARENT graph of any shape (002 §How loop detection works)
@@ -190,24 +201,26 @@ def configurations(draw, max_qmgrs: int = DEFAULT_MAX_QMGRS, max_steps: int = 5,
                     mqsc[q].append(f"ALTER QMGR CLWLUSEQ({draw(st.sampled_from(('LOCAL', 'ANY')))}) "
                                    f"CLWLMRUC({draw(st.integers(1, 3))})")
         if "second_cluster" in features and len(clusters) == 2:
-            gateways = [q for q in names if len(membership[q]) == 2]
+            gateways = [q for q in names if len(membership[q]) == 2
+                        and not any(line.startswith(f"DEFINE QLOCAL({QUEUES[0]})") for line in mqsc[q])]
             if gateways and draw(st.booleans()):  # 000 §Rank and Overlapping Clusters: a gateway alias
                 g = draw(st.sampled_from(gateways))
                 mqsc[g].append(f"DEFINE QALIAS({QUEUES[0]}) TARGET({QUEUES[0]}) CLUSTER(C1)")
 
-    steps = _steps(draw, names, kinds, clusters, repos, max_steps)
+    steps = _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured)
     faults = allow_faults and draw(st.booleans())
     return Configuration(tuple((q, tuple(mqsc[q])) for q in names), tuple(steps), tuple(sorted(features)),
-                         kinds, faults)
+                         kinds, faults, "explore_initial" in features, tuple(sorted(misconfigured)))
 
 
-def _define_clusters(draw, names, clusters, repos, features, mqsc) -> None:
+def _define_clusters(draw, names, clusters, repos, features, mqsc) -> set[str]:
     """Full and partial repositories (003 §Queue managers and repositories; 000
     §Resource definition for Full Repositories): every member has a CLUSRCVR; a full
     repository has manual CLUSSDRs to the other full repositories (all of them, or — when
     the mesh feature is off — a random subset: an incomplete mesh); a partial repository
     has one manual CLUSSDR to a full repository. A queue manager in both clusters may use
     one namelist for REPOSNL and its CLUSRCVR (002 §Overlapping cluster support)."""
+    misconfigured: set[str] = set()
     both = {q for q in names if all(q in m for m in clusters.values()) and len(clusters) == 2}
     use_nl = "namelists" in features and both
     for q in names:
@@ -237,10 +250,13 @@ def _define_clusters(draw, names, clusters, repos, features, mqsc) -> None:
                 others = [f for f in repos[c] if f != q]
                 complete = "full_repository_mesh" in features
                 targets = [f for f in others if complete or draw(st.booleans())]
+                if len(targets) < len(others):
+                    misconfigured.add("fr_mesh_incomplete")
             else:
                 targets = [draw(st.sampled_from(repos[c]))]
             for f in targets:
                 mqsc[q].append(f"DEFINE CHANNEL({q}.TO.{f}.{c}) CHLTYPE(CLUSSDR) CONNAME({_conname(f)}) CLUSTER({c})")
+    return misconfigured
 
 
 def _channel_workload(draw, features) -> str:
@@ -283,7 +299,7 @@ def _cluster_queue(draw, queue: str, cluster: str, workload: bool) -> str:
     return text + " REPLACE"
 
 
-def _steps(draw, names, kinds, clusters, repos, max_steps) -> list:
+def _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured: set[str]) -> list:
     """Steps in order, each valid at its point (the reader checks handles and live
     subscriptions in step order: spec/scenario.py)."""
     if not kinds:
@@ -293,8 +309,12 @@ def _steps(draw, names, kinds, clusters, repos, max_steps) -> list:
     opened = 0
     made = 0
     stopped: list[str] = []
+    joined: set[str] = set()
     steps = []
-    for _ in range(draw(st.integers(0, max_steps))):
+    wanted = draw(st.integers(min(1, max_steps), max_steps))
+    for _ in range(3 * wanted):  # a kind that does not apply here (put before any open) draws again
+        if len(steps) >= wanted:
+            break
         kind = draw(st.sampled_from(kinds))
         q = draw(st.sampled_from(names))
         if kind == "publish":
@@ -318,6 +338,9 @@ def _steps(draw, names, kinds, clusters, repos, max_steps) -> list:
                 body.append(("durable", True))
             live[q].append(name)
             steps.append(("subscribe", tuple(body)))
+            if "publish" in kinds and draw(st.booleans()):  # a publication after it: delivery, not just proxies
+                steps.append(("publish", (("qmgr", draw(st.sampled_from(names))),
+                                          ("topic", draw(st.sampled_from(TOPICS))))))
         elif kind == "unsubscribe":
             holders = [h for h in names if live[h]]
             if holders:
@@ -334,6 +357,9 @@ def _steps(draw, names, kinds, clusters, repos, max_steps) -> list:
                 body.append(("target_qmgr", draw(st.sampled_from(names))))
             open_handles.append(handle)
             steps.append(("open", tuple(body)))
+            if draw(st.booleans()):  # an application opens in order to put: 2+ messages exercise the balancing
+                put = [("handle", handle), ("count", draw(st.integers(2, 4)))]
+                steps.append(("put", tuple(put + [("group", "g1")] if bind == "ON_GROUP" else put)))
         elif kind == "put" and open_handles:
             body = [("handle", draw(st.sampled_from(open_handles))), ("count", draw(st.integers(1, 3)))]
             if draw(st.booleans()):
@@ -345,11 +371,23 @@ def _steps(draw, names, kinds, clusters, repos, max_steps) -> list:
             steps.append(("close", (("handle", handle),)))
         elif kind == "mqsc":
             steps.append(("mqsc", (("qmgr", q), ("commands", draw(_mqsc_change(q, clusters))))))
+        elif kind == "join" and "C1" in clusters and q not in clusters["C1"] and q not in joined:
+            # a queue manager joins a running cluster (000 §Initial definitions): its manual
+            # CLUSSDR shows SYSTEM.TEMPQMGR until the full repository answers
+            joined.add(q)
+            fr = draw(st.sampled_from(repos["C1"]))
+            commands = (f"DEFINE CHANNEL(TO.{q}.C1) CHLTYPE(CLUSRCVR) CONNAME({_conname(q)}) CLUSTER(C1)\n"
+                        f"DEFINE CHANNEL({q}.TO.{fr}.C1) CHLTYPE(CLUSSDR) CONNAME({_conname(fr)}) CLUSTER(C1)")
+            if draw(st.booleans()):
+                commands += f"\nDEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) REPLACE"
+            steps.append(("mqsc", (("qmgr", q), ("commands", commands))))
         elif kind == "refresh":
             mine = [c for c, m in clusters.items() if q in m]
             if mine:  # 000 §Refreshing repository information; REPOS(YES) never at a full repository
                 c = draw(st.sampled_from(mine))
                 suffix = " REPOS(YES)" if q not in repos[c] and draw(st.booleans()) else ""
+                if repos[c] == (q,):
+                    misconfigured.add("sole_fr_refreshed")
                 steps.append(("mqsc", (("qmgr", q), ("commands", f"REFRESH CLUSTER({c}){suffix}"))))
             else:
                 steps.append(("mqsc", (("qmgr", q), ("commands", "REFRESH QMGR TYPE(PROXYSUB)"))))
