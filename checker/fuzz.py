@@ -331,10 +331,10 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
                 _fail(run)
                 raise _Found(p.id, configuration, verdicts[p.id].trace.actions() if verdicts[p.id].trace else [])
 
-    test = given(fuzz.configurations)(one)
+    # @seed before @settings: @seed alone switches the example database off
+    test = hypothesis_seed(seed)(given(fuzz.configurations)(one))
     test = _settings(examples, _database(database))(test)
     test.hypothesis.inner_test._hypothesis_internal_add_digest = b"mqcheck-fuzz-configs:" + fuzz.key
-    test = hypothesis_seed(seed)(test)
     return _execute(test, report, run_ref=lambda: run, fuzz=fuzz)
 
 
@@ -366,6 +366,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
             self.p_disabled = 0
             self.excused: set[str] = set()
             self.excused_violations: set[str] = set()
+            self.failing = False  # this walk fails: counted as an example, then the run stops counting
 
         @initialize(configuration=fuzz.configurations, threshold=st.integers(0, 254))
         def configure(self, configuration: Any, threshold: int) -> None:
@@ -377,7 +378,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                     report.invalid += 1
                 reject()
             except Exception as err:
-                _fail(holder.get("run"))
+                self.failing = True
                 raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
             if "run" not in holder:
                 holder["run"] = _Run(report, select_properties(model, property_ids), progress)
@@ -387,7 +388,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
             try:
                 self.state = model.init_states()[0]
             except Exception as err:
-                _fail(holder.get("run"))
+                self.failing = True
                 raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
 
         def _kind_enabled(self, kind: str, data: Any) -> bool:
@@ -417,7 +418,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
             except _Found:
                 raise
             except Exception as err:
-                _fail(holder.get("run"))
+                self.failing = True
                 raise _Found(CRASH, self.configuration, self.trace, f"{type(err).__name__}: {err}") from err
 
         @invariant()
@@ -441,7 +442,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                 try:
                     ok = bool(p.predicate(model, state))
                 except Exception as err:
-                    _fail(holder.get("run"))
+                    self.failing = True
                     raise _Found(CRASH, self.configuration, self.trace,
                                  f"{p.id}: {type(err).__name__}: {err}") from err
                 if p.kind is Kind.SOMETIMES:
@@ -451,16 +452,19 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                     if p.id in self.excused:
                         self.excused_violations.add(p.id)
                         continue
-                    _fail(holder.get("run"))
+                    self.failing = True
                     raise _Found(p.id, self.configuration, self.trace)
 
         def teardown(self) -> None:
             run = holder.get("run")
-            if run is None or self.model is None:
+            if run is None:
                 return
-            if run.counting():
-                run.record(self.checked, self.reached, self.excused_violations, self.excused_violations, ())
-            run.aim(self.reached)
+            if self.model is not None:
+                if run.counting():
+                    run.record(self.checked, self.reached, self.excused_violations, self.excused_violations, ())
+                run.aim(self.reached)
+            if self.failing:
+                run.failed = True
 
     Walk.__name__ = Walk.__qualname__ = "MQWalk"
     machine = hypothesis_seed(seed)(Walk)
