@@ -65,7 +65,9 @@ class Configuration:
     configuration breaks on purpose (``"fr_mesh_incomplete"``: full repositories not
     fully connected by manual CLUSSDRs, 000 §Considerations for Full Repositories;
     ``"sole_fr_refreshed"``: REFRESH CLUSTER at a cluster's only full repository, which
-    has no other full repository to rebuild from, 000 §Refreshing repository information).
+    has no other full repository to rebuild from, 000 §Refreshing repository information;
+    ``"reset_in_error"``: RESET CLUSTER ACTION(FORCEREMOVE) of a queue manager still
+    running, which 000 §Refreshing repository information lists as "issued in error").
     """
 
     qmgrs: tuple[tuple[str, tuple[str, ...]], ...]
@@ -395,7 +397,14 @@ def _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured: set[st
             c = draw(st.sampled_from(sorted(clusters)))
             fr = draw(st.sampled_from(repos[c]))
             victim = draw(st.sampled_from([m for m in clusters[c] if m != fr] or [fr]))
-            if victim != fr:  # 000 §Incorrectly deleted queue managers
+            if victim != fr:
+                # 000 §Incorrectly deleted queue managers: RESET removes a queue manager deleted
+                # without leaving the cluster; issued against a live one it is "issued in error"
+                # (000 §Refreshing repository information) and that one needs a REFRESH CLUSTER
+                if draw(st.booleans()):
+                    steps.append(("qmgr", (("name", victim), ("action", "delete"))))
+                else:
+                    misconfigured.add("reset_in_error")
                 steps.append(("mqsc", (("qmgr", fr), ("commands",
                                                       f"RESET CLUSTER({c}) ACTION(FORCEREMOVE) QMNAME({victim})"))))
         elif kind == "channel" and len(names) >= 2:
