@@ -362,6 +362,9 @@ def _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured: set[st
             if draw(st.booleans()):  # an application opens in order to put: 2+ messages exercise the balancing
                 put = [("handle", handle), ("count", draw(st.integers(2, 4)))]
                 steps.append(("put", tuple(put + [("group", "g1")] if bind == "ON_GROUP" else put)))
+                if "close" in kinds and draw(st.booleans()):
+                    open_handles.remove(handle)
+                    steps.append(("close", (("handle", handle),)))
         elif kind == "put" and open_handles:
             body = [("handle", draw(st.sampled_from(open_handles))), ("count", draw(st.integers(1, 3)))]
             if draw(st.booleans()):
