@@ -355,7 +355,8 @@ def _at_least(lowest: int | float, kind=int):
 # §Refreshing repository information: rebuilt "by requesting it from the Full Repositories";
 # RP-REFRESH-RESTORES skips that case too) — see docs/decisions.md, issue #14.
 FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE",),
-                "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-REFRESH-RESTORES"),
+                "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-REFRESH-RESTORES",
+                                      "PS-PROXY-CONVERGENCE"),
                 # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
                 # issued in error" is a case needing REFRESH CLUSTER at the removed queue manager
                 "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")}
