@@ -166,7 +166,9 @@ def configurations(draw, max_qmgrs: int = DEFAULT_MAX_QMGRS, max_steps: int = 5,
     if "cluster" in features:
         cluster_names = ("C1", "C2") if "second_cluster" in features and n >= 2 else ("C1",)
         for c in cluster_names:
-            members = tuple(q for q in names if draw(st.booleans()) or q == names[0 if c == "C1" else -1])
+            # a member with probability 3/4 (shrinking to "not a member"): partial repositories
+            # beside two full repositories are where most repository rules apply
+            members = tuple(q for q in names if draw(st.integers(0, 3)) > 0 or q == names[0 if c == "C1" else -1])
             n_frs = draw(st.integers(1, min(2, len(members))))
             clusters[c], repos[c] = members, members[:n_frs]
         misconfigured = _define_clusters(draw, names, clusters, repos, features, mqsc)
@@ -375,7 +377,15 @@ def _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured: set[st
             open_handles.remove(handle)
             steps.append(("close", (("handle", handle),)))
         elif kind == "mqsc":
-            steps.append(("mqsc", (("qmgr", q), ("commands", draw(_mqsc_change(q, clusters))))))
+            change = draw(_mqsc_change(q, clusters))
+            steps.append(("mqsc", (("qmgr", q), ("commands", change))))
+            if change.startswith("DEFINE QLOCAL") and draw(st.booleans()):
+                # a second update of the same record right behind the first: copies of both
+                # race to the full repositories (003 §Queue managers and repositories)
+                again = change.replace("PUT(ENABLED)", "PUT(DISABLED)") if "PUT(ENABLED)" in change else \
+                    change.replace(" REPLACE", " PUT(DISABLED) REPLACE") if "PUT(" not in change else \
+                    change.replace("PUT(DISABLED)", "PUT(ENABLED)")
+                steps.append(("mqsc", (("qmgr", q), ("commands", again))))
         elif kind == "join" and "C1" in clusters and q not in clusters["C1"] and q not in joined:
             # a queue manager joins a running cluster (000 §Initial definitions): its manual
             # CLUSSDR shows SYSTEM.TEMPQMGR until the full repository answers
