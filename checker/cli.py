@@ -359,7 +359,8 @@ FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE",),
                                       "PS-PROXY-CONVERGENCE"),
                 # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
                 # issued in error" is a case needing REFRESH CLUSTER at the removed queue manager
-                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")}
+                # (and, still running, it republishes its records and is back: RP-RESET-REMOVES)
+                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-RESET-REMOVES")}
 FUZZ_DEFAULTS = {"configs": {"max_steps": 5, "bound": 1000}, "walks": {"max_steps": 30, "bound": 300}}
 
 
