@@ -354,7 +354,10 @@ def _at_least(lowest: int | float, kind=int):
 # REFRESH CLUSTER at a cluster's only full repository leaves it nothing to rebuild from (000
 # §Refreshing repository information: rebuilt "by requesting it from the Full Repositories";
 # RP-REFRESH-RESTORES skips that case too) — see docs/decisions.md, issue #14.
-FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE",),
+# (000 §Resource definition for Full Repositories: FRs must be fully connected; without that,
+# no repository view is promised to converge, a refreshed FR included)
+FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES", "RP-PR-CONVERGENCE",
+                                       "RP-TOPIC-EVERYWHERE", "RP-RESET-REMOVES"),
                 "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-REFRESH-RESTORES",
                                       "PS-PROXY-CONVERGENCE"),
                 # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
