@@ -363,7 +363,10 @@ FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES
                 # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
                 # issued in error" is a case needing REFRESH CLUSTER at the removed queue manager
                 # (and, still running, it republishes its records and is back: RP-RESET-REMOVES)
-                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-RESET-REMOVES")}
+                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-RESET-REMOVES"),
+                # 000 §Incorrectly deleted queue managers: until the RESET, the others "still
+                # believe that the queue manager exists" (its records, its proxy subscriptions)
+                "deleted_in_cluster": ("PS-PROXY-CONVERGENCE", "RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")}
 FUZZ_DEFAULTS = {"configs": {"max_steps": 5, "bound": 1000}, "walks": {"max_steps": 30, "bound": 300}}
 
 

@@ -67,7 +67,9 @@ class Configuration:
     ``"sole_fr_refreshed"``: REFRESH CLUSTER at a cluster's only full repository, which
     has no other full repository to rebuild from, 000 §Refreshing repository information;
     ``"reset_in_error"``: RESET CLUSTER ACTION(FORCEREMOVE) of a queue manager still
-    running, which 000 §Refreshing repository information lists as "issued in error").
+    running, which 000 §Refreshing repository information lists as "issued in error";
+    ``"deleted_in_cluster"``: a queue manager deleted without leaving its cluster, which
+    the others still believe exists, 000 §Incorrectly deleted queue managers).
     """
 
     qmgrs: tuple[tuple[str, tuple[str, ...]], ...]
@@ -415,6 +417,9 @@ def _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured: set[st
                 # without leaving the cluster; issued against a live one it is "issued in error"
                 # (000 §Refreshing repository information) and that one needs a REFRESH CLUSTER
                 if draw(st.booleans()):
+                    # deleted without leaving the cluster: the others "still believe that the
+                    # queue manager exists" until the RESET (000 §Incorrectly deleted queue managers)
+                    misconfigured.add("deleted_in_cluster")
                     steps.append(("qmgr", (("name", victim), ("action", "delete"))))
                 else:
                     misconfigured.add("reset_in_error")
