@@ -37,11 +37,10 @@ CATALOGUE: dict[str, tuple[str, int, int, str, bool, bool]] = {
     # a deep walk (21 actions in 3 queue managers, 8 steps): found in 5 walks, but its shrunk
     # scenario is beyond a 20,000-state exploration (check says "holds up to bound")
     "ignore_sequence_numbers": ("walks", 1, 100, 5, "RP-NO-STALE-APPLY", True, False),
+    "publish_to_one_fr": ("walks", 1, 100, 5, "RP-TWO-FRS", True, True),
 }
 # mutant: (mode, seed, examples tried, what is missing) — measured, benchmarks/RESULTS.md
 NOT_FOUND: dict[str, tuple[str, int, int, str]] = {
-    "publish_to_one_fr": ("configs", 1, 150, "RP-TWO-FRS-WITNESS is rarely reached: a partial repository "
-                          "knowing two full repositories that then changes a record"),
     "fr_forwarding_swapped": ("configs", 1, 150, "complete meshes of two full repositories plus a record "
                               "change reaching one of them"),
     "no_fingerprint_check": ("configs", 1, 150, "a hierarchy loop with a subscription and a publication on it"),
