@@ -396,6 +396,179 @@ def _at_least(lowest: int | float, kind=int):
         return value
     return parse
 
+# --------------------------------------------------------------------------- mqcheck fuzz (issue #14)
+# What a configuration's documented misconfiguration excuses (spec.strategies.Configuration.misconfigured):
+# full repositories not fully connected by manual CLUSSDRs lose updates — 000 §Considerations
+# for Full Repositories; RP-FR-MESH-NEEDED is the witness that they do.
+# REFRESH CLUSTER at a cluster's only full repository leaves it nothing to rebuild from (000
+# §Refreshing repository information: rebuilt "by requesting it from the Full Repositories";
+# RP-REFRESH-RESTORES skips that case too) — see docs/decisions.md, issue #14.
+# (000 §Resource definition for Full Repositories: FRs must be fully connected; without that,
+# no repository view is promised to converge, a refreshed FR included)
+FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES", "RP-PR-CONVERGENCE",
+                                       "RP-TOPIC-EVERYWHERE", "RP-RESET-REMOVES"),
+                "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-REFRESH-RESTORES",
+                                      "PS-PROXY-CONVERGENCE"),
+                # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
+                # issued in error" is a case needing REFRESH CLUSTER at the removed queue manager
+                # (and, still running, it republishes its records and is back: RP-RESET-REMOVES)
+                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-RESET-REMOVES"),
+                # 000 §Incorrectly deleted queue managers: until the RESET, the others "still
+                # believe that the queue manager exists" (its records, its proxy subscriptions)
+                "deleted_in_cluster": ("PS-PROXY-CONVERGENCE", "RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")}
+FUZZ_DEFAULTS = {"configs": {"max_steps": 5, "bound": 1000}, "walks": {"max_steps": 30, "bound": 300}}
+
+
+def fuzz_target(mode: str = "configs", max_qmgrs: int = 3, mutations=None, max_steps: int | None = None):
+    """The glue between the generic fuzzer (checker.fuzz) and the MQ network model: the
+    configurations of spec.strategies, each built into an MQNetwork with the property
+    catalogue (as `check` builds it from the rendered file, so `mqcheck check FILE`
+    replays what fuzzing saw). ``mutations`` (tests and benchmarks only) breaks a rule."""
+    from dataclasses import replace
+
+    from checker.fuzz import FuzzTarget
+    from spec.network import NO_MUTATIONS, MQNetwork, ScenarioStep
+    from spec.scenario import parse_scenario
+    from spec.strategies import configurations
+
+    mutations = NO_MUTATIONS if mutations is None else mutations
+    steps = FUZZ_DEFAULTS[mode]["max_steps"] if max_steps is None else max_steps
+
+    def build(configuration):
+        scenario = parse_scenario(configuration.to_toml(), "fuzz.toml")
+        return MQNetwork(scenario, _check_properties(scenario), mutations=mutations)
+
+    def kind_of(model, action) -> str:
+        if isinstance(action, ScenarioStep):  # swarm over step kinds too, not just "a step"
+            return "step:" + type(model.scenario.steps[action.index]).__name__
+        return type(action).__name__
+
+    mutated = ",".join(f for f in type(mutations).__dataclass_fields__ if getattr(mutations, f))
+    return FuzzTarget(
+        configurations=configurations(max_qmgrs=max_qmgrs, max_steps=steps),
+        build=build,
+        render=lambda configuration, header: replace(configuration, comments=tuple(header)).to_toml(),
+        excused=lambda configuration: {pid for flag in configuration.misconfigured
+                                       for pid in FUZZ_EXCUSES.get(flag, ())},
+        kind_of=kind_of,
+        size_of=lambda configuration: configuration.size(),
+        key=f"{mode}:{max_qmgrs}:{steps}:{mutated}".encode(),
+    )
+
+
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    from checker.fuzz import fuzz_configs, fuzz_walks, write_counterexample
+    from checker.model import select_properties
+
+    fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps)
+    from spec.errors import near_miss
+    from spec.scenario import parse_scenario
+
+    catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
+    for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
+        if pid not in catalogue:
+            raise InputError(f"unknown property {pid}; known: {', '.join(sorted(catalogue))}",
+                             file="<command line>", suggestion=near_miss(pid, catalogue))
+    if args.exclude:
+        args.property = [pid for pid in (args.property or catalogue) if pid not in set(args.exclude)]
+    progress = None
+    if sys.stderr.isatty() and not args.quiet:
+        def progress(done: int, total: int) -> None:
+            print(f"\rmqcheck fuzz: {done}/{total} examples", end="", file=sys.stderr, flush=True)
+    bound = args.bound if args.bound is not None else FUZZ_DEFAULTS[args.mode]["bound"]
+    database = None if args.no_database else args.database
+    common = dict(examples=args.examples, seed=args.seed, property_ids=args.property or None,
+                  database=database, progress=progress)
+    if args.mode == "configs":
+        report = fuzz_configs(fuzz, max_states=bound, **common)
+    else:
+        report = fuzz_walks(fuzz, max_steps=bound, **common)
+    if progress is not None:
+        print(file=sys.stderr)
+    report.bounds["max_qmgrs"] = args.max_qmgrs
+    if report.counterexample is not None:
+        write_counterexample(report, fuzz, args.out)
+    if args.json:
+        print(_json_text(report.to_dict(timings=not args.no_timings)))
+    else:
+        print(_render_fuzz(report, timings=not args.no_timings))
+    if report.stop_reason == "interrupted":
+        return EXIT_INCOMPLETE
+    return report.exit_status()
+
+
+def _render_fuzz(report, timings: bool = True) -> str:
+    from tabulate import tabulate
+
+    bound = ", ".join(f"{k} {v}" for k, v in report.bounds.items())
+    lines = [f"Fuzzing: mode {report.mode}, seed {report.seed}, {bound}",
+             f"Examples: {report.examples} run, {report.invalid} invalid, {report.excused_examples} with a documented "
+             f"misconfiguration, {report.shrink_calls} shrinking calls ({report.stop_reason})", ""]
+    rows = [[pid, c.kind, c.witness or "-", c.checked, c.exercised, c.violated, c.excused]
+            for pid, c in report.properties.items()]
+    lines.append("Coverage: examples in which each property was checked, and exercised (a sometimes property: "
+                 "reached; always/at_quiescence: its witness reached; eventually: decided on a non-empty run)")
+    lines.append(tabulate(rows, headers=["property", "kind", "witness", "checked", "exercised", "violated",
+                                         "excused"], tablefmt="simple"))
+    never = report.never_exercised()
+    if never:
+        lines += ["", f"Never exercised ({len(never)}): {', '.join(never)} — no example reached these; a pass says "
+                      "nothing about them"]
+    c = report.counterexample
+    lines.append("")
+    if c is None:
+        what = "interrupted: " if report.stop_reason == "interrupted" else ""
+        lines.append(f"Result: {what}no counterexample in {report.examples} examples")
+    else:
+        lines.append(printable(f"Result: COUNTEREXAMPLE: {c.property_id} violated: {c.title} ({c.citation})"))
+        if c.detail:
+            lines.append(printable(f"  {c.detail}"))
+        lines.append(f"  shrunk scenario ({', '.join(f'{k} {v}' for k, v in c.size.items())}): {printable(c.file or '')}")
+        lines.append(f"  replay: {printable(c.replay)}")
+        lines += [printable(f"  {i + 1:>4}  {a}") for i, a in enumerate(c.trace)]
+    if timings:
+        lines += ["", f"Time: {report.seconds:.1f} s wall, {report.cpu_seconds:.1f} s CPU, "
+                      f"{report.seconds / max(report.examples, 1):.3f} s per example"]
+    return "\n".join(lines)
+
+
+def _add_fuzz_parser(sub) -> None:
+    fuzz = sub.add_parser(
+        "fuzz",
+        help="random configurations and random walks against the property catalogue (Hypothesis)",
+        description=(
+            "Generate random MQ configurations (spec/strategies.py) and check the property catalogue: "
+            "--mode configs explores each configuration exhaustively within --bound states; --mode walks "
+            "takes one random path of at most --bound actions per configuration, checking the always "
+            "properties after every action. A failure is shrunk and written as a scenario file to --out "
+            "(replay it with mqcheck check). Prints, per property, in how many examples it was exercised. "
+            "Exit status 0 no counterexample, 1 a counterexample, 2 bad input, 3 interrupted."
+        ),
+    )
+    fuzz.add_argument("property", nargs="*", metavar="ID", help="check only these properties (default: all)")
+    fuzz.add_argument("--exclude", action="append", metavar="ID",
+                      help="do not check this property (repeatable; its witness may still be reported)")
+    fuzz.add_argument("--examples", type=_at_least(1), default=100, metavar="N", help="examples to run (default 100)")
+    fuzz.add_argument("--seed", type=_at_least(0), default=0, metavar="S", help="random seed (default 0)")
+    fuzz.add_argument("--max-qmgrs", type=_at_least(1), default=3, metavar="K",
+                      help="at most K queue managers per configuration (default 3)")
+    fuzz.add_argument("--max-steps", type=_at_least(0), default=None, metavar="N",
+                      help="at most N scenario steps per configuration (default 5 for configs, 30 for walks)")
+    fuzz.add_argument("--mode", choices=("configs", "walks"), default="configs")
+    fuzz.add_argument("--bound", type=_at_least(1), default=None, metavar="N",
+                      help="configs: distinct states explored per configuration (default 1000); walks: actions "
+                           "per walk (default 300)")
+    fuzz.add_argument("--out", default="fuzz-counterexamples", metavar="DIR",
+                      help="where a shrunk counterexample is written (default fuzz-counterexamples)")
+    fuzz.add_argument("--database", default=".hypothesis/mqcheck-fuzz", metavar="DIR",
+                      help="Hypothesis example database keeping failures found (default .hypothesis/mqcheck-fuzz)")
+    fuzz.add_argument("--no-database", action="store_true", help="neither replay nor keep failures")
+    fuzz.add_argument("--json", action="store_true", help="print the report as JSON (\"command\": \"fuzz\")")
+    fuzz.add_argument("--no-timings", action="store_true",
+                      help="leave out timings, so the same seed prints the same bytes")
+    fuzz.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    fuzz.set_defaults(handler=_cmd_fuzz)
+
 
 def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[list, list[str]]:
     """``mqcheck lint``'s inputs as lint configurations: each scenario (.toml) alone, all MQSC
@@ -1007,6 +1180,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_option(check)
     _add_report_parser(sub)
     _add_prove_parser(sub)
+    _add_fuzz_parser(sub)
     return parser
 
 

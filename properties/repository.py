@@ -189,10 +189,13 @@ def refresh_restores(model, state: NetworkState) -> bool:
         if not cache.refreshed:
             continue
         others = [c for fq, c in frs.get(cache.cluster, []) if fq.name != q.name]
+        if not others:
+            # nothing to rebuild from: no other full repository is running (_frs), so the
+            # rebuilding "over time" has not begun — checked before SYSTEM.TEMPQMGR, which a
+            # partial repository shows while its full repository is stopped (issue #14's fuzzing)
+            continue
         if cache.tempqmgr:
             return False
-        if not others:
-            continue  # nothing to rebuild from
         ref = others[0]
         if cache.full:
             if _live_idents(cache) != _live_idents(ref):

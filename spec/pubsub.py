@@ -65,6 +65,10 @@ class Publication:
     retain: bool = False
     fingerprints: tuple[str, ...] = ()
     lineage: tuple[str, ...] = ()  # ghost: the republishers ("QM:SUB") whose republications led to it
+    # published with MQPMO_SCOPE_QMGR: kept as this queue manager's retained publication but
+    # never sent to another one, not even in answer to a proxy subscription (002 §Publication
+    # scope; found by `mqcheck fuzz`, issue #14)
+    local_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -769,6 +773,8 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
         detail = f"publication {pub.topic!r} ({pub.origin}#{pub.serial}) from {came_from} already visited {qmid}; discarded"
         return Routed(ps, errors=(PubSubError("LOOP_DETECTED", detail),))
     # 2. local delivery
+    if scope_qmgr and not arrived and pub.retain:
+        pub = replace(pub, local_only=True)
     before = len(ps.deliveries)
     ps, errors = publish(space, ps, pub, remote=arrived and not ignore_subscope_remote)
     if errors:
@@ -816,12 +822,12 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
                  ) -> tuple[PublicationMsg, ...]:
     """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
     §3.3: a queue manager receiving a new proxy subscription sends its matching retained
-    publications (those its PUBSCOPE lets out) to the requester, as answers to that proxy
-    subscription (see :func:`receive_retained_answer`)."""
+    publications (those its PUBSCOPE lets out, and not published with MQPMO_SCOPE_QMGR) to
+    the requester, as answers to that proxy subscription (see :func:`receive_retained_answer`)."""
     matcher = compile_subscription(topic)
     out = []
     for pub in ps.retained:
-        if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL:
+        if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL and not pub.local_only:
             rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
             out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None, topic))
     return tuple(out)

@@ -1,0 +1,460 @@
+"""Hypothesis strategies for whole MQ configurations that render to scenario files.
+
+DESIGN §1 (``strategies.py``), issue #14. :func:`configurations` draws a
+:class:`Configuration`: queue managers with their MQSC (publish/subscribe clusters whose
+full-repository mesh is complete or not, hierarchies that are trees or have cycles and may
+overlap the clusters, a second cluster overlapping the first through namelists and gateway
+aliases, topic objects with PUBSCOPE/SUBSCOPE/WILDCARD/PROXYSUB/CLUSTER and ASPARENT,
+cluster queues and channels with workload attributes) and a list of steps (publish,
+subscribe in both wildcard schemes, unsubscribe, open/put/close with every bind option,
+MQSC changes, REFRESH/RESET CLUSTER, channel faults, queue-manager stop/start, advance).
+:meth:`Configuration.to_toml` renders it as a scenario file (the same format as
+``examples/``, MQSC inline), which ``spec.scenario.parse_scenario`` accepts for every
+configuration drawn (tests/test_strategies.py holds it to that).
+
+Swarm testing (Groce et al., "Swarm testing", ISSTA 2012): each configuration first draws
+which *features* it uses and which *step kinds* it may contain; everything else is
+generated only for the features drawn. Features are drawn as booleans "enabled" that
+shrink to False, so a shrunk counterexample keeps only the features it needs.
+
+Graphs are plain strategies, not ``hypothesis-networkx``: a hierarchy is a PARENT
+function (each queue manager names at most one parent, drawn as an index that shrinks to
+"none"), a full-repository mesh is a set of manual CLUSSDRs between a cluster's full
+repositories, and cluster membership is a hypergraph; graph_builder draws general
+(di)graphs that would need filtering to those shapes, which wastes examples and shrinks
+worse than drawing the shape itself.
+
+Pure: no I/O, no clock, no randomness of its own (Hypothesis supplies the choices; a seed
+reproduces them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+__all__ = ["Configuration", "configurations", "FEATURES", "STEP_KINDS", "DEFAULT_MAX_QMGRS"]
+
+DEFAULT_MAX_QMGRS = 3
+FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "hierarchy",
+            "topic_objects", "cluster_topics", "cluster_queues", "workload_attributes", "explore_initial")
+STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
+              "refresh", "reset", "channel", "qmgr", "advance")
+
+# A small topic vocabulary: collisions between publications, subscriptions and topic
+# objects are what exercise the rules, so the alphabet is tiny.
+TOPICS = ("a", "a/b", "a/b/c", "b", "a/c")
+TOPIC_SUBS = ("a", "a/b", "a/#", "#", "a/+", "+/b", "a/b/#", "b")
+CHAR_SUBS = ("a*", "a/b", "*", "a/?", "*/b")
+SCOPES = ("ALL", "QMGR", "ASPARENT")
+QUEUES = ("CQ1", "CQ2")
+BINDS = ("AS_Q_DEF", "ON_OPEN", "NOT_FIXED", "ON_GROUP")
+STATUSES = ("RETRYING", "STOPPED", "RUNNING")
+DAYS = (1, 31, 61, 91)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A drawn configuration: queue managers' MQSC and the steps, ready to render.
+
+    ``qmgrs``: (name, MQSC lines) in name order; ``steps``: (kind, ((key, value), ...)) in
+    order, values being str/int/bool as the scenario format wants them; ``features`` and
+    ``step_kinds``: what the swarm enabled (informational); ``faults``: whether
+    ``[check] faults`` is set; ``misconfigured``: documented configuration rules the
+    configuration breaks on purpose (``"fr_mesh_incomplete"``: full repositories not
+    fully connected by manual CLUSSDRs, 000 §Considerations for Full Repositories;
+    ``"sole_fr_refreshed"``: REFRESH CLUSTER at a cluster's only full repository, which
+    has no other full repository to rebuild from, 000 §Refreshing repository information;
+    ``"reset_in_error"``: RESET CLUSTER ACTION(FORCEREMOVE) of a queue manager still
+    running, which 000 §Refreshing repository information lists as "issued in error";
+    ``"deleted_in_cluster"``: a queue manager deleted without leaving its cluster, which
+    the others still believe exists, 000 §Incorrectly deleted queue managers).
+    """
+
+    qmgrs: tuple[tuple[str, tuple[str, ...]], ...]
+    steps: tuple[tuple[str, tuple[tuple[str, object], ...]], ...] = ()
+    features: tuple[str, ...] = ()
+    step_kinds: tuple[str, ...] = ()
+    faults: bool = False
+    explore_initial: bool = False
+    misconfigured: tuple[str, ...] = ()
+    name: str = "fuzz configuration"
+    comments: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_toml(self) -> str:
+        """The scenario file (DESIGN §2.2), MQSC inline.
+
+        >>> print(Configuration((("QM1", ("ALTER QMGR PARENT(QM2)",)), ("QM2", ())),
+        ...       (("publish", (("qmgr", "QM1"), ("topic", "a"))),)).to_toml())
+        name = "fuzz configuration"
+        <BLANKLINE>
+        [qmgrs.QM1]
+        mqsc = '''
+        ALTER QMGR PARENT(QM2)
+        '''
+        <BLANKLINE>
+        [qmgrs.QM2]
+        <BLANKLINE>
+        [[steps]]
+        publish = { qmgr = "QM1", topic = "a" }
+        <BLANKLINE>
+        """
+        lines = [f"# {c}" for c in self.comments]
+        lines += [f"name = {_toml_value(self.name)}"]
+        if self.features or self.step_kinds:
+            lines.append(f"description = {_toml_value(self.describe())}")
+        lines.append("")
+        for name, mqsc in self.qmgrs:
+            lines.append(f"[qmgrs.{name}]")
+            if mqsc:
+                lines += ["mqsc = '''", *mqsc, "'''"]
+            lines.append("")
+        for kind, body in self.steps:
+            lines.append("[[steps]]")
+            lines.append(f"{kind} = {{ {', '.join(f'{k} = {_toml_value(v)}' for k, v in body)} }}")
+            lines.append("")
+        if self.faults or self.explore_initial:
+            lines.append("[check]")
+            lines += ["faults = true"] if self.faults else []
+            lines += ["explore_initial = true"] if self.explore_initial else []
+            lines.append("")
+        return "\n".join(lines)
+
+    def describe(self) -> str:
+        return (f"generated by mqcheck fuzz; features: {', '.join(self.features) or 'none'}; "
+                f"step kinds: {', '.join(self.step_kinds) or 'none'}")
+
+    def size(self) -> dict[str, int]:
+        """How big the configuration is: queue managers, MQSC commands, steps."""
+        return {"qmgrs": len(self.qmgrs), "mqsc_commands": sum(len(m) for _, m in self.qmgrs),
+                "steps": len(self.steps)}
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if "\n" in text:
+        assert "'''" not in text
+        return "'''\n" + text + "\n'''"
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _conname(q: str) -> str:
+    return f"'{q.lower()}(1414)'"
+
+
+def _swarm(draw, names: tuple[str, ...]) -> tuple[str, ...]:
+    """A random subset (swarm testing); each flag shrinks to "off"."""
+    return tuple(n for n in names if draw(st.booleans()))
+
+
+@st.composite
+def configurations(draw, max_qmgrs: int = DEFAULT_MAX_QMGRS, max_steps: int = 5,
+                   step_kinds: tuple[str, ...] | None = None, allow_faults: bool = True):
+    """A strategy of :class:`Configuration` with 1..``max_qmgrs`` queue managers and at
+    most ``max_steps`` steps whose kinds come from ``step_kinds`` (default: all)."""
+    n = draw(st.integers(min(2, max_qmgrs), max(1, max_qmgrs)))  # one queue manager alone exercises little
+    names = tuple(f"QM{i + 1}" for i in range(n))
+    features = set(_swarm(draw, FEATURES))
+    kinds = _swarm(draw, tuple(step_kinds or STEP_KINDS)) or tuple(step_kinds or STEP_KINDS)
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    clusters: dict[str, tuple[str, ...]] = {}   # cluster -> members
+    repos: dict[str, tuple[str, ...]] = {}      # cluster -> full repositories
+
+    if "cluster" in features:
+        cluster_names = ("C1", "C2") if "second_cluster" in features and n >= 2 else ("C1",)
+        for c in cluster_names:
+            # a member with probability 3/4 (shrinking to "not a member"): partial repositories
+            # beside two full repositories are where most repository rules apply
+            members = tuple(q for q in names if draw(st.integers(0, 3)) > 0 or q == names[0 if c == "C1" else -1])
+            n_frs = draw(st.integers(1, min(2, len(members))))
+            clusters[c], repos[c] = members, members[:n_frs]
+        misconfigured = _define_clusters(draw, names, clusters, repos, features, mqsc)
+    else:
+        misconfigured = set()
+
+    if "hierarchy" in features and n >= 2:
+        for q in names:  # cycles allowed: a PARENT graph of any shape (002 §How loop detection works)
+            parent = draw(st.sampled_from((None,) + tuple(p for p in names if p != q)))
+            if parent:
+                mqsc[q].append(f"ALTER QMGR PARENT({parent})")
+
+    membership = {q: tuple(c for c, members in clusters.items() if q in members) for q in names}
+    if "topic_objects" in features:
+        for q in names:
+            chosen = draw(st.lists(st.sampled_from(TOPICS), unique=True, max_size=2))
+            for i, topic in enumerate(chosen):
+                mqsc[q].append(_topic_object(draw, f"T{i + 1}", topic, membership[q] if "cluster_topics" in features
+                                             else ()))
+        if draw(st.booleans()):
+            q = draw(st.sampled_from(names))
+            mqsc[q].append(f"ALTER TOPIC(SYSTEM.BASE.TOPIC) PUBSCOPE({draw(st.sampled_from(SCOPES[:2]))}) "
+                           f"SUBSCOPE({draw(st.sampled_from(SCOPES[:2]))})")
+
+    if "cluster_queues" in features and clusters:
+        for c, members in clusters.items():
+            for q in members:
+                if draw(st.booleans()):
+                    mqsc[q].append(_cluster_queue(draw, draw(st.sampled_from(QUEUES)), c,
+                                                  "workload_attributes" in features))
+        if "workload_attributes" in features:
+            for q in names:
+                if membership[q] and draw(st.booleans()):
+                    mqsc[q].append(f"ALTER QMGR CLWLUSEQ({draw(st.sampled_from(('LOCAL', 'ANY')))}) "
+                                   f"CLWLMRUC({draw(st.integers(1, 3))})")
+        if "second_cluster" in features and len(clusters) == 2:
+            gateways = [q for q in names if len(membership[q]) == 2
+                        and not any(line.startswith(f"DEFINE QLOCAL({QUEUES[0]})") for line in mqsc[q])]
+            if gateways and draw(st.booleans()):  # 000 §Rank and Overlapping Clusters: a gateway alias
+                g = draw(st.sampled_from(gateways))
+                mqsc[g].append(f"DEFINE QALIAS({QUEUES[0]}) TARGET({QUEUES[0]}) CLUSTER(C1)")
+
+    steps = _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured)
+    faults = allow_faults and draw(st.booleans())
+    return Configuration(tuple((q, tuple(mqsc[q])) for q in names), tuple(steps), tuple(sorted(features)),
+                         kinds, faults, "explore_initial" in features, tuple(sorted(misconfigured)))
+
+
+def _define_clusters(draw, names, clusters, repos, features, mqsc) -> set[str]:
+    """Full and partial repositories (003 §Queue managers and repositories; 000
+    §Resource definition for Full Repositories): every member has a CLUSRCVR; a full
+    repository has manual CLUSSDRs to the other full repositories (all of them, or — when
+    the mesh feature is off — a random subset: an incomplete mesh); a partial repository
+    has one manual CLUSSDR to a full repository. A queue manager in both clusters may use
+    one namelist for REPOSNL and its CLUSRCVR (002 §Overlapping cluster support)."""
+    misconfigured: set[str] = set()
+    both = {q for q in names if all(q in m for m in clusters.values()) and len(clusters) == 2}
+    use_nl = "namelists" in features and both
+    for q in names:
+        mine = [c for c in clusters if q in clusters[c]]
+        if not mine:
+            continue
+        fr_of = [c for c in mine if q in repos[c]]
+        if use_nl and q in both:
+            mqsc[q].append("DEFINE NAMELIST(BOTH) NAMES(C1, C2)")
+            mqsc[q].append(f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME({_conname(q)}) CLUSNL(BOTH)"
+                           + _channel_workload(draw, features))
+            if len(fr_of) == 2:
+                mqsc[q].append("ALTER QMGR REPOSNL(BOTH)")
+            elif fr_of:
+                mqsc[q].append(f"ALTER QMGR REPOS({fr_of[0]})")
+        else:
+            if len(fr_of) == 1:
+                mqsc[q].append(f"ALTER QMGR REPOS({fr_of[0]})")
+            elif len(fr_of) == 2:
+                mqsc[q].append("DEFINE NAMELIST(FRS) NAMES(C1, C2)")
+                mqsc[q].append("ALTER QMGR REPOSNL(FRS)")
+            for c in mine:
+                mqsc[q].append(f"DEFINE CHANNEL(TO.{q}.{c}) CHLTYPE(CLUSRCVR) CONNAME({_conname(q)}) CLUSTER({c})"
+                               + _channel_workload(draw, features))
+        for c in mine:
+            if q in repos[c]:
+                others = [f for f in repos[c] if f != q]
+                complete = "full_repository_mesh" in features
+                targets = [f for f in others if complete or draw(st.booleans())]
+                if len(targets) < len(others):
+                    misconfigured.add("fr_mesh_incomplete")
+            else:
+                targets = [draw(st.sampled_from(repos[c]))]
+            for f in targets:
+                mqsc[q].append(f"DEFINE CHANNEL({q}.TO.{f}.{c}) CHLTYPE(CLUSSDR) CONNAME({_conname(f)}) CLUSTER({c})")
+    return misconfigured
+
+
+def _channel_workload(draw, features) -> str:
+    """CLUSRCVR workload attributes (001 rules 4, 12, 13; 000 §Channel Weight)."""
+    if "workload_attributes" not in features or not draw(st.booleans()):
+        return ""
+    attrs = [f"CLWLWGHT({draw(st.sampled_from((1, 20, 50, 99)))})"]
+    if draw(st.booleans()):
+        attrs.append(f"CLWLRANK({draw(st.integers(0, 2))})")
+    if draw(st.booleans()):
+        attrs.append(f"CLWLPRTY({draw(st.integers(0, 2))})")
+    if draw(st.booleans()):
+        attrs.append(f"NETPRTY({draw(st.integers(0, 2))})")
+    return " " + " ".join(attrs)
+
+
+def _topic_object(draw, name: str, topic: str, clusters: tuple[str, ...]) -> str:
+    """DEFINE TOPIC with a random subset of its distributed attributes (002 §Administrative
+    topic objects, §Cluster topic attributes, §Controlling wildcard usage)."""
+    attrs = [f"TOPICSTR('{topic}')"]
+    for kw, choices in (("PUBSCOPE", SCOPES), ("SUBSCOPE", SCOPES), ("WILDCARD", ("BLOCK", "PASSTHRU")),
+                        ("PROXYSUB", ("FIRSTUSE", "FORCE"))):
+        if draw(st.booleans()):
+            attrs.append(f"{kw}({draw(st.sampled_from(choices))})")
+    if clusters and draw(st.booleans()):
+        attrs.append(f"CLUSTER({draw(st.sampled_from(clusters))})")
+    return f"DEFINE TOPIC({name}) " + " ".join(attrs)
+
+
+def _cluster_queue(draw, queue: str, cluster: str, workload: bool) -> str:
+    """A cluster queue, with workload attributes when that feature is on (001 rules 3-7, 13)."""
+    text = f"DEFINE QLOCAL({queue}) CLUSTER({cluster})"
+    if workload:
+        for kw, value in (("CLWLRANK", st.integers(0, 2)), ("CLWLPRTY", st.integers(0, 2)),
+                          ("DEFBIND", st.sampled_from(("OPEN", "NOTFIXED", "GROUP"))),
+                          ("PUT", st.sampled_from(("ENABLED", "DISABLED"))),
+                          ("CLWLUSEQ", st.sampled_from(("QMGR", "LOCAL", "ANY")))):
+            if draw(st.booleans()):
+                text += f" {kw}({draw(value)})"
+    return text + " REPLACE"
+
+
+def _steps(draw, names, kinds, clusters, repos, max_steps, misconfigured: set[str]) -> list:
+    """Steps in order, each valid at its point (the reader checks handles and live
+    subscriptions in step order: spec/scenario.py)."""
+    if not kinds:
+        return []
+    live: dict[str, list[str]] = {q: [] for q in names}   # subscriptions made by steps
+    open_handles: list[str] = []
+    opened = 0
+    made = 0
+    stopped: list[str] = []
+    joined: set[str] = set()
+    steps = []
+    wanted = draw(st.integers(min(1, max_steps), max_steps))
+    for _ in range(3 * wanted):  # a kind that does not apply here (put before any open) draws again
+        if len(steps) >= wanted:
+            break
+        kind = draw(st.sampled_from(kinds))
+        q = draw(st.sampled_from(names))
+        if kind == "publish":
+            body = [("qmgr", q), ("topic", draw(st.sampled_from(TOPICS)))]
+            if draw(st.booleans()):
+                body.append(("retain", True))
+            if draw(st.booleans()):
+                body.append(("scope", draw(st.sampled_from(("ALL", "QMGR")))))
+            steps.append(("publish", tuple(body)))
+        elif kind == "subscribe":
+            made += 1
+            name = f"S{made}"
+            char = draw(st.booleans())
+            body = [("qmgr", q), ("name", name),
+                    ("topic", draw(st.sampled_from(CHAR_SUBS if char else TOPIC_SUBS)))]
+            if char:
+                body.append(("scheme", "char"))
+            if draw(st.booleans()):
+                body.append(("scope", draw(st.sampled_from(("ALL", "QMGR")))))
+            if draw(st.booleans()):
+                body.append(("durable", True))
+            live[q].append(name)
+            steps.append(("subscribe", tuple(body)))
+            if "publish" in kinds and draw(st.booleans()):  # a publication after it: delivery, not just proxies
+                steps.append(("publish", (("qmgr", draw(st.sampled_from(names))),
+                                          ("topic", draw(st.sampled_from(TOPICS))))))
+        elif kind == "unsubscribe":
+            holders = [h for h in names if live[h]]
+            if holders:
+                h = draw(st.sampled_from(holders))
+                name = draw(st.sampled_from(live[h]))
+                live[h].remove(name)
+                steps.append(("unsubscribe", (("qmgr", h), ("name", name))))
+        elif kind == "open":
+            opened += 1
+            handle = f"h{opened}"
+            bind = draw(st.sampled_from(BINDS))
+            body = [("qmgr", q), ("handle", handle), ("queue", draw(st.sampled_from(QUEUES))), ("bind", bind)]
+            if draw(st.booleans()):
+                body.append(("target_qmgr", draw(st.sampled_from(names))))
+            open_handles.append(handle)
+            steps.append(("open", tuple(body)))
+            if draw(st.booleans()):  # an application opens in order to put: 2+ messages exercise the balancing
+                put = [("handle", handle), ("count", draw(st.integers(2, 4)))]
+                steps.append(("put", tuple(put + [("group", "g1")] if bind == "ON_GROUP" else put)))
+                if "close" in kinds and draw(st.booleans()):
+                    open_handles.remove(handle)
+                    steps.append(("close", (("handle", handle),)))
+        elif kind == "put" and open_handles:
+            body = [("handle", draw(st.sampled_from(open_handles))), ("count", draw(st.integers(1, 3)))]
+            if draw(st.booleans()):
+                body.append(("group", "g1"))
+            steps.append(("put", tuple(body)))
+        elif kind == "close" and open_handles:
+            handle = draw(st.sampled_from(open_handles))
+            open_handles.remove(handle)
+            steps.append(("close", (("handle", handle),)))
+        elif kind == "mqsc":
+            change = draw(_mqsc_change(q, clusters))
+            steps.append(("mqsc", (("qmgr", q), ("commands", change))))
+            if change.startswith("DEFINE QLOCAL") and draw(st.booleans()):
+                # a second update of the same record right behind the first: copies of both
+                # race to the full repositories (003 §Queue managers and repositories)
+                again = change.replace("PUT(ENABLED)", "PUT(DISABLED)") if "PUT(ENABLED)" in change else \
+                    change.replace(" REPLACE", " PUT(DISABLED) REPLACE") if "PUT(" not in change else \
+                    change.replace("PUT(DISABLED)", "PUT(ENABLED)")
+                steps.append(("mqsc", (("qmgr", q), ("commands", again))))
+        elif kind == "join" and "C1" in clusters and q not in clusters["C1"] and q not in joined:
+            # a queue manager joins a running cluster (000 §Initial definitions): its manual
+            # CLUSSDR shows SYSTEM.TEMPQMGR until the full repository answers
+            joined.add(q)
+            fr = draw(st.sampled_from(repos["C1"]))
+            commands = (f"DEFINE CHANNEL(TO.{q}.C1) CHLTYPE(CLUSRCVR) CONNAME({_conname(q)}) CLUSTER(C1)\n"
+                        f"DEFINE CHANNEL({q}.TO.{fr}.C1) CHLTYPE(CLUSSDR) CONNAME({_conname(fr)}) CLUSTER(C1)")
+            if draw(st.booleans()):
+                commands += f"\nDEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) REPLACE"
+            steps.append(("mqsc", (("qmgr", q), ("commands", commands))))
+        elif kind == "refresh":
+            mine = [c for c, m in clusters.items() if q in m]
+            if mine:  # 000 §Refreshing repository information; REPOS(YES) never at a full repository
+                c = draw(st.sampled_from(mine))
+                suffix = " REPOS(YES)" if q not in repos[c] and draw(st.booleans()) else ""
+                if repos[c] == (q,):
+                    misconfigured.add("sole_fr_refreshed")
+                steps.append(("mqsc", (("qmgr", q), ("commands", f"REFRESH CLUSTER({c}){suffix}"))))
+            else:
+                steps.append(("mqsc", (("qmgr", q), ("commands", "REFRESH QMGR TYPE(PROXYSUB)"))))
+        elif kind == "reset" and clusters:
+            c = draw(st.sampled_from(sorted(clusters)))
+            fr = draw(st.sampled_from(repos[c]))
+            victim = draw(st.sampled_from([m for m in clusters[c] if m != fr] or [fr]))
+            if victim != fr:
+                # 000 §Incorrectly deleted queue managers: RESET removes a queue manager deleted
+                # without leaving the cluster; issued against a live one it is "issued in error"
+                # (000 §Refreshing repository information) and that one needs a REFRESH CLUSTER
+                if draw(st.booleans()):
+                    # deleted without leaving the cluster: the others "still believe that the
+                    # queue manager exists" until the RESET (000 §Incorrectly deleted queue managers)
+                    misconfigured.add("deleted_in_cluster")
+                    steps.append(("qmgr", (("name", victim), ("action", "delete"))))
+                else:
+                    misconfigured.add("reset_in_error")
+                steps.append(("mqsc", (("qmgr", fr), ("commands",
+                                                      f"RESET CLUSTER({c}) ACTION(FORCEREMOVE) QMNAME({victim})"))))
+        elif kind == "channel" and len(names) >= 2:
+            to = draw(st.sampled_from([m for m in names if m != q]))
+            steps.append(("channel", (("qmgr", q), ("to", to), ("status", draw(st.sampled_from(STATUSES))))))
+        elif kind == "qmgr":
+            if stopped and draw(st.booleans()):
+                steps.append(("qmgr", (("name", stopped.pop(0)), ("action", "start"))))
+            elif q not in stopped:
+                stopped.append(q)
+                steps.append(("qmgr", (("name", q), ("action", "stop"))))
+        elif kind == "advance":
+            steps.append(("advance", (("days", draw(st.sampled_from(DAYS))),)))
+    return steps
+
+
+@st.composite
+def _mqsc_change(draw, q: str, clusters: dict[str, tuple[str, ...]]):
+    """An administrative change at run time (an ``mqsc`` step)."""
+    mine = [c for c, m in clusters.items() if q in m]
+    options = ["topic", "base"]
+    if mine:
+        options += ["queue", "alter_queue", "suspend"]
+    choice = draw(st.sampled_from(options))
+    if choice == "topic":
+        return _topic_object(draw, "TX", draw(st.sampled_from(TOPICS)), tuple(mine)) + " REPLACE"
+    if choice == "base":
+        return f"ALTER TOPIC(SYSTEM.BASE.TOPIC) PUBSCOPE({draw(st.sampled_from(SCOPES[:2]))})"
+    c = draw(st.sampled_from(mine))
+    if choice == "queue":
+        return f"DEFINE QLOCAL({draw(st.sampled_from(QUEUES))}) CLUSTER({c}) REPLACE"
+    if choice == "alter_queue":
+        return (f"DEFINE QLOCAL({draw(st.sampled_from(QUEUES))}) CLUSTER({c}) "
+                f"PUT({draw(st.sampled_from(('ENABLED', 'DISABLED')))}) CLWLRANK({draw(st.integers(0, 2))}) REPLACE")
+    return f"SUSPEND QMGR CLUSTER({c})"

@@ -1,0 +1,177 @@
+"""checker.fuzz: generic over the Model protocol (a toy model here, no spec), shrinking,
+swarm and coverage accounting, determinism; and `mqcheck fuzz` on the real spec at a small
+budget (the CI run of issue #14)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+
+from checker.cli import main
+from checker.fuzz import CRASH, FuzzTarget, fuzz_configs, fuzz_walks, write_counterexample
+from checker.model import Property
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ---------------------------------------------------------------------------------------
+# A toy model: a counter that may go up by 1 or 2, or reset; the configuration is its limit
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Up:
+    by: int
+
+
+@dataclass(frozen=True)
+class Reset:
+    pass
+
+
+class Counter:
+    """Counts up to ``limit``; ``always`` value < ``bad`` (violated when ``bad <= limit``)."""
+
+    def __init__(self, limit: int, bad: int = 7) -> None:
+        self.limit, self.bad = limit, bad
+
+    def init_states(self):
+        return (0,)
+
+    def actions(self, state):
+        return (Up(1), Up(2), Reset())
+
+    def is_internal(self, action):
+        return isinstance(action, Up)  # the environment resets; counting up always ends
+
+    def next_state(self, state, action):
+        if isinstance(action, Reset):
+            return 0 if state else None
+        return state + action.by if state + action.by <= self.limit else None
+
+    def properties(self):
+        return (Property.always("BELOW", "the counter stays below bad", lambda m, s: s < m.bad, witness="HALF"),
+                Property.sometimes("HALF", "the counter passes 3", lambda m, s: s > 3),
+                Property.eventually("ENDS", "counting ends"))
+
+    def encode(self, state):
+        return state.to_bytes(4, "big")
+
+
+def counter_target(bad: int = 7, crash_at: int | None = None) -> FuzzTarget:
+    def build(limit):
+        if crash_at is not None and limit >= crash_at:
+            raise RuntimeError("boom")
+        return Counter(limit, bad)
+
+    return FuzzTarget(configurations=st.integers(0, 40), build=build,
+                      render=lambda limit, header: "".join(f"# {h}\n" for h in header) + f"limit = {limit}\n",
+                      size_of=lambda limit: {"limit": limit}, key=b"counter")
+
+
+def test_configs_mode_shrinks_to_the_smallest_failing_configuration(tmp_path):
+    report = fuzz_configs(counter_target(), examples=200, seed=1, max_states=100)
+    c = report.counterexample
+    assert c is not None and c.property_id == "BELOW"
+    assert c.size == {"limit": 7}  # Hypothesis shrank 0..40 to the least limit that breaks it
+    assert len(c.trace) == 4  # a shortest path to 7 with steps of 1 or 2 (BFS)
+    path = write_counterexample(report, counter_target(), tmp_path)
+    text = path.read_text()
+    assert text.endswith("limit = 7\n") and "--property BELOW" in text and "seed 1" in text
+    assert report.exit_status() == 1
+
+
+def test_walks_mode_finds_a_deep_violation_and_counts_coverage():
+    report = fuzz_walks(counter_target(bad=30), examples=100, seed=2, max_steps=60)
+    c = report.counterexample
+    assert c is not None and c.property_id == "BELOW"
+    assert c.size == {"limit": 30}
+    assert len(c.trace) >= 15  # 30 needs at least 15 increments: deeper than a shallow BFS bound
+    assert report.properties["HALF"].exercised > 0
+
+
+def test_no_failure_reports_coverage_per_property():
+    report = fuzz_configs(counter_target(bad=100), examples=30, seed=3, max_states=100)
+    assert report.ok and report.examples == 30
+    cov = report.properties
+    assert cov["BELOW"].checked == 30 and cov["BELOW"].exercised == cov["HALF"].exercised > 0
+    assert 0 < cov["ENDS"].exercised <= 30  # decided on every run with an action
+    assert report.never_exercised() == []
+
+
+def test_a_model_that_raises_is_a_counterexample():
+    report = fuzz_configs(counter_target(bad=100, crash_at=12), examples=100, seed=4, max_states=50)
+    c = report.counterexample
+    assert c is not None and c.property_id == CRASH and "RuntimeError: boom" in c.detail
+    assert c.size == {"limit": 12}
+
+
+def test_same_seed_same_report():
+    a = fuzz_walks(counter_target(bad=100), examples=25, seed=5, max_steps=20).to_dict(timings=False)
+    b = fuzz_walks(counter_target(bad=100), examples=25, seed=5, max_steps=20).to_dict(timings=False)
+    assert a == b and a["command"] == "fuzz" and "timings" not in a
+
+
+def test_failures_are_kept_in_the_example_database(tmp_path):
+    db = tmp_path / "db"
+    first = fuzz_configs(counter_target(), examples=200, seed=6, max_states=100, database=db)
+    assert first.counterexample is not None and any(db.rglob("*"))
+    again = fuzz_configs(counter_target(), examples=200, seed=99, max_states=100, database=db)
+    assert again.counterexample is not None and again.examples <= 1  # replayed first, before any new example
+
+
+def test_fuzz_module_imports_no_spec():
+    tree = ast.parse((ROOT / "checker" / "fuzz.py").read_text())
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not [n for n in names if n.split(".")[0] in ("spec", "properties", "reports")]
+
+
+# ---------------------------------------------------------------------------------------
+# mqcheck fuzz on the real spec, at a small budget
+# ---------------------------------------------------------------------------------------
+def run_cli(capsys, *argv):
+    code = main(["fuzz", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_configs_small_budget_no_failure_and_same_output_twice(capsys, tmp_path):
+    args = ("--examples", "12", "--seed", "1", "--no-database", "--no-timings", "--out", str(tmp_path))
+    code, first, err = run_cli(capsys, *args)
+    assert code == 0, first
+    assert "Result: no counterexample in 12 examples" in first and err == ""  # no progress: not a terminal
+    for pid in ("RP-FR-CONVERGENCE", "PS-SCOPE", "WL-RANK", "BD-ON-GROUP", "PS-TERMINATION"):
+        assert pid in first  # every property has a coverage row
+    code, second, _ = run_cli(capsys, *args)
+    assert second == first
+
+
+def test_cli_json_walks(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "--mode", "walks", "--examples", "8", "--seed", "2", "--bound", "40",
+                           "--no-database", "--json", "--out", str(tmp_path))
+    data = json.loads(out)
+    assert code == 0 and data["command"] == "fuzz" and data["mode"] == "walks"
+    assert data["examples"] == 8 and data["counterexamples"] == [] and data["ok"] is True
+    assert set(data["timings"]) == {"seconds", "cpu_seconds", "seconds_per_example"}
+    row = data["properties"]["PS-SCOPE"]
+    assert set(row) == {"kind", "title", "witness", "checked", "exercised", "violated", "excused"}
+    assert row["checked"] == 8
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (("--examples", "0"), "must be at least 1"),
+    (("--mode", "deep"), "invalid choice"),
+])
+def test_cli_bad_options_exit_2(capsys, argv, expected):
+    with pytest.raises(SystemExit) as exc:
+        main(["fuzz", *argv])
+    assert exc.value.code == 2 and expected in capsys.readouterr().err
+
+
+def test_cli_unknown_property_exits_2(capsys):
+    code, out, err = run_cli(capsys, "PS-SCOOP", "--examples", "1", "--no-database")
+    assert code == 2 and "unknown property PS-SCOOP" in err and "Traceback" not in err
