@@ -119,7 +119,8 @@ except ImportError:          # a checkout from before the network package
     from spec.system import MQNetwork
 extra = json.loads(sys.argv[4])
 scenario = load_scenario(sys.argv[2])
-model = MQNetwork(scenario, _check_properties(scenario), explore_initial=scenario.check.explore_initial or None)
+initial = extra.pop("explore_initial", None)
+model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial or scenario.check.explore_initial or None)
 cap = float(sys.argv[3])
 capped = []
 def watch():   # the CPU cap: SIGTERM ends the run with an honest incomplete result
@@ -152,17 +153,6 @@ def run_point(root: Path, scenario: Path, cap: float, extra: dict | None = None)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def curve(family: str, root: Path, cap: float, work: Path, max_k: int, extra: dict | None = None):
-    """Yield (k, row) for k = START.. until a point is incomplete (or fails) or k > max_k."""
-    for k in range(START[family], max_k + 1):
-        path = work / f"{family}-{k}.toml"
-        path.write_text(FAMILIES[family](k))
-        row = run_point(root, path, cap, extra)
-        yield k, row
-        if "error" in row or not row["complete"]:
-            return
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cap", type=float, default=600.0, help="CPU seconds per point (default 600)")
@@ -171,29 +161,81 @@ def main() -> None:
     parser.add_argument("--max-k", type=int, default=40, help="largest k tried (default 40)")
     parser.add_argument("--json", action="store_true", help="one JSON object per point instead of a table")
     parser.add_argument("--show", metavar="FAMILY:K", help="print the scenario file of one point and exit")
+    parser.add_argument("--base", type=Path, help="also run this checkout's engine on every point, alternating "
+                                                   "with --root, and print both with the CPU ratio")
+    parser.add_argument("--example", action="append", metavar="FILE[:initial]",
+                        help="instead of the families: these scenario files (':initial' explores the joining; "
+                             "'@N' caps at N states, e.g. examples/wl-channel-weight.toml@5000)")
     args = parser.parse_args()
     if args.show:
         family, _, k = args.show.partition(":")
         print(FAMILIES[family](int(k)))
         return
     root = args.root.resolve()
-    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    print(f"engine: {root} ({head.stdout.strip() or 'not a git checkout'}), cap {args.cap:g} s per point")
-    if not args.json:
-        print("| family | k | states | depth | CPU s | states/CPU s | peak MB | complete |")
-        print("|---|---|---|---|---|---|---|---|")
+    base = args.base.resolve() if args.base else None
+    for r in ([root, base] if base else [root]):
+        head = subprocess.run(["git", "-C", str(r), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        print(f"engine: {r} ({head.stdout.strip() or 'not a git checkout'}), cap {args.cap:g} CPU s per point")
+    if base is not None:
+        print("| case | states (base) | states | CPU s (base) | CPU s | CPU ratio | states/CPU s (base) | "
+              "states/CPU s | peak MB (base) | peak MB | complete (base / new) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+    elif not args.json:
+        print("| case | states | depth | CPU s | states/CPU s | peak MB | complete |")
+        print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="mqcheck-scale-") as tmp:
-        for family in args.family or sorted(FAMILIES):
-            for k, row in curve(family, root, args.cap, Path(tmp), args.max_k):
-                if args.json:
-                    print(json.dumps({"family": family, "k": k, **row}), flush=True)
-                elif "error" in row:
-                    print(f"| {family} | {k} | error: {row['error']} | | | | | |", flush=True)
-                else:
-                    rate = row["states"] / row["cpu"] if row["cpu"] > 0 else 0.0
-                    done = "yes" if row["complete"] else f"no ({row['stop_reason']})"
-                    print(f"| {family} | {k} | {row['states']:,} | {row['depth']} | {row['cpu']:.1f} | "
-                          f"{rate:,.0f} | {row['peak_mb']:,.0f} | {done} |", flush=True)
+        for case, row, before in _cases(args, root, base, Path(tmp)):
+            if args.json:
+                print(json.dumps({"case": case, **row, **({"base": before} if before else {})}), flush=True)
+            elif "error" in row or (before and "error" in before):
+                print(f"| {case} | error: {row.get('error') or before.get('error')} |", flush=True)
+            elif before is not None:
+                print(f"| {case} | {before['states']:,} | {row['states']:,} | {before['cpu']:.1f} | {row['cpu']:.1f} | "
+                      f"{before['cpu'] / max(row['cpu'], 1e-9):.2f} | {_rate(before):,.0f} | {_rate(row):,.0f} | "
+                      f"{before['peak_mb']:,.0f} | {row['peak_mb']:,.0f} | {_done(before)} / {_done(row)} |", flush=True)
+            else:
+                print(f"| {case} | {row['states']:,} | {row['depth']} | {row['cpu']:.1f} | {_rate(row):,.0f} | "
+                      f"{row['peak_mb']:,.0f} | {_done(row)} |", flush=True)
+
+
+def _rate(row: dict) -> float:
+    return row["states"] / row["cpu"] if row["cpu"] > 0 else 0.0
+
+
+def _done(row: dict) -> str:
+    return "yes" if row["complete"] else f"no ({row['stop_reason']})"
+
+
+def _cases(args, root: Path, base: Path | None, work: Path):
+    """(case name, row, base row or None) for the examples or the families."""
+    if args.example:
+        for spec in args.example:
+            name, _, cap_states = spec.partition("@")
+            path, _, initial = name.partition(":")
+            extra = {"explore_initial": True} if initial == "initial" else {}
+            if cap_states:
+                extra["max_states"] = int(cap_states)
+            scenario = Path(path).resolve()
+            before = run_point(base, scenario, args.cap, dict(extra)) if base else None
+            yield spec, run_point(root, scenario, args.cap, dict(extra)), before
+        return
+    for family in args.family or sorted(FAMILIES):
+        stopped = {"new": False, "base": False}
+        for k in range(START[family], args.max_k + 1):
+            path = work / f"{family}-{k}.toml"
+            path.write_text(FAMILIES[family](k))
+            before = None
+            if base is not None and not stopped["base"]:
+                before = run_point(base, path, args.cap)
+                stopped["base"] = "error" in before or not before["complete"]
+            row = run_point(root, path, args.cap) if not stopped["new"] else dict(before or {}, skipped=True)
+            if not stopped["new"]:
+                stopped["new"] = "error" in row or not row["complete"]
+            if base is not None and before is None:
+                before = {"states": 0, "cpu": 0.0, "peak_mb": 0.0, "complete": False, "stop_reason": "stopped earlier"}
+            yield f"{family} k={k}", row, before
+            if all(stopped.values()) or (base is None and stopped["new"]):
+                break
 
 
 if __name__ == "__main__":

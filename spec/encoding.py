@@ -63,6 +63,8 @@ def _inline(value: Any) -> bytes:
     if t is bool:
         return b"T" if value else b"F"
     if t is tuple:
+        if not value:
+            return b"(0)"
         if len(value) <= 2:
             return _body(value, t)
         return b"H" + _digest(value, t)
