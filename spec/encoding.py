@@ -14,7 +14,10 @@ each a digest — however large the state, and a successor, which shares most of
 parent's queue managers and channels (``dataclasses.replace`` keeps references to
 unchanged parts), costs only the digests of the parts it changed: the others are found by
 identity in a bounded memo that stores 16 bytes per part (the part itself is kept alive
-so its id cannot be reused while cached). Two different values share an encoding only if
+so its id cannot be reused while cached). A dataclass may declare a field ``_encoded``
+with ``init=False`` (``NetworkState`` does): it is not part of the value, and its
+encoding is kept there, so a whole state is encoded once however often it is hashed,
+compared and fingerprinted. Two different values share an encoding only if
 two different encodings share a 128-bit digest (probability about 2^-128 per pair, far
 below the 64-bit fingerprint collision estimate the explorer reports).
 """
@@ -37,10 +40,19 @@ _TOP_LIMIT = 4_096  # whole states: a checker hashes a new state, then encodes i
 DIGEST_SIZE = 16
 
 
+CACHE_FIELD = "_encoded"
+_CACHED: set[type] = set()   # dataclasses with a CACHE_FIELD slot: their encoding is kept on the object
+
+
 def _fields(cls: type) -> tuple[str, ...]:
+    """The fields that make up the value: every field except a ``CACHE_FIELD`` declared
+    ``init=False`` (a per-object cache of the encoding itself)."""
     names = _FIELDS.get(cls)
     if names is None:
-        names = tuple(f.name for f in dataclasses.fields(cls))
+        fields = dataclasses.fields(cls)
+        names = tuple(f.name for f in fields if not (f.name == CACHE_FIELD and not f.init))
+        if len(names) < len(fields):
+            _CACHED.add(cls)
         _FIELDS[cls] = names
         _TAGS[cls] = b"D%d:%s{" % (len(cls.__name__.encode()), cls.__name__.encode())
     return names
@@ -118,15 +130,23 @@ def canonical_bytes(value: Any) -> bytes:
     >>> a[:12], len(a)
     (b'(4s3:QMAi3;N', 30)
     """
+    t = type(value)
+    if t in _CACHED:      # kept on the object: a whole state is encoded once
+        data = getattr(value, CACHE_FIELD)
+        if data is None:
+            data = _body(value, t)
+            object.__setattr__(value, CACHE_FIELD, data)
+        return data
     hit = _TOP.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
-    t = type(value)
     if t is tuple or t is frozenset or _is_compound(value, t):
         data = _body(value, t)
     else:
         return _inline(value)
-    if t is not tuple and t is not frozenset:
+    if t in _CACHED:      # its fields were just read for the first time
+        object.__setattr__(value, CACHE_FIELD, data)
+    elif t is not tuple and t is not frozenset:
         if len(_TOP) >= _TOP_LIMIT:
             _TOP.clear()
         _TOP[id(value)] = (value, data)

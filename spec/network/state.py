@@ -29,7 +29,7 @@ other modules of the package rebuild a state; everything else is a function of t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp
@@ -108,6 +108,9 @@ class NetworkState:
     faults: int = 0  # failures the checker may still inject
     stopped_by_fault: tuple[str, ...] = ()  # queue managers a fault stopped (they may restart)
     held_by_step: tuple[tuple[str, str], ...] = ()  # channels whose status a scenario step set (no auto-recovery)
+    # the canonical encoding, computed once per state (spec.encoding.canonical_bytes): not
+    # part of the value (not an __init__ argument, so dataclasses.replace starts it afresh)
+    _encoded: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def log(self) -> tuple[LogEntry, ...]:
