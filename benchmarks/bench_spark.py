@@ -188,7 +188,8 @@ def main() -> None:
                   + (f"{mem[0]:.0f}→{mem[1]:.0f}" if mem else "–") + " | "
                   + (f"{r['jvm_rss_first_last'][0]:.0f}→{r['jvm_rss_first_last'][1]:.0f}"
                      if r["jvm_rss_first_last"] else "–") + " |", flush=True)
-            last = (model.name, threshold, r["levels"])
+            if r["levels"]:   # the per-level table shows the last run that had Spark levels
+                last = (model.name, threshold, r["levels"])
     if last:
         name, threshold, levels = last
         print(f"\nPer Spark level, {name}, threshold {threshold:,}:\n")
