@@ -1154,7 +1154,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "manager stopping, each recovering later (default: the scenario's [check] faults)")
     check.add_argument("--fingerprint-bits", type=int, choices=(64, 128), default=64,
                        help="fingerprint width (the collision estimate is reported either way)")
-    check.add_argument("--memory-limit-mb", type=_at_least(1, float), metavar="MB", help="stop (incomplete) past this resident size; local backend")
+    check.add_argument("--memory-limit-mb", type=_at_least(0, float), metavar="MB",
+                       help="stop (incomplete) past this resident size (default: 80%% of the memory available "
+                            "at the start; 0: no guard); local backend")
     check.add_argument("--stop-on-violation", action="store_true",
                        help="stop after the BFS level where the first violation appears (other verdicts incomplete); "
                             "local backend")

@@ -57,12 +57,18 @@ How it works (level-synchronous BFS):
   through it. The bounds and Ctrl-C apply to this pass too; if it does not finish, the
   termination verdict is "holds up to bound" (never "holds") and the run is incomplete.
 
-Bounds (``max_states``, ``max_depth``, ``timeout``, ``memory_limit_mb``) and Ctrl-C stop
-the run with ``complete=False`` and a ``stop_reason``; verdicts are then "holds up to
-bound", never "holds". A level interrupted (timeout, memory, Ctrl-C) half-way is
-discarded (its states are not counted). One SIGINT handler is installed for the whole
-run (not if SIGINT is ignored) and the previous one restored; the cyclic garbage
-collector is off during the run. Depth counts actions: initial states have depth 0.
+Bounds (``max_states``, ``max_depth``, ``timeout``, ``memory_limit_mb``), Ctrl-C and
+SIGTERM stop the run with ``complete=False`` and a ``stop_reason``; verdicts are then
+"holds up to bound", never "holds". A level interrupted (timeout, memory, Ctrl-C,
+SIGTERM) half-way is discarded (its states are not counted). The memory guard is on by
+default (80% of the memory available at the start, ``default_memory_limit_mb``), checked
+every ``TICK`` parents, so a run ends honestly before the kernel's out-of-memory killer
+would end it. One handler for SIGINT and SIGTERM is installed for the whole run (not if
+SIGINT is ignored, nor over a caller's own SIGTERM handler) and the previous ones
+restored; the forked helper dies with this process (a death signal on Linux, a parent
+check between chunks elsewhere). The progress line's count moves within a level (the
+helper reports through a shared page). The cyclic garbage collector is off during the
+run. Depth counts actions: initial states have depth 0.
 
 Limits: state indices are ``uint32`` (4 billion states) and action positions ``uint16``
 (65,535 actions per state); models beyond that get a clear error.
@@ -75,7 +81,9 @@ import json
 import os
 import pickle
 import select
+import mmap
 import signal
+import struct
 import sys
 import threading
 import time
@@ -104,8 +112,13 @@ from checker.model import (
 )
 
 BACKEND = "local"
+INTERRUPTED_BY_SIGTERM = "terminated (SIGTERM)"
 PARALLEL_MIN_LEVEL = 4096   # levels smaller than this are expanded in-process
+_TALLY = struct.Struct("<QQ")  # the helper's progress in the current level: new states, parents done
+DEATH_SIGNAL = signal.SIGKILL  # what the helper gets when its parent dies (0: none; tests)
+PR_SET_PDEATHSIG = 1        # linux/prctl.h: the signal a process gets when its parent dies
 CHUNK = 2048                # parents per chunk: bound/progress checks, and where bounds cut a level
+TICK = 128                  # parents between progress/bound checks inside a chunk
 TINY = 8                    # batches up to this size skip numpy where they can
 SMALL_MAX = 4096            # FingerprintSet: entries held in the dict before they go to the sorted buffer
 BUF_MIN = 65536             # FingerprintSet: the sorted buffer is merged into the main array past
@@ -359,6 +372,10 @@ class _Ctx:
         self.open_quiet = [p for p in props if p.kind is Kind.AT_QUIESCENCE]
         self.always_ids = frozenset(p.id for p in props if p.kind is Kind.ALWAYS)
         self.visited = FingerprintSet(bits)
+        self.tally: Any = None   # in the helper: the page shared with the parent (_Helper.tally)
+        # called every TICK parents inside a chunk with (parents done, candidates) of the
+        # chunk: bounds and progress in the parent, the shared progress page in the helper
+        self.tick: Callable[[int, int], None] | None = None
 
     def fp(self, state: Any) -> int:
         return int.from_bytes(blake2b(self.model.encode(state), digest_size=self.digest).digest(), "little")
@@ -390,6 +407,7 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     quiet = ctx.open_quiet
     setdefault = level.seen.setdefault
     old = level.old
+    tick = ctx.tick
     first = n = len(level.seen)      # candidates numbered from `first` belong to this chunk
     cand: list = []
     origin: list = []        # (parent global index << 32) | action position
@@ -400,6 +418,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
         # the model's batched successors(): (action position, state) pairs, enabled only
         successors = ctx.successors
         for i in range(lo, hi):
+            if tick is not None and not (i - lo + 1) % TICK:
+                tick(i - lo, n - first)
             s = frontier[i]
             succ = successors(s)
             if not succ:
@@ -422,6 +442,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     elif internal is None:
         # every action internal (the model has no is_internal): the common case, kept lean
         for i in range(lo, hi):
+            if tick is not None and not (i - lo + 1) % TICK:
+                tick(i - lo, n - first)
             s = frontier[i]
             ai = -1
             before = generated
@@ -445,6 +467,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
         inner_in = None
         lo = hi   # skip the general loop below
     for i in range(lo, hi):
+        if tick is not None and not (i - lo + 1) % TICK:
+            tick(i - lo, n - first)
         s = frontier[i]
         settled = True
         ai = -1
@@ -537,10 +561,18 @@ def _expand_chunks(ctx: _Ctx, share: list, offset: int, base: int, part: _Part,
     (the parent cuts the level there or earlier)."""
     level = _Level()
     lo, hi = 0, len(share)
+    parent = os.getppid()
     while lo < hi:
+        if _orphaned(parent):   # pragma: no cover - the death signal normally came first
+            os._exit(1)
         end = min(hi, (offset + lo) // CHUNK * CHUNK + CHUNK - offset)
         nh, nq = len(part.hits), len(part.quiet_fail)
+        if ctx.tally is not None:
+            had, start = len(part.fps), lo
+            ctx.tick = lambda done, cands: _TALLY.pack_into(ctx.tally, 0, had + cands, start + done)
         _expand(ctx, share, lo, end, base, level, part)
+        if ctx.tally is not None:   # progress the parent can print while it waits
+            _TALLY.pack_into(ctx.tally, 0, len(part.fps), end)
         violated = _violation_in(ctx, part, nh, nq)
         part.marks.append((len(part.fps), part.generated, len(part.quiet_fail), part.back_edge, violated))
         lo = end
@@ -578,6 +610,28 @@ def _recv(fd: int, check: Callable[[], None] | None = None) -> Any:
         return pickle.loads(memoryview(buf)[8:need])
 
 
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child
+    """Make this forked helper end when its parent does, however the parent ends
+    (SIGKILL, the out-of-memory killer): on Linux the kernel sends SIGKILL to it when
+    the parent dies (``prctl(PR_SET_PDEATHSIG)``). Elsewhere, and as a second line, the
+    helper checks ``os.getppid()`` between chunks (``_orphaned``) and exits at end of pipe."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, DEATH_SIGNAL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:   # the parent died before the death signal was armed
+        os._exit(1)
+
+
+def _orphaned(parent: int) -> bool:
+    """The parent of this helper is gone (it was re-parented)."""
+    return os.getppid() != parent
+
+
 def _helper_main(ctx: _Ctx, share: list, rfd: int, wfd: int) -> None:  # pragma: no cover - runs in the child
     """The persistent helper: keeps its share of each level (the states it discovered that
     the parent kept) and a copy of the visited set; only fingerprints, origins and
@@ -589,6 +643,8 @@ def _helper_main(ctx: _Ctx, share: list, rfd: int, wfd: int) -> None:  # pragma:
             return
         if msg[0] == "expand":
             _, base, offset, closed, stop_on_violation = msg
+            if ctx.tally is not None:
+                _TALLY.pack_into(ctx.tally, 0, 0, 0)
             ctx.open_always = [p for p in ctx.open_always if p.id not in closed]
             ctx.open_sometimes = [p for p in ctx.open_sometimes if p.id not in closed]
             ctx.open_quiet = [p for p in ctx.open_quiet if p.id not in closed]
@@ -618,12 +674,22 @@ class _Helper:
     def __init__(self, ctx: _Ctx, share: list) -> None:
         to_child_r, to_child_w = os.pipe()
         to_parent_r, to_parent_w = os.pipe()
+        parent = os.getpid()
+        # one shared anonymous page: the helper writes its level's new states and expanded
+        # parents after each chunk, so the parent's progress line moves while it waits
+        self.tally = mmap.mmap(-1, _TALLY.size)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             code = 0
             try:
                 gc.disable()
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+                # SIGTERM too: the parent ends this helper (SIGKILL) when it stops, whatever
+                # stopped it; a SIGTERM to the whole process group must not kill the helper
+                # first and turn the parent's honest "terminated" into "a worker died"
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                _die_with_parent(parent)
+                ctx.tally = self.tally
                 os.close(to_child_w)
                 os.close(to_parent_r)
                 try:
@@ -640,6 +706,10 @@ class _Helper:
         self.pid, self.wfd, self.rfd, self.reaped = pid, to_child_w, to_parent_r, False
         self.size = ctx.digest
         self.share = len(share)   # states in the helper's share of the current level
+
+    def progress(self) -> tuple[int, int]:
+        """(new states, parents expanded) of the helper's share of the current level so far."""
+        return _TALLY.unpack_from(self.tally, 0)
 
     def private_mb(self) -> float:
         """Memory the helper does not share with this process (its own pages)."""
@@ -698,6 +768,7 @@ class _Helper:
             except OSError:  # pragma: no cover
                 pass
         self.wfd = self.rfd = -1
+        self.tally.close()
 
 
 def _wait_status(status: int) -> str:
@@ -729,8 +800,11 @@ def explore(
     - ``max_depth``: do not add states deeper than this many actions (incomplete if some
       state at that depth has a successor not seen before).
     - ``timeout``: seconds of wall-clock time; ``memory_limit_mb``: resident-set size of
-      this process plus the private memory of its forked helper. Both also bound the
-      termination check's second pass.
+      this process plus the private memory of its forked helper. ``None`` (default) is
+      the default guard (:func:`default_memory_limit_mb`: 80% of the memory available
+      when the run starts), ``0`` no guard. Both also bound the termination check's
+      second pass; a ``MemoryError`` ends the run the same honest way (incomplete,
+      ``stop_reason`` "out of memory (MemoryError)").
     - ``fingerprint_bits``: 64 (default) or 128.
     - ``property_ids``: check only these (plus the ``sometimes`` witnesses they name);
       unknown ids raise ``ValueError``.
@@ -743,7 +817,10 @@ def explore(
       (default) = 2 when a second core is idle (see ``_auto_workers``). Counts, verdicts
       and traces do not depend on it (bounds included: chunks are aligned).
 
-    Ctrl-C stops cleanly: the result is incomplete with ``stop_reason="interrupted"``.
+    Ctrl-C stops cleanly: the result is incomplete with ``stop_reason="interrupted"``;
+    SIGTERM (``kill``, ``timeout``) likewise, with ``stop_reason="terminated (SIGTERM)"``
+    (only when SIGTERM had its default action: a caller's own handler is kept). The
+    forked helper dies with this process however it ends (``_die_with_parent``).
     Returns a :class:`~checker.model.Result` with ``backend="local"``.
     """
     return _Explorer(model, max_states, max_depth, timeout, memory_limit_mb, fingerprint_bits,
@@ -768,6 +845,46 @@ def _auto_workers() -> int:
     return 2 if load < cores - 1 else 1
 
 
+MEMORY_GUARD_SHARE = 0.8   # the default guard: this share of the memory available at the start
+
+
+def _available_mb() -> float | None:
+    """Memory this run could still take, in MB: the kernel's ``MemAvailable``
+    (/proc/meminfo), or what the cgroup still allows (``memory.max - memory.current``,
+    cgroup v2) when that is smaller. None where neither can be read (not Linux)."""
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) / 1024)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit != "max":
+            with open("/sys/fs/cgroup/memory.current") as f:
+                found.append((int(limit) - int(f.read())) / 2**20)
+    except (OSError, ValueError):
+        pass
+    return max(min(found), 0.0) if found else None
+
+
+def default_memory_limit_mb() -> float | None:
+    """The memory guard used when the caller gives none: this process's resident size now
+    plus ``MEMORY_GUARD_SHARE`` (80%) of the memory available to it now (the smaller of
+    the kernel's MemAvailable and the cgroup's headroom), at least 256 MB. Past it the run
+    stops with an honest incomplete result rather than meeting a ``MemoryError`` or the
+    kernel's out-of-memory killer. None (no guard) where the available memory cannot be
+    read."""
+    available = _available_mb()
+    if available is None:
+        return None
+    return round(_rss_mb() + max(MEMORY_GUARD_SHARE * available, 256.0))
+
+
 def _rss_mb() -> float:
     try:
         with open("/proc/self/statm") as f:
@@ -783,7 +900,14 @@ class _Explorer:
         self.model = model
         self.props = _select(model, property_ids)
         self.max_states, self.max_depth = max_states, max_depth
-        self.timeout, self.memory_limit_mb = timeout, memory_limit_mb
+        self.timeout = timeout
+        self.memory_note = ""
+        if memory_limit_mb is None:
+            memory_limit_mb = default_memory_limit_mb()
+            self.memory_note = ", the default guard: 80% of the memory available at the start"
+        elif memory_limit_mb == 0:
+            memory_limit_mb = None   # no guard: the caller's choice
+        self.memory_limit_mb = memory_limit_mb
         self.stop_on_violation, self.progress = stop_on_violation, progress
         if workers is None:
             workers = _auto_workers()
@@ -804,42 +928,62 @@ class _Explorer:
         self._defer = False           # Ctrl-C held back while the visited set is updated
         self._closed = 0              # len(found) when the open property lists were last pruned
         self._pending = False
+        self._interrupt = "interrupted"   # the stop reason of a KeyboardInterrupt (SIGINT or SIGTERM)
 
-    # ----- Ctrl-C: one handler for the whole run
+    # ----- Ctrl-C and SIGTERM: one handler for the whole run
     def _on_sigint(self, signum, frame) -> None:
+        if signum == signal.SIGTERM:
+            self._interrupt = INTERRUPTED_BY_SIGTERM
         if self._defer:
             self._pending = True
         else:
             raise KeyboardInterrupt
 
-    def _install_sigint(self):
-        """Install the run's SIGINT handler; return the previous one (None: not installed —
-        not the main thread, or SIGINT is ignored, which the run respects)."""
+    def _install_sigint(self) -> list:
+        """Install the run's handler for SIGINT (Ctrl-C) and SIGTERM (``kill``, ``timeout``);
+        return ``(signal, previous handler)`` for each installed. A signal is left alone
+        where the run cannot handle it (not the main thread) or the caller chose otherwise:
+        an ignored SIGINT stays ignored; SIGTERM is taken over only from its default action
+        (a caller's own SIGTERM handler stays)."""
         if threading.current_thread() is not threading.main_thread():
-            return None
+            return []
+        installed = []
         previous = signal.getsignal(signal.SIGINT)
-        if previous is signal.SIG_IGN or previous is None:
-            return None
-        signal.signal(signal.SIGINT, self._on_sigint)
-        return previous
+        if previous is not signal.SIG_IGN and previous is not None:
+            signal.signal(signal.SIGINT, self._on_sigint)
+            installed.append((signal.SIGINT, previous))
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, self._on_sigint)
+            installed.append((signal.SIGTERM, previous))
+        return installed
 
     # ----- helpers
     @property
     def count(self) -> int:
         return len(self.parent)
 
-    def _check_bounds(self, depth: int, frontier: int) -> None:
+    def _check_bounds(self, depth: int, frontier: int, new: int = 0, done: int = 0) -> None:
+        """Stop at a bound (timeout, memory); print the progress line about once a second.
+        ``new``/``done``: new states found and parents expanded so far in the level being
+        built by this process (the helper's are read from the shared page), so the count
+        moves within a large level."""
         now = time.perf_counter()
         if self.timeout is not None and now - self.start > self.timeout:
             raise _Stop(f"timeout ({self.timeout:g} s)")
         if self.memory_limit_mb is not None:
             used = _rss_mb() + (self.child.private_mb() if self.child is not None else 0.0)
             if used > self.memory_limit_mb:
-                raise _Stop(f"memory limit ({self.memory_limit_mb:g} MB)")
+                raise _Stop(f"memory limit ({self.memory_limit_mb:g} MB{self.memory_note})")
         if self.progress and now - self.last_progress >= 1.0:
             self.last_progress = now
-            rate = self.count / max(now - self.start, 1e-9)
-            print(f"  {self.count} states, {rate:,.0f} states/s, depth {depth}, frontier {frontier}",
+            if self.child is not None and not self.child.reaped:
+                h_new, h_done = self.child.progress()
+                new, done = new + h_new, done + h_done
+            count = self.count + new
+            rate = count / max(now - self.start, 1e-9)
+            level = f", level {done}/{frontier} expanded" if frontier and done else ""
+            print(f"  {count} states, {rate:,.0f} states/s, depth {depth}, frontier {frontier}{level}",
                   file=sys.stderr, flush=True)
 
     def _add(self, part: _Part, depth: int) -> list:
@@ -896,7 +1040,7 @@ class _Explorer:
     # ----- the search
     def run(self) -> Result:
         self.start = self.last_progress = time.perf_counter()
-        previous = self._install_sigint()
+        installed = self._install_sigint()
         gc_was_enabled = gc.isenabled()
         # States are acyclic tuples: the cyclic collector only burns time walking the
         # frontier (and, after a fork, would write to every shared page). Off for the run.
@@ -907,8 +1051,8 @@ class _Explorer:
         finally:
             if gc_was_enabled:
                 gc.enable()
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            for signum, previous in installed:
+                signal.signal(signum, previous)
 
     def _search(self) -> None:
         frontier: list = []
@@ -938,7 +1082,12 @@ class _Explorer:
         except _Stop as stop:
             self.stop_reason = stop.reason
         except KeyboardInterrupt:
-            self.stop_reason = "interrupted"
+            self.stop_reason = self._interrupt
+        except MemoryError:
+            # the guard's last line: an allocation failed (e.g. under ``ulimit -v``) before
+            # the limit was seen; the level being built is dropped, which frees its memory
+            frontier = []
+            self.stop_reason = "out of memory (MemoryError)"
         finally:
             if self.child is not None:
                 self.child.close()
@@ -1002,8 +1151,11 @@ class _Explorer:
         part = _Part()
         level = _Level()
         shared_violation = False
+        check = self._check_bounds
         for lo in range(0, mine, CHUNK):
-            self._check_bounds(depth, n)
+            had = len(part.fps)
+            check(depth, n, had, lo)
+            ctx.tick = lambda done, cands: check(depth, n, had + cands, lo + done)  # noqa: B023 - called in this iteration
             nh, nq = len(part.hits), len(part.quiet_fail)
             end = min(lo + CHUNK, mine)
             _expand(ctx, frontier, lo, end, base, level, part)
@@ -1014,9 +1166,10 @@ class _Explorer:
             part.cut = self._cut_here(part, violated, end, n, last)
             if part.cut:
                 break
+        ctx.tick = None
         del level
         if helper is not None and not part.cut:
-            other, fps, origins = helper.result(lambda: self._check_bounds(depth, n))
+            other, fps, origins = helper.result(lambda: self._check_bounds(depth, n, len(part.fps), mine))
             self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation)
         self.generated += part.generated
         return part
@@ -1065,14 +1218,16 @@ class _Explorer:
         termination = [p for p in self.props if p.kind is Kind.EVENTUALLY]
         lasso = None
         explored_all = not self.stop_reason
-        if termination and self.back_edge and self.stop_reason not in ("interrupted",) \
-                and not self.stop_reason.startswith(("timeout", "memory")):
+        if termination and self.back_edge and self.stop_reason not in ("interrupted", INTERRUPTED_BY_SIGTERM) \
+                and not self.stop_reason.startswith(("timeout", "memory", "out of memory")):
             try:
                 lasso = self._find_cycle()
             except _Stop as stop:
                 self.cycle_reason = stop.reason
             except KeyboardInterrupt:
-                self.cycle_reason = "interrupted"
+                self.cycle_reason = self._interrupt
+            except MemoryError:
+                self.cycle_reason = "out of memory (MemoryError)"
             if self.cycle_reason:
                 self.stop_reason = self.stop_reason or f"{self.cycle_reason} during the termination check"
         self.ctx.visited.flush()

@@ -44,6 +44,7 @@ this backend", never a pass. Fingerprints are 64-bit only (Spark ``bigint``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -1217,21 +1218,53 @@ def explore_spark(
             progress.levels.append(stats)
             search.commit()
         lasso = None
+        terminated: list[int] = []
         try:
-            stop = search.run(max_states, max_depth, driver_threshold, keep_frontiers)
-            if (progress.phase == "driver" and progress.back_edges and search.track_back_edges):
-                visited = progress.depth + 1 if progress.distinct else 0
-                lasso = search.find_lasso(visited, min(progress.expanded, visited))
-                search.graph_checked = True
+            with _sigterm_as_ctrl_c(terminated):
+                stop = search.run(max_states, max_depth, driver_threshold, keep_frontiers)
+                if (progress.phase == "driver" and progress.back_edges and search.track_back_edges):
+                    visited = progress.depth + 1 if progress.distinct else 0
+                    lasso = search.find_lasso(visited, min(progress.expanded, visited))
+                    search.graph_checked = True
         except KeyboardInterrupt:
-            # Ctrl-C: report what the last complete level established; resume continues.
+            # Ctrl-C or SIGTERM: report what the last complete level established; resume continues.
             search.progress = run.read_manifest(identity)
             search.progress.depth = search.progress.level if search.progress.last_new else max(search.progress.level - 1, 0)
-            stop = "interrupted"
+            stop = "terminated (SIGTERM)" if terminated else "interrupted"
+            lasso = None
         return _result(search, stop, search.elapsed(), lasso)
     finally:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c(terminated: list):
+    """SIGTERM (``kill``, ``timeout``) during the search is handled like Ctrl-C: whatever
+    handles SIGINT now runs (pyspark's handler cancels the running Spark jobs, then
+    raises KeyboardInterrupt), and the search reports what its last complete level
+    established. Installed only in the main thread and only over SIGTERM's default
+    action; ``terminated`` gets the signal number when it fires."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def on_sigterm(signum, frame):
+        terminated.append(signum)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _select(model: Any, property_ids: Iterable[str] | None) -> tuple:

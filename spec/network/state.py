@@ -108,9 +108,11 @@ class NetworkState:
     faults: int = 0  # failures the checker may still inject
     stopped_by_fault: tuple[str, ...] = ()  # queue managers a fault stopped (they may restart)
     held_by_step: tuple[tuple[str, str], ...] = ()  # channels whose status a scenario step set (no auto-recovery)
-    # uniform clusters (issue #19; spec.uniform.UniformState): None without one, and then left
-    # out of the encoding, so such states keep their fingerprints
-    uniform: Any = field(default=None, metadata={"encode": "omit_if_none"})
+    # uniform clusters (issue #19; spec.uniform.UniformState): None without one
+    uniform: Any = None
+    # the canonical encoding, computed once per state (spec.encoding.canonical_bytes): not
+    # part of the value (not an __init__ argument, so dataclasses.replace starts it afresh)
+    _encoded: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def log(self) -> tuple[LogEntry, ...]:

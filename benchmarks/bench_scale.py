@@ -1,0 +1,242 @@
+"""A scale curve on the MQ network model (issue #17): scenario families that grow with k,
+explored by `mqcheck check`'s engine with its whole property catalogue, until one run
+passes a time cap.
+
+Reproduce:  python benchmarks/bench_scale.py [--cap SECONDS] [--family NAME]... [--root DIR]
+
+Families (each point is a generated scenario file, written to a temporary directory):
+
+- ``fr-join``: two full repositories (manual CLUSSDRs both ways) and k partial
+  repositories, each with a CLUSSDR to one of them (alternately), joining the cluster:
+  the initial configuration's joining is explored (``explore_initial``).
+- ``ps-cluster``: a publish/subscribe cluster: a full repository hosting the cluster
+  topic SPORT and k members; every member subscribes to Sport/#, then the last member
+  publishes on Sport/Football.
+- ``hierarchy``: a publish/subscribe hierarchy of depth d (QM0 the root, QMi's PARENT
+  QMi-1); every queue manager subscribes to Sport/#, then the leaf publishes.
+- ``cluster-queue``: a cluster queue DEMOQ on k hosts (one of them a full repository with
+  the application's queue manager); the application opens it BIND_NOT_FIXED and puts k
+  messages.
+
+Each point runs in a fresh subprocess (so its peak resident memory is its own), in one
+process (``workers=1``: CPU seconds are the whole cost), capped at ``--cap`` CPU seconds
+(not wall-clock: the machine is shared; the cap sends the run SIGTERM, which ends it with
+an honest incomplete result). Reported per k: distinct states, CPU seconds to a complete verdict
+(the subprocess's user+system time), states per CPU second, peak resident memory (MB),
+and whether the run was complete. A family stops after its first incomplete point.
+``--root DIR`` runs another checkout's engine (e.g. a ``git worktree`` of the commit
+before a change) on the same generated scenarios, so before/after can be measured side
+by side in one session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --------------------------------------------------------------------------- scenario families
+def _qmgr(name: str, mqsc: str) -> str:
+    return f'[qmgrs.{name}]\nmqsc = """\n{mqsc.strip()}\n"""\n'
+
+
+def _rcvr(name: str, cluster: str = "DEMO", extra: str = "") -> str:
+    return (f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) "
+            f"CONNAME('{name.lower()}.example.com(1414)') CLUSTER({cluster}){extra}")
+
+
+def _sdr(name: str, cluster: str = "DEMO") -> str:
+    return (f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSSDR) TRPTYPE(TCP) "
+            f"CONNAME('{name.lower()}.example.com(1414)') CLUSTER({cluster})")
+
+
+def fr_join(k: int) -> str:
+    parts = [f'name = "2 FRs + {k} partial repositories joining"\n']
+    parts.append(_qmgr("FR1", f"ALTER QMGR REPOS(DEMO)\n{_rcvr('FR1')}\n{_sdr('FR2')}"))
+    parts.append(_qmgr("FR2", f"ALTER QMGR REPOS(DEMO)\n{_rcvr('FR2')}\n{_sdr('FR1')}"))
+    for i in range(1, k + 1):
+        parts.append(_qmgr(f"PR{i}", f"{_rcvr(f'PR{i}')}\n{_sdr('FR1' if i % 2 else 'FR2')}"))
+    parts.append("[check]\nexplore_initial = true\n")
+    return "\n".join(parts)
+
+
+def ps_cluster(k: int) -> str:
+    parts = [f'name = "publish/subscribe cluster of {k} members"\n']
+    parts.append(_qmgr("FR", f"ALTER QMGR REPOS(DEMO)\n{_rcvr('FR')}\n"
+                             "DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"))
+    for i in range(1, k + 1):
+        parts.append(_qmgr(f"M{i}", f"{_rcvr(f'M{i}')}\n{_sdr('FR')}"))
+    for i in range(1, k + 1):
+        parts.append(f'[[steps]]\nsubscribe = {{ qmgr = "M{i}", name = "S{i}", topic = "Sport/#" }}\n')
+    parts.append(f'[[steps]]\npublish = {{ qmgr = "M{k}", topic = "Sport/Football" }}\n')
+    return "\n".join(parts)
+
+
+def hierarchy(d: int) -> str:
+    parts = [f'name = "publish/subscribe hierarchy of depth {d}"\n']
+    parts.append(_qmgr("QM0", "ALTER QMGR PSMODE(ENABLED)"))
+    for i in range(1, d + 1):
+        parts.append(_qmgr(f"QM{i}", f"ALTER QMGR PSMODE(ENABLED)\nALTER QMGR PARENT(QM{i - 1})"))
+    for i in range(d + 1):
+        parts.append(f'[[steps]]\nsubscribe = {{ qmgr = "QM{i}", name = "S{i}", topic = "Sport/#" }}\n')
+    parts.append(f'[[steps]]\npublish = {{ qmgr = "QM{d}", topic = "Sport/Soccer" }}\n')
+    return "\n".join(parts)
+
+
+def cluster_queue(k: int) -> str:
+    parts = [f'name = "cluster queue on {k} hosts, {k} puts"\n']
+    parts.append(_qmgr("QMAPP", f"ALTER QMGR REPOS(DEMO)\n{_rcvr('QMAPP')}\n{_sdr('HOST1')}"))
+    for i in range(1, k + 1):
+        repos = "ALTER QMGR REPOS(DEMO)\n" if i == 1 else ""
+        parts.append(_qmgr(f"HOST{i}", f"{repos}{_rcvr(f'HOST{i}')}\n{_sdr('QMAPP')}\n"
+                                       "DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)"))
+    parts.append('[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n')
+    parts.append(f'[[steps]]\nput = {{ handle = "app", count = {k} }}\n')
+    return "\n".join(parts)
+
+
+FAMILIES = {"fr-join": fr_join, "ps-cluster": ps_cluster, "hierarchy": hierarchy, "cluster-queue": cluster_queue}
+START = {"fr-join": 0, "ps-cluster": 1, "hierarchy": 1, "cluster-queue": 1}
+
+
+# --------------------------------------------------------------------------- one point
+POINT = r"""
+import json, os, resource, signal, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from checker.cli import _check_properties
+from checker.explore import explore
+from spec.scenario import load_scenario
+try:
+    from spec.network import MQNetwork
+except ImportError:          # a checkout from before the network package
+    from spec.system import MQNetwork
+extra = json.loads(sys.argv[4])
+scenario = load_scenario(sys.argv[2])
+initial = extra.pop("explore_initial", None)
+model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial or scenario.check.explore_initial or None)
+cap = float(sys.argv[3])
+capped = []
+def watch():   # the CPU cap: SIGTERM ends the run with an honest incomplete result
+    while not capped:
+        if time.process_time() > cap:
+            capped.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        time.sleep(0.2)
+threading.Thread(target=watch, daemon=True).start()
+cpu = time.process_time()
+result = explore(model, workers=1, **extra)
+cpu = time.process_time() - cpu
+capped.append(False)
+st = result.statistics
+print(json.dumps({"states": st.distinct_states, "generated": st.generated_states, "depth": st.max_depth,
+                  "complete": st.complete, "stop_reason": "CPU cap" if capped[0] else st.stop_reason, "cpu": cpu, "wall": st.seconds,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "verdicts": {p: v.status.value for p, v in result.verdicts.items()}}))
+"""
+
+
+def run_point(root: Path, scenario: Path, cap: float, extra: dict | None = None) -> dict:
+    """Explore one generated scenario with the engine of checkout ``root`` in a subprocess."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    proc = subprocess.run([sys.executable, "-c", POINT, str(root), str(scenario), str(cap), json.dumps(extra or {})],
+                          capture_output=True, text=True, env=env, cwd=root, timeout=cap * 3 + 120)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cap", type=float, default=600.0, help="CPU seconds per point (default 600)")
+    parser.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these (repeatable)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose engine runs (default: this one)")
+    parser.add_argument("--max-k", type=int, default=40, help="largest k tried (default 40)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per point instead of a table")
+    parser.add_argument("--show", metavar="FAMILY:K", help="print the scenario file of one point and exit")
+    parser.add_argument("--base", type=Path, help="also run this checkout's engine on every point, alternating "
+                                                   "with --root, and print both with the CPU ratio")
+    parser.add_argument("--example", action="append", metavar="FILE[:initial]",
+                        help="instead of the families: these scenario files (':initial' explores the joining; "
+                             "'@N' caps at N states, e.g. examples/wl-channel-weight.toml@5000)")
+    args = parser.parse_args()
+    if args.show:
+        family, _, k = args.show.partition(":")
+        print(FAMILIES[family](int(k)))
+        return
+    root = args.root.resolve()
+    base = args.base.resolve() if args.base else None
+    for r in ([root, base] if base else [root]):
+        head = subprocess.run(["git", "-C", str(r), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        print(f"engine: {r} ({head.stdout.strip() or 'not a git checkout'}), cap {args.cap:g} CPU s per point")
+    if base is not None:
+        print("| case | states (base) | states | CPU s (base) | CPU s | CPU ratio | states/CPU s (base) | "
+              "states/CPU s | peak MB (base) | peak MB | complete (base / new) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+    elif not args.json:
+        print("| case | states | depth | CPU s | states/CPU s | peak MB | complete |")
+        print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="mqcheck-scale-") as tmp:
+        for case, row, before in _cases(args, root, base, Path(tmp)):
+            if args.json:
+                print(json.dumps({"case": case, **row, **({"base": before} if before else {})}), flush=True)
+            elif "error" in row or (before and "error" in before):
+                print(f"| {case} | error: {row.get('error') or before.get('error')} |", flush=True)
+            elif before is not None:
+                print(f"| {case} | {before['states']:,} | {row['states']:,} | {before['cpu']:.1f} | {row['cpu']:.1f} | "
+                      f"{before['cpu'] / max(row['cpu'], 1e-9):.2f} | {_rate(before):,.0f} | {_rate(row):,.0f} | "
+                      f"{before['peak_mb']:,.0f} | {row['peak_mb']:,.0f} | {_done(before)} / {_done(row)} |", flush=True)
+            else:
+                print(f"| {case} | {row['states']:,} | {row['depth']} | {row['cpu']:.1f} | {_rate(row):,.0f} | "
+                      f"{row['peak_mb']:,.0f} | {_done(row)} |", flush=True)
+
+
+def _rate(row: dict) -> float:
+    return row["states"] / row["cpu"] if row["cpu"] > 0 else 0.0
+
+
+def _done(row: dict) -> str:
+    return "yes" if row["complete"] else f"no ({row['stop_reason']})"
+
+
+def _cases(args, root: Path, base: Path | None, work: Path):
+    """(case name, row, base row or None) for the examples or the families."""
+    if args.example:
+        for spec in args.example:
+            name, _, cap_states = spec.partition("@")
+            path, _, initial = name.partition(":")
+            extra = {"explore_initial": True} if initial == "initial" else {}
+            if cap_states:
+                extra["max_states"] = int(cap_states)
+            scenario = Path(path).resolve()
+            before = run_point(base, scenario, args.cap, dict(extra)) if base else None
+            yield spec, run_point(root, scenario, args.cap, dict(extra)), before
+        return
+    for family in args.family or sorted(FAMILIES):
+        stopped = {"new": False, "base": False}
+        for k in range(START[family], args.max_k + 1):
+            path = work / f"{family}-{k}.toml"
+            path.write_text(FAMILIES[family](k))
+            before = None
+            if base is not None and not stopped["base"]:
+                before = run_point(base, path, args.cap)
+                stopped["base"] = "error" in before or not before["complete"]
+            row = run_point(root, path, args.cap) if not stopped["new"] else dict(before or {}, skipped=True)
+            if not stopped["new"]:
+                stopped["new"] = "error" in row or not row["complete"]
+            if base is not None and before is None:
+                before = {"states": 0, "cpu": 0.0, "peak_mb": 0.0, "complete": False, "stop_reason": "stopped earlier"}
+            yield f"{family} k={k}", row, before
+            if all(stopped.values()) or (base is None and stopped["new"]):
+                break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""How a local run ends (issue #17): SIGTERM like Ctrl-C (an honest incomplete result,
+JSON included), the forked helper dying with its parent however the parent dies (no
+orphan), the default memory guard and MemoryError ending in an incomplete result, and a
+progress line that moves within a level.
+
+The signal tests use models whose slow steps *sleep* (no CPU) so they stay cheap; the
+helper tests make the forked helper spin (as a real orphan did) so that only the
+mechanism under test can end it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import checker.explore as explore_mod
+from checker.explore import default_memory_limit_mb, explore
+from checker.model import Property
+from checker.test_util import BoundedCounters
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+LINUX = sys.platform.startswith("linux")
+
+
+class SleepyFan:
+    """Level 0: one state; level 1: ``width`` states; each of those has one successor
+    whose ``next_state`` sleeps ``pause`` seconds (wall clock, no CPU)."""
+
+    name = "SleepyFan"
+
+    def __init__(self, width: int, pause: float, fail_at: int | None = None) -> None:
+        self.width, self.pause, self.fail_at = width, pause, fail_at
+
+    def init_states(self):
+        return [(0, 0)]
+
+    def actions(self, state):
+        depth, k = state
+        if depth == 0:
+            return list(range(self.width))
+        return [0] if depth == 1 else []
+
+    def next_state(self, state, action):
+        depth, k = state
+        if depth == 1:
+            time.sleep(self.pause)
+            if self.fail_at is not None and k >= self.fail_at:
+                raise MemoryError
+            return (2, k)
+        return (1, action)
+
+    def properties(self):
+        return [Property.always("SMALL", "depth stays small", lambda m, s: s[0] <= 2),
+                Property.sometimes("DEEP", "depth 2 is reached", lambda m, s: s[0] == 2)]
+
+    def encode(self, state):
+        return b"%d:%d" % state
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# ============================================================ SIGTERM like Ctrl-C
+def test_sigterm_stops_the_run_with_an_honest_incomplete_result():
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        r = explore(SleepyFan(400, 0.01), workers=1)
+    finally:
+        timer.cancel()
+    assert signal.getsignal(signal.SIGTERM) is before      # restored after the run
+    assert not r.complete and r.statistics.stop_reason == "terminated (SIGTERM)"
+    assert r.statistics.distinct_states == 401             # levels 0-1; the cut level dropped
+    assert r.verdicts["SMALL"].status.value == "holds up to bound"
+    assert r.verdicts["DEEP"].status.value == "not reached up to bound"
+
+
+def test_a_callers_own_sigterm_handler_is_kept():
+    calls = []
+    previous = signal.signal(signal.SIGTERM, lambda s, f: calls.append(s))
+    try:
+        seen = []
+
+        class Spy(BoundedCounters):
+            def next_state(self, state, action):
+                seen.append(signal.getsignal(signal.SIGTERM))
+                return super().next_state(state, action)
+
+        mine = signal.getsignal(signal.SIGTERM)
+        r = explore(Spy(3), workers=1)
+        assert r.complete and set(seen) == {mine}
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+SCRIPT_CHECK = [sys.executable, "-m", "checker.cli", "check", "examples/cluster-two-frs.toml",
+                "--explore-initial", "--json", "--quiet", "--workers", "1"]
+
+
+def test_check_killed_with_sigterm_prints_its_incomplete_result_as_json():
+    """`timeout 5 mqcheck check ...` used to print nothing: now exit status 3 and the
+    JSON of what was explored, marked incomplete."""
+    proc = subprocess.Popen(SCRIPT_CHECK, cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(6)     # loading takes about a second; the exploration never ends in 6 s
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3, err[-2000:]
+    data = json.loads(out)
+    stats = data["statistics"]
+    assert stats["complete"] is False and stats["stop_reason"] == "terminated (SIGTERM)"
+    assert stats["distinct_states"] > 0
+    assert all(v["status"] != "holds" for v in data["verdicts"].values())
+    assert "Traceback" not in err
+
+
+# ============================================================ the helper dies with its parent
+HELPER_SCRIPT = textwrap.dedent("""
+    import os, sys, time
+    import checker.explore as explore_mod
+    from checker.test_util import BoundedCounters
+
+    explore_mod.PARALLEL_MIN_LEVEL = 2
+    explore_mod.CHUNK = 2
+    explore_mod.DEATH_SIGNAL = int(sys.argv[1])
+    parent = os.getpid()
+
+    class Spin(BoundedCounters):
+        def next_state(self, state, action):
+            if os.getpid() != parent:
+                print(os.getpid(), flush=True)      # the helper announces itself
+                if explore_mod.DEATH_SIGNAL:
+                    while True:                     # spins: only the death signal ends it
+                        pass
+                time.sleep(0.05)                    # slow chunks: the parent check ends it
+            return super().next_state(state, action)
+
+    explore_mod.explore(Spin(30), workers=2, progress=False)
+""")
+
+
+@pytest.mark.skipif(not (LINUX and hasattr(os, "fork")), reason="needs Linux /proc and os.fork")
+@pytest.mark.parametrize("death_signal", [int(signal.SIGKILL), 0], ids=["death-signal", "parent-check"])
+def test_no_process_of_the_run_survives_a_sigkilled_parent(death_signal):
+    proc = subprocess.Popen([sys.executable, "-c", HELPER_SCRIPT, str(death_signal)], cwd=ROOT, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    helper = None
+    try:
+        helper = int(proc.stdout.readline())
+        assert _alive(helper)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while _alive(helper) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(helper), "the forked helper outlived its SIGKILLed parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if helper is not None and _alive(helper):   # never leave one behind, even on failure
+            os.kill(helper, signal.SIGKILL)
+
+
+# ============================================================ memory
+def test_the_default_memory_guard_is_derived_from_available_memory(monkeypatch):
+    if not LINUX:
+        assert default_memory_limit_mb() is None
+        return
+    limit = default_memory_limit_mb()
+    assert limit is not None and limit >= explore_mod._rss_mb() + 256 - 1
+    monkeypatch.setattr(explore_mod, "_available_mb", lambda: 10_000.0)
+    monkeypatch.setattr(explore_mod, "_rss_mb", lambda: 100.0)
+    assert default_memory_limit_mb() == 100 + 8_000
+
+
+def test_the_default_guard_ends_the_run_honestly(monkeypatch):
+    monkeypatch.setattr(explore_mod, "default_memory_limit_mb", lambda: 1.0)
+    r = explore(BoundedCounters(5), workers=1)
+    assert not r.complete
+    assert r.statistics.stop_reason.startswith("memory limit (1 MB, the default guard")
+    r = explore(BoundedCounters(5), workers=1, memory_limit_mb=0)    # 0: no guard
+    assert r.complete
+
+
+def test_a_memory_error_is_an_incomplete_result_not_a_traceback():
+    r = explore(SleepyFan(50, 0.0, fail_at=20), workers=1)
+    assert not r.complete and r.statistics.stop_reason == "out of memory (MemoryError)"
+    assert r.statistics.distinct_states == 51
+    assert r.verdicts["SMALL"].status.value == "holds up to bound"
+
+
+# ============================================================ progress within a level
+def test_the_progress_count_moves_within_a_level(capsys):
+    explore(SleepyFan(1500, 0.002), workers=1, progress=True)      # level 2: about 3 s asleep
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "expanded" in ln]
+    assert lines, "no progress line inside the large level"
+    counts = [int(ln.split()[0]) for ln in lines]
+    assert any(1501 < c < 3001 for c in counts), counts            # between level 1 and the end
+    assert counts == sorted(counts)
+
+
+def test_spark_backend_check_killed_with_sigterm_prints_its_incomplete_result():
+    """The same on the Spark backend (its levels kept on the driver here, so no JVM is
+    started: the handler is the backend's, not Spark's)."""
+    argv = [a for a in SCRIPT_CHECK if a not in ("--workers", "1")]
+    proc = subprocess.Popen([*argv, "--backend", "spark", "--driver-threshold", "1000000000"], cwd=ROOT, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(6)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3, err[-2000:]
+    data = json.loads(out)
+    assert data["backend"] == "spark"
+    assert data["statistics"]["complete"] is False
+    assert data["statistics"]["stop_reason"] == "terminated (SIGTERM)"
+    assert "Traceback" not in err
