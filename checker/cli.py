@@ -21,7 +21,7 @@ EXIT_INCOMPLETE = 3
 
 
 def _json_text(data: dict) -> str:
-    """JSON for ``run``/``match``: non-ASCII stays readable, but the control characters json
+    """JSON for ``run``/``match``/``check``: non-ASCII stays readable, but the control characters json
     leaves raw (C1 controls such as CSI, line separators, bidi overrides) are \\u-escaped like
     the C0 ones, so the output cannot drive a terminal. Outside strings JSON is ASCII, so
     the replacement only ever touches string contents."""
@@ -284,7 +284,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         data = result.to_dict()
         data["scenario"] = scenario.name
         data["explore_initial"] = model.explore_initial
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(_json_text(data))  # names and topics the user wrote: C1 controls and bidi escaped too
         return result.exit_status()
     print(_render_check(scenario, model, result, format_verdict))
     return result.exit_status()
