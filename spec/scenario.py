@@ -745,8 +745,10 @@ class _Locator:
         return min(hits) if hits else None
 
     def locate(self, path: Path) -> tuple[int, int]:
+        """(line, column) of ``path`` or of the nearest enclosing key written; a path
+        nothing of which is written (a missing top-level key) is the document: 1:1."""
         off = self.offset(path)
-        return (0, 0) if off is None else self.position(off)
+        return (1, 1) if off is None else self.position(off)
 
     def string_locator(self, path: Path, value: str) -> Callable[[int, int], tuple[int, int]] | None:
         """For the string ``value`` at ``path``: a function mapping a (line, column) inside
