@@ -348,11 +348,32 @@ def _at_least(lowest: int | float, kind=int):
     return parse
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's), or, when mqcheck runs from
+    a source tree that was never installed, the version pyproject.toml declares."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mqcheck")
+    except PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        try:
+            m = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE)
+        except OSError:
+            m = None
+        return m.group(1) if m else "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
         description="A model checker for IBM MQ clusters and distributed publish/subscribe.",
     )
+    parser.add_argument("--version", action="version", version=f"mqcheck {_version()}",
+                        help="print mqcheck's version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     match = sub.add_parser(

@@ -215,9 +215,15 @@ def _launch_gateway_in_own_session(options: dict[str, str]) -> None:
             SparkContext._jvm = gateway.jvm
 
 
-# What the JVM writes before log4j is configured, on every run: Spark 4 starts Java with
-# --add-modules=jdk.incubator.vector, and the JVM says so.
-_JVM_NOTICES = (b"WARNING: Using incubator modules:",)
+# What the JVM writes to stderr itself, outside log4j, on every run: Spark 4 starts Java
+# with --add-modules=jdk.incubator.vector and the JVM says so; Spark's Logging prints the
+# level it gives a pyspark-shell driver (the interpreter case), whatever log4j2 says.
+_JVM_NOTICES = (
+    b"WARNING: Using incubator modules:",
+    b'Setting default log level to "',
+    b"To adjust logging level use sc.setLogLevel(newLevel).",
+    b"Using Spark's default log4j profile:",
+)
 
 
 def _relay_jvm_stderr(stream) -> None:
