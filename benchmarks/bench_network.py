@@ -1,4 +1,4 @@
-"""Exploration throughput on the MQ network model (spec.system) rather than a toy.
+"""Exploration throughput on the MQ network model (spec.network) rather than a toy.
 
 Reproduce:  python benchmarks/bench_network.py [--quick]
 
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from checker.cli import _check_properties  # noqa: E402
 from checker.explore import explore  # noqa: E402
 from spec.scenario import load_scenario  # noqa: E402
-from spec.system import MQNetwork  # noqa: E402
+from spec.network import MQNetwork  # noqa: E402
 
 CASES = [
     ("fr-mesh-broken.toml", True),

@@ -62,12 +62,12 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from spec.scenario import load_scenario
-    from spec.system import run_scenario
+    from spec.network import run_scenario
 
     report = run_scenario(load_scenario(args.scenario), explain=args.explain)
     data = report.to_json()
     if args.explain:
-        from spec.system import explanations_of
+        from spec.network import explanations_of
 
         data["explanations"] = explanations_of(report.final)
     if args.json:
@@ -201,7 +201,7 @@ def _check_properties(scenario) -> tuple:
     from checker.model import Property
     from properties.repository import PROPERTIES as REPOSITORY
     from properties.workload import PROPERTIES as WORKLOAD
-    from spec.system import check_expectations
+    from spec.network import check_expectations
 
     props = list(REPOSITORY) + list(WORKLOAD)
     from properties.pubsub import PROPERTIES as PUBSUB
@@ -243,7 +243,7 @@ def _check_backend_options(args: argparse.Namespace) -> None:
 def _cmd_check(args: argparse.Namespace) -> int:
     from checker.model import format_verdict
     from spec.scenario import load_scenario
-    from spec.system import MQNetwork
+    from spec.network import MQNetwork
 
     _check_backend_options(args)
     scenario = load_scenario(args.scenario)

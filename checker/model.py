@@ -1,6 +1,6 @@
 """The Model protocol, properties as data, and the result/verdict types of every backend.
 
-Shaped like Stateright's ``Model`` trait (DESIGN §2.1). ``spec.system`` satisfies
+Shaped like Stateright's ``Model`` trait (DESIGN §2.1). ``spec.network.MQNetwork`` satisfies
 :class:`Model` structurally — it never imports this module. Every backend (``explore``,
 ``spark``, ``prove``) returns a :class:`Result`; reports and the CLI read only these types,
 which serialise to JSON and back exactly (``Result.from_json(r.to_json()) == r``).

@@ -1,6 +1,6 @@
 """Publish/subscribe properties (DESIGN §4, PS-…): what distributed publish/subscribe promises.
 
-Each property reads ``spec.system.NetworkState`` and cites its seed section; each
+Each property reads ``spec.network.NetworkState`` and cites its seed section; each
 ``always``/``at_quiescence`` property names a ``sometimes`` witness (STYLE habit 4).
 "Settled" means nothing in flight and every queue manager running.
 
@@ -28,7 +28,7 @@ from collections import Counter
 
 from checker.model import Property
 from spec import pubsub
-from spec.system import NetworkState, pubsub_links, pubsub_space
+from spec.network import NetworkState, pubsub_links, pubsub_space
 from spec.topic_tree import is_blocked, node_of
 from spec.topics import compile_subscription
 
@@ -242,7 +242,7 @@ def required_proxies(model, state: NetworkState) -> dict[str, tuple]:
     carries, computed from scratch as the least fixpoint of "send t to N, with the paths not
     through N, while demand for t from sources other than N exists" (002 §How loop
     detection works; ``pubsub.desired_proxy_paths``). Paths are simple, so it is reached."""
-    from spec.system import NO_MUTATIONS
+    from spec.network import NO_MUTATIONS
 
     mut = getattr(model, "mutations", NO_MUTATIONS)
     held: dict[str, tuple] = {q.name: () for q in state.qmgrs}

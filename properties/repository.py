@@ -1,6 +1,6 @@
 """Repository properties (DESIGN §4, RP-…): what the cluster repository protocol promises.
 
-Each property reads ``spec.system.NetworkState`` and cites its seed section; each
+Each property reads ``spec.network.NetworkState`` and cites its seed section; each
 ``always``/``at_quiescence`` property names a ``sometimes`` witness so that a pass cannot
 be vacuous (STYLE habit 4). "Settled" means no message is in flight to a running queue
 manager: the convergence properties speak of settled states only, because while updates
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from checker.model import Property
 from spec import repository as rp
-from spec.system import NetworkState
+from spec.network import NetworkState
 
 
 def _running(state: NetworkState) -> frozenset[str]:

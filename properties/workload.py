@@ -31,7 +31,7 @@ from collections import Counter
 from checker.model import Property
 from spec import binding as bd
 from spec import workload as wl
-from spec.system import NetworkState, _wl_status_of
+from spec.network import NetworkState, channel_statuses
 
 CITE_001 = "001 The cluster workload management algorithm"
 
@@ -382,7 +382,7 @@ def stuck_messages(state: NetworkState):
         if q is None or not q.running:
             continue
         obj = q.defs.queue(m.queue)
-        view = bd.view_of(q, _wl_status_of(state, q), obj is not None and obj.qtype != "QLOCAL")
+        view = bd.view_of(q, channel_statuses(state, q), obj is not None and obj.qtype != "QLOCAL")
         choice = wl.choose(view, wl.Put(m.queue, m.target_qmgr, len(m.hops) > 1), bd.thaw_history(q.wl_history))
         if choice.destination is not None and (choice.destination.qmgr != ch.dst or choice.destination.local):
             yield ch, m

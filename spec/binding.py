@@ -5,7 +5,7 @@ Sources: 000 §Workload balancing - Bind Options, §When does workload balancing
 §Rank and Overlapping Clusters; 001 (when the algorithm runs); 004 §Pros and cons of
 binding, §Channel availability routing; DESIGN §3.5, §3.6.
 
-Everything here is a pure function of plain values; ``spec.system`` moves the messages over
+Everything here is a pure function of plain values; ``spec.network`` moves the messages over
 channels and keeps the values in its state. What this module supplies:
 
 - :func:`view_of`: a queue manager's :class:`spec.workload.QmgrView`, built from its cluster
@@ -306,7 +306,7 @@ def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_q
 # The view (DESIGN §3.5: what the network model supplies to the algorithm)
 # ---------------------------------------------------------------------------------------
 def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> wl.QmgrView:
-    """The view of queue manager ``q`` (a ``spec.system.QmgrState``): its cluster caches'
+    """The view of queue manager ``q`` (a ``spec.network.QmgrState``): its cluster caches'
     live records of others, its own CLUSRCVRs and clustered QLOCALs, and ``status_of``
     (destination queue manager -> status of q's channel to it; missing = INACTIVE)."""
     defs = q.defs

@@ -8,7 +8,7 @@ function ``(definitions, command) -> (definitions, Outcome)``: the outcome says 
 would accept the command and, if not, the message runmqsc would print; a rejected command
 changes nothing. Runtime operations (SUSPEND/RESUME, REFRESH CLUSTER, RESET CLUSTER,
 REFRESH QMGR TYPE(PROXYSUB), CLEAR TOPICSTR, START/STOP CHANNEL) change no definition: the
-outcome carries them as an ``operation`` for the network model (spec.system) to perform.
+outcome carries them as an ``operation`` for the network model (spec.network) to perform.
 
 Abstracted away: attributes nothing here reads (DESCR, MAXDEPTH, ...), object types we do
 not model (LISTENER, QMODEL, ...), authorities, z/OS queue-sharing groups, and checks that

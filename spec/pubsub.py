@@ -4,7 +4,7 @@ Source: 002 §Subscribers and subscriptions, §Subscription durability, §Retain
 publications, §Controlling wildcard usage with the WILDCARD property, §Overlapping topics
 (grouped subscriptions); DESIGN §3.3 steps 2 (delivery) and the retained-publication rule.
 The distributed parts of §3.3 are in the second half of this module, as pure functions
-of one queue manager's state and its links (``spec.system`` moves the messages):
+of one queue manager's state and its links (``spec.network`` moves the messages):
 proxy subscriptions (:func:`desired_proxies`, :func:`reconcile`, :func:`receive_proxy`),
 publication routing with loop-detection fingerprints (:func:`route_publication`), the
 RFH2 ``<ibm><Rfp>`` folder that carries them (:func:`encode_rfp_folder`,

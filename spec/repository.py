@@ -18,7 +18,7 @@ copy of an older version is still recognised as stale.
 
 The functions here are pure: given a cache and an incoming :class:`RepoMsg`, they return
 the new cache, the messages to send (as ``(destination queue manager, message)``) and
-log entries. ``spec.system`` moves the messages over channels.
+log entries. ``spec.network`` moves the messages over channels.
 
 Abstracted away: the repository task's internal queues (SYSTEM.CLUSTER.COMMAND.QUEUE is
 read as soon as a message arrives; SYSTEM.CLUSTER.REPOSITORY.QUEUE is the cache itself and

@@ -49,7 +49,7 @@ Abstracted away: the cluster workload exit (001 rule 2 note), topic host routing
 fourth bullet), cluster control (PCF) messages (000 §Cluster Workload Algorithm rules 4 and
 10), administrative traffic that makes real distributions inexact (001's closing paragraph).
 
-The network model (spec/system.py) supplies, per choice: the view built from the putting
+The network model (spec/network/) supplies, per choice: the view built from the putting
 queue manager's repository (records of the clusters it is in; SUSPEND QMGR CLUSTER(X) set
 on the records of cluster X), the statuses of its CLUSSDRs and own CLUSRCVRs, and its
 history; it does the name resolution around the algorithm *before* calling :func:`choose`

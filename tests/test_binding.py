@@ -112,7 +112,7 @@ def test_defbind_to_bind_option(defbind, bind):
 # ---------------------------------------------------------------------------------------
 def test_view_built_from_the_settled_repository():
     from spec.scenario import load_scenario
-    from spec.system import MQNetwork
+    from spec.network import MQNetwork
 
     scenario = load_scenario("examples/wl-queue-rank.toml")
     model = MQNetwork(scenario)

@@ -4,7 +4,9 @@ returns commands, never anything else)."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 from spec.errors import InputError
 from spec.mqsc import Command, parse, render, render_command
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEED_LINES_FILE = Path(__file__).resolve().parent / "data" / "seed_mqsc_lines.tsv"
 
 
 def one(text: str) -> Command:
@@ -401,11 +403,10 @@ SEED_NOT_MQSC = {
 }
 
 
-def _seed_command_lines():
-    if not SEEDS.is_dir():
-        return []
+def scan_seed_documents(directory: Path) -> list[tuple[str, int, str]]:
+    """(seed, line number, command) for every one-line MQSC command in IBM's documents."""
     found = []
-    for path in sorted(SEEDS.glob("00*.txt")):
+    for path in sorted(directory.glob("00*.txt")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             match = _SEED_COMMAND.match(line)
             if match:
@@ -416,13 +417,35 @@ def _seed_command_lines():
     return found
 
 
-SEED_LINES = _seed_command_lines()
+def read_seed_lines(path: Path = SEED_LINES_FILE) -> list[tuple[str, int, str]]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            seed, number, text = line.split("\t", 2)
+            rows.append((seed, int(number), text))
+    return rows
 
 
-@pytest.mark.skipif(not SEED_LINES, reason="seed documents not found next to the repository")
+def write_seed_lines(rows, path: Path = SEED_LINES_FILE) -> None:
+    head = ("# Every one-line MQSC command in IBM's documents (seed, line number, command), as\n"
+            "# scanned by tests/test_mqsc.py; regenerate with\n"
+            "#   python tests/test_mqsc.py --extract DIRECTORY_OF_THE_SEED_DOCUMENTS\n")
+    path.write_text(head + "".join(f"{s}\t{n}\t{text}\n" for s, n, text in rows), encoding="utf-8")
+
+
+SEED_LINES = read_seed_lines()
+
+
 def test_every_mqsc_line_in_the_seeds_is_read():
-    """Every MQSC command printed on one line in the seeds parses, unless listed above."""
+    """Every MQSC command printed on one line in the seeds parses, unless listed above.
+
+    The lines come from tests/data/seed_mqsc_lines.tsv, extracted from IBM's documents
+    (which are not part of this repository). With MQCHECK_SEEDS naming a directory of
+    the documents, the file is also checked to be what a fresh scan finds."""
     assert len(SEED_LINES) > 200  # the scan itself found the examples
+    if os.environ.get("MQCHECK_SEEDS"):
+        assert scan_seed_documents(Path(os.environ["MQCHECK_SEEDS"])) == SEED_LINES, (
+            "tests/data/seed_mqsc_lines.tsv is out of date: python tests/test_mqsc.py --extract $MQCHECK_SEEDS")
     unexpected = []
     for seed, number, text in SEED_LINES:
         try:
@@ -576,3 +599,11 @@ def test_mqsc_like_text_is_read_or_rejected_as_input_error(pieces):
         return
     for cmd in result:
         assert parse(render_command(cmd)) == (cmd,)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--extract"] or len(sys.argv) != 3:
+        sys.exit("usage: python tests/test_mqsc.py --extract DIRECTORY_OF_THE_SEED_DOCUMENTS")
+    rows = scan_seed_documents(Path(sys.argv[2]))
+    write_seed_lines(rows)
+    print(f"{len(rows)} lines written to {SEED_LINES_FILE}")

@@ -19,7 +19,7 @@ from checker.explore import explore
 from checker.model import Status
 from properties.pubsub import PROPERTIES
 from spec.scenario import parse_scenario
-from spec.system import MQNetwork, Mutations, deliveries_of, run_scenario
+from spec.network import MQNetwork, Mutations, deliveries_of, run_scenario
 
 
 def scenario(text: str):
@@ -223,7 +223,7 @@ def test_retained_property_catches_a_duplicate_and_a_new_only_delivery():
     from dataclasses import replace
 
     from properties.pubsub import retained_for_new_subscriptions
-    from spec.system import _put_qmgr
+    from spec.network import put_qmgr
 
     final = run_text(RETAINED)["final"]
     qm2 = final.qmgr("QM2")
@@ -231,7 +231,7 @@ def test_retained_property_catches_a_duplicate_and_a_new_only_delivery():
     s1 = next(d for d in qm2.pubsub.deliveries if d.subscription == "S1")
     s3 = qm2.pubsub.subscription("S3")
     for extra in (s1, replace(s1, subscription="S3", order=s3.order)):
-        bad = _put_qmgr(final, replace(qm2, pubsub=replace(qm2.pubsub, deliveries=qm2.pubsub.deliveries + (extra,))))
+        bad = put_qmgr(final, replace(qm2, pubsub=replace(qm2.pubsub, deliveries=qm2.pubsub.deliveries + (extra,))))
         assert not retained_for_new_subscriptions(None, bad)
 
 

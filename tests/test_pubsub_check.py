@@ -10,7 +10,7 @@ from checker.cli import _check_properties
 from checker.explore import explore
 from checker.model import Status
 from spec.scenario import load_scenario
-from spec.system import MQNetwork
+from spec.network import MQNetwork
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -140,7 +140,7 @@ def test_force_no_miss_knows_the_relay_rules():
 
     from properties.pubsub import force_no_miss, missed
     from spec.scenario import parse_scenario
-    from spec.system import run_scenario
+    from spec.network import run_scenario
     scenario = parse_scenario(FORCE_OVERLAP, "force-overlap.toml")
     r = explore(MQNetwork(scenario, _check_properties(scenario)), workers=1)
     assert r.complete

@@ -12,7 +12,7 @@ from checker.explore import explore
 from checker.model import Status
 from properties.pubsub import PROPERTIES
 from spec.scenario import parse_scenario
-from spec.system import MQNetwork
+from spec.network import MQNetwork
 
 NAMES = ["QA", "QB", "QC"]
 CHECKED = ["PS-SCOPE", "PS-WILDCARD-BLOCK", "PS-ONE-HOP-CLUSTER", "PS-PROXY-AGGREGATION", "PS-PUB-AGGREGATION",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings, strategies as st
 
 from spec.scenario import parse_scenario
-from spec.system import run_scenario
+from spec.network import run_scenario
 from spec.topics import topic_matches
 
 NAMES = ["QA", "QB", "QC", "QD", "QE"]

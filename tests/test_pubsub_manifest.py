@@ -23,7 +23,7 @@ def check_example(path: Path):
     from checker.cli import _check_properties
     from checker.explore import explore
     from spec.scenario import load_scenario
-    from spec.system import MQNetwork
+    from spec.network import MQNetwork
 
     scenario = load_scenario(path)
     model = MQNetwork(scenario, _check_properties(scenario))

@@ -13,7 +13,7 @@ from checker.explore import explore
 from checker.model import Status
 from properties.pubsub import PROPERTIES
 from spec.scenario import load_scenario, parse_scenario
-from spec.system import MQNetwork, Mutations
+from spec.network import MQNetwork, Mutations
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -13,7 +13,7 @@ import pytest
 from checker.cli import main
 from spec import pubsub
 from spec.scenario import load_scenario, parse_scenario
-from spec.system import deliveries_of, run_scenario
+from spec.network import deliveries_of, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

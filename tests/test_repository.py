@@ -1,7 +1,7 @@
 """Cluster repositories (issue #5): seed walkthroughs step by step, the clock, and mutants
 the checker must catch with short traces.
 
-Walkthroughs drive spec.system's MQNetwork one action at a time, as the seeds narrate
+Walkthroughs drive spec.network's MQNetwork one action at a time, as the seeds narrate
 them (000 §Initial definitions, §First MQOPEN of a Queue, §Refreshing repository
 information, §Incorrectly deleted queue managers).
 """
@@ -17,7 +17,7 @@ from checker.model import Status
 from properties.repository import PROPERTIES
 from spec import repository as rp
 from spec.scenario import parse_scenario
-from spec.system import ChannelDeliver, MQNetwork, Mutations, ScenarioStep, repositories_of, run_scenario, settle
+from spec.network import ChannelDeliver, MQNetwork, Mutations, ScenarioStep, repositories_of, run_scenario, settle
 
 
 def scenario(text: str):
@@ -382,7 +382,7 @@ DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
 from dataclasses import replace as _replace  # noqa: E402
 
 from properties import repository as rprops  # noqa: E402
-from spec.system import ChannelRecover, QmgrStart, QmgrStop  # noqa: E402
+from spec.network import ChannelRecover, QmgrStart, QmgrStop  # noqa: E402
 
 FIVE = TWO_FRS + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\nDEFINE QLOCAL(CQ2) CLUSTER(DEMO)") + \
     pr("PR2", "FR2", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR1")
@@ -734,7 +734,7 @@ publish = { qmgr = "PR1", topic = "Oops/x" }
 )
 def test_psclus_disabled_at_every_full_repository_stops_a_stray_cluster_topic(fr_psclus, topic_at, delivered,
                                                                               refusals):
-    from spec.system import deliveries_of
+    from spec.network import deliveries_of
     sc = scenario(_psclus_frs(fr_psclus))
     final = run_scenario(sc).final
     assert {q: view(final, q)["topics"] for q in topic_at} == topic_at

@@ -14,7 +14,7 @@ import pytest
 from checker.cli import main
 from spec.errors import InputError
 from spec.scenario import parse_scenario
-from spec.system import MQNetwork, run_scenario
+from spec.network import MQNetwork, run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -221,7 +221,7 @@ def test_fault_restart_is_the_same_restart_as_the_scripted_one():
     # the checker's QmgrStop/QmgrStart faults and the scenario's `qmgr` stop/start steps are
     # one strmqm: the same subscriptions end and the same WILDCARD(BLOCK) re-evaluation
     # follows (002 §Subscription durability; §Controlling wildcard usage)
-    from spec.system import QmgrStart, QmgrStop, ScenarioStep, settle
+    from spec.network import QmgrStart, QmgrStop, ScenarioStep, settle
     scripted = run_scenario(scenario(RESTART_AFTER_BLOCK)).final.qmgr("QMA").pubsub
     stop_start = '    qmgr = { name = "QMA", action = "stop" }\n    [[steps]]\n' \
                  '    qmgr = { name = "QMA", action = "start" }\n    [[steps]]\n'
@@ -531,6 +531,6 @@ def test_run_reconnects_a_retrying_channel_once_its_destination_runs_again():
 
 @pytest.mark.parametrize("days,text", [(1, "advance the clock 1 day"), (30, "advance the clock 30 days")])
 def test_step_descriptions_agree_in_number(days, text):
-    from spec.system import describe_step
+    from spec.network import describe_step
     sc = scenario(f'name = "t"\n[qmgrs.QM1]\n[[steps]]\nadvance = {{ days = {days} }}\n')
     assert describe_step(sc.steps[0]) == text

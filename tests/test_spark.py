@@ -303,7 +303,7 @@ def test_spark_submit_ff_matches_local(tmp_path):
 def _example_model(name: str):
     from checker.cli import _check_properties
     from spec.scenario import load_scenario
-    from spec.system import MQNetwork
+    from spec.network import MQNetwork
 
     scenario = load_scenario(ROOT / "examples" / name)
     return MQNetwork(scenario, _check_properties(scenario))

@@ -29,7 +29,7 @@ from checker.explore import explore  # noqa: E402
 from checker.model import Status  # noqa: E402
 from properties.workload import PROPERTIES  # noqa: E402
 from spec.scenario import load_scenario  # noqa: E402
-from spec.system import MQNetwork, Mutations, messages_of, run_scenario  # noqa: E402
+from spec.network import MQNetwork, Mutations, messages_of, run_scenario  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,230 @@
+"""``MQNetwork``: a scenario as a Model (``checker.model.Model``, satisfied structurally),
+and ``settle``, the deterministic scheduler ``mqcheck run`` uses.
+
+``actions`` lists channel deliveries, the next scenario step, recoveries and (within the
+fault budget) faults; ``next_state`` dispatches a delivery to the handler of the message's
+kind and a step to its handler (steps.py), then lets publish/subscribe re-compute demand.
+
+Modelling choices, argued: a channel delivers only when both ends run and its status lets
+messages flow; a repository message is processed as soon as it arrives
+(SYSTEM.CLUSTER.COMMAND.QUEUE is read at once); the repository cache survives a stop and
+start. Faults and recoveries are the environment's doing, like scenario steps (external):
+quiescence and termination are about message deliveries only, so a settled state is
+judged even while a fault could still be injected, and a fail/recover cycle is not an
+endless run. A RETRYING channel recovers by itself (a fault's, or one that could not reach
+a stopped queue manager), except when a scenario step set its status: that stays until a
+later step changes it (``mqcheck run`` and ``check`` agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc
+from spec.encoding import canonical_bytes
+from spec.network.channels import reconnectable, set_channel
+from spec.network.pubsub import (
+    deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_step, receive_proxy_subscription,
+    receive_publication,
+)
+from spec.network.repositories import advance_clock, process_repo_message, repositories_of
+from spec.network.state import (
+    FLOWING, INITIAL, NO_MUTATIONS, ChannelDeliver, ChannelFail, ChannelRecover, LogEntry, Mutations, NetworkState,
+    QmgrStart, QmgrState, QmgrStop, ScenarioStep, add_log, put_qmgr,
+)
+from spec.network.steps import (
+    STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
+)
+from spec.network.workload import arrive_message, handle_qmgr, messages_of, redrive_channel
+from spec.pubsub import LocalPubSub
+
+class MQNetwork:
+    """A scenario as a Model over :class:`NetworkState`.
+
+    ``properties`` come from the composition root (``checker.cli``), which may import the
+    property catalogue; ``spec`` does not. ``faults`` is how many channel failures the
+    checker may inject (``[check] faults = true`` means one); ``mutations`` exist for tests.
+    """
+
+    def __init__(self, scenario: sc.Scenario, properties: Sequence[Any] = (), faults: int | None = None,
+                 mutations: Mutations = NO_MUTATIONS, explore_initial: bool | None = None) -> None:
+        self.scenario = scenario
+        self.name = scenario.name or "scenario"
+        self._properties = tuple(properties)
+        self.faults = (1 if scenario.check.faults else 0) if faults is None else faults
+        self.mutations = mutations
+        self.explore_initial = scenario.check.explore_initial if explore_initial is None else explore_initial
+
+    # --- the Model protocol ---------------------------------------------------------
+    def init_states(self) -> Sequence[NetworkState]:
+        """The queue managers after their initial MQSC. Unless ``explore_initial``, the
+        network is then settled with the deterministic scheduler, so exploration starts
+        from the configuration as the administrator has it running and explores every
+        interleaving of what the scenario's steps do (the joining of the initial
+        configuration is otherwise most of the state space)."""
+        qmgrs = tuple(QmgrState(s.name, objects.QueueManagerDef(s.name), LocalPubSub())
+                      for s in sorted(self.scenario.qmgrs, key=lambda q: q.name))
+        state = NetworkState(qmgrs, faults=self.faults)
+        for spec_ in sorted(self.scenario.qmgrs, key=lambda q: q.name):
+            state = apply_mqsc(state, spec_.name, spec_.commands, INITIAL, self.mutations)
+        state = pubsub_after_step(state, INITIAL, self.mutations)
+        if not self.explore_initial:
+            state = settle(self, state)
+        return (state,)
+
+    def actions(self, state: NetworkState) -> Sequence[Any]:
+        acts: list[Any] = []
+        running = {q.name for q in state.qmgrs if q.running}
+        for ch in state.channels:
+            if ch.messages and ch.status in FLOWING and ch.src in running and ch.dst in running:
+                acts.append(ChannelDeliver(ch.src, ch.dst))
+        # the scenario's next step before any fault, so that of two equally short traces the
+        # checker reports the one without a fault
+        if state.next_step < len(self.scenario.steps):
+            acts.append(ScenarioStep(state.next_step))
+        acts.extend(ChannelRecover(ch.src, ch.dst) for ch in state.channels
+                    if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step)
+        acts.extend(QmgrStart(name) for name in state.stopped_by_fault)
+        if state.faults > 0:
+            acts.extend(ChannelFail(ch.src, ch.dst) for ch in state.channels
+                        if ch.messages and ch.status in FLOWING)
+            acts.extend(QmgrStop(q.name) for q in state.qmgrs if q.running and q.name not in state.stopped_by_fault)
+        return tuple(acts)
+
+    def next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
+        after = self._next_state(state, action)
+        if after is None:
+            return None
+        return pubsub_after(state, action, after, self.mutations)
+
+    def _next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
+        if isinstance(action, ChannelDeliver):
+            ch = state.channel(action.src, action.dst)
+            if ch is None or not ch.messages:
+                return None
+            msg, rest = ch.messages[0], ch.messages[1:]
+            state = set_channel(state, replace(ch, messages=rest, status="RUNNING"))
+            if state.find(action.dst) is None:
+                return state
+            handler = _MESSAGE_HANDLERS[type(msg)]
+            return handler(state, action.dst, msg, state.next_step - 1, self.mutations)
+        if isinstance(action, ChannelFail):
+            ch = state.channel(action.src, action.dst)
+            if ch is None or state.faults <= 0:
+                return None
+            state = replace(set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1,
+                            held_by_step=tuple(p for p in state.held_by_step if p != (ch.src, ch.dst)))
+            return redrive_channel(state, action.src, action.dst, state.next_step - 1, self.mutations)
+        if isinstance(action, QmgrStop):
+            q = state.find(action.name)
+            if q is None or not q.running or state.faults <= 0:
+                return None
+            return replace(put_qmgr(state, replace(q, running=False)), faults=state.faults - 1,
+                           stopped_by_fault=tuple(sorted(state.stopped_by_fault + (q.name,))))
+        if isinstance(action, QmgrStart):
+            q = state.find(action.name)
+            if q is None or action.name not in state.stopped_by_fault:
+                return None
+            state = replace(state, stopped_by_fault=tuple(n for n in state.stopped_by_fault if n != action.name))
+            # the same restart as a scenario's `qmgr` start step (decisions-A: ends
+            # non-durable subscriptions, re-evaluates WILDCARD(BLOCK))
+            return qmgr_started(state, action.name, state.next_step - 1, self.mutations)
+        if isinstance(action, ChannelRecover):
+            ch = state.channel(action.src, action.dst)
+            if ch is None or ch.status != "RETRYING" or (ch.src, ch.dst) in state.held_by_step:
+                return None
+            return set_channel(state, replace(ch, status="RUNNING"))
+        if not isinstance(action, ScenarioStep) or action.index != state.next_step:
+            return None
+        if action.index >= len(self.scenario.steps):
+            return None
+        step = self.scenario.steps[action.index]
+        state = replace(state, next_step=state.next_step + 1)
+        if isinstance(step, sc.QmgrStep):
+            return qmgr_step(state, step, self.mutations, self.scenario)
+        if isinstance(step, sc.ChannelStep):
+            return channel_step(state, step, self.mutations)
+        if isinstance(step, sc.AdvanceStep):
+            return advance_clock(state, step, self.mutations)
+        handler = STEP_HANDLERS.get(type(step))
+        if handler is None:  # an unmodelled step: reported by unmodelled_in, no effect
+            return state
+        qmgr = getattr(step, "qmgr", None) or handle_qmgr(state, step.handle)  # put/close: the handle's
+        blocked = require_running(state, qmgr, step.index) if qmgr else None
+        if blocked is not None:
+            return blocked
+        return handler(state, step, self.mutations)
+
+    def properties(self) -> Sequence[Any]:
+        return self._properties
+
+    def encode(self, state: NetworkState) -> bytes:
+        return canonical_bytes(state)
+
+    # --- optional parts of the protocol ---------------------------------------------
+    def is_internal(self, action: Any) -> bool:
+        # deliveries only: faults and recoveries are the environment's (module docstring)
+        return isinstance(action, ChannelDeliver)
+
+    def describe_action(self, action: Any) -> str:
+        if isinstance(action, ScenarioStep):
+            return f"steps[{action.index}] {describe_step(self.scenario.steps[action.index])}"
+        return str(action)
+
+    def describe_action_in(self, state: NetworkState, action: Any) -> str:
+        """``describe_action`` with the message a delivery carries (for traces)."""
+        if isinstance(action, ChannelDeliver):
+            ch = state.channel(action.src, action.dst)
+            if ch and ch.messages:
+                return f"{action}: {ch.messages[0]}"
+        return self.describe_action(action)
+
+    def describe_state(self, state: NetworkState) -> dict:
+        return {
+            "next_step": state.next_step,
+            "clock": state.clock,
+            "in_flight": {f"{c.src}->{c.dst}": [str(m) for m in c.messages] for c in state.channels if c.messages},
+            "channels": {f"{c.src}->{c.dst}": c.status for c in state.channels if c.status != "INACTIVE"},
+            "stopped": [q.name for q in state.qmgrs if not q.running],
+            "deliveries": deliveries_of(state),
+            "proxy_subscriptions": proxy_subscriptions_of(state),
+            "messages": messages_of(state),
+            "repositories": repositories_of(state),
+            "errors": [f"{e.qmgr} {e.code}" for e in state.log],
+        }
+
+
+# What the receiving queue manager does with each kind of message a channel carries:
+# handler(state, destination, message, step index, mutations) -> state.
+_MESSAGE_HANDLERS = {
+    rp.RepoMsg: process_repo_message,
+    bd.AppMessage: arrive_message,
+    pubsub.ProxySubMsg: receive_proxy_subscription,
+    pubsub.PublicationMsg: receive_publication,
+}
+
+
+SETTLE_LIMIT = 2000  # deliveries one settling may take before it is called endless
+
+
+def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
+    """Deliver every in-flight message in a fixed order until nothing can move: the first
+    deliverable channel in (source, destination) order, one message at a time. A network
+    that is still busy after :data:`SETTLE_LIMIT` deliveries (a publication loop that no
+    fingerprint stops, e.g. republishing with MQACTP_NEW) is left as it is, with a
+    NOT_SETTLED entry in the log. Before each delivery, channels that can reconnect do
+    (:func:`reconnectable`)."""
+    for _ in range(SETTLE_LIMIT):
+        for recover in reconnectable(state):
+            state = model.next_state(state, recover)
+        delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
+        if not delivers:
+            return state
+        state = model.next_state(state, delivers[0])
+    if not any(isinstance(a, ChannelDeliver) for a in model.actions(state)):
+        return state
+    first = state.qmgrs[0].name if state.qmgrs else ""
+    return add_log(state, [LogEntry(first, "NOT_SETTLED", f"messages still in flight after {SETTLE_LIMIT} deliveries "
+                                                      f"(an endless publication loop?)", state.next_step - 1)])

@@ -1,0 +1,616 @@
+"""The repository protocol on the network (DESIGN §3.4): a queue manager publishes its own
+records, full repositories forward and push them, partial repositories subscribe at two
+full repositories, REFRESH CLUSTER and RESET CLUSTER, SUSPEND/RESUME, and the 30-day
+republishing and expiry of records as the clock advances.
+
+The per-repository rules (applying a record, sequence numbers, subscriptions, views) are
+pure functions of one cache in ``spec.repository``; this module moves records between
+queue managers. Sources: 003 §Queue managers and repositories, §Auto-definition of
+channels; 000 §Resource definition for Full Repositories, §Considerations for Full
+Repositories, §Initial definitions, §First MQOPEN of a Queue, §Incorrectly deleted queue
+managers, §Refreshing repository information; 002 §Cluster topics, §Key roles, §REFRESH
+CLUSTER considerations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from spec import objects, repository as rp, scenario as sc
+from spec.network.channels import send
+from spec.network.state import (
+    FLOWING, NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
+)
+from spec.network.topology import (
+    clusrcvr, fr_targets_manual, manual_clussdrs, member_clusters, resolve_conname,
+)
+
+def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str, Any]]:
+    """What this queue manager owns in ``cluster``: (kind, key) -> info."""
+    own: dict[tuple[str, str], Any] = {}
+    rcvr = clusrcvr(q, cluster)
+    if rcvr is None:
+        return own
+    suspended = cluster in _suspended(q)
+    own[(rp.QMGR, "")] = rp.QmgrInfo(
+        channel=rcvr.name, conname=rcvr.conname, full_repository=cluster in objects.repos_clusters(q.defs),
+        suspended=suspended, clwlwght=rcvr.clwlwght, clwlrank=rcvr.clwlrank, clwlprty=rcvr.clwlprty,
+        netprty=rcvr.netprty)
+    for queue in q.defs.queues:
+        if cluster in objects.clusters_of(queue, q.defs):
+            own[(rp.QUEUE, queue.name)] = rp.QueueInfo(queue.put, queue.defbind, queue.clwlrank, queue.clwlprty,
+                                                       queue.is_qmgr_alias)
+    for topic in q.defs.topics:
+        if topic.cluster == cluster:
+            own[(rp.TOPIC, topic.name)] = topic
+    return own
+
+
+def _suspended(q: QmgrState) -> tuple[str, ...]:
+    # the SUSPEND state lives in the queue manager's own QMGR records
+    out = []
+    for c in q.caches:
+        rec = c.get((rp.QMGR, c.cluster, q.qmid, ""))
+        if rec is not None and not rec.deleted and rec.info.suspended:
+            out.append(c.cluster)
+    return tuple(out)
+
+
+class Outbox:
+    """Messages produced while processing one event, merged per destination so that one
+    event sends at most one UPDATE per destination and cluster."""
+
+    def __init__(self) -> None:
+        self.updates: dict[tuple[str, str], list[rp.Record]] = {}
+        self.reply: dict[tuple[str, str], bool] = {}
+        self.other: list[tuple[str, Any]] = []
+
+    def update(self, dst: str, cluster: str, records, reply: bool = False) -> None:
+        bucket = self.updates.setdefault((dst, cluster), [])
+        for r in records:
+            if r not in bucket:
+                bucket.append(r)
+        self.reply[(dst, cluster)] = self.reply.get((dst, cluster), False) or reply
+
+    def send(self, dst: str, msg: Any) -> None:
+        self.other.append((dst, msg))
+
+    def flush(self, state: NetworkState, q: QmgrState) -> NetworkState:
+        for dst, msg in self.other:
+            state = send(state, q.name, dst, msg)
+        for (dst, cluster), records in sorted(self.updates.items()):
+            if records:
+                cache = q.cache(cluster)
+                msg = rp.RepoMsg(rp.UPDATE, cluster, q.qmid, q.name, bool(cache and cache.full),
+                                 records=tuple(sorted(records, key=lambda r: r.ident)),
+                                 reply=self.reply[(dst, cluster)])
+                state = send(state, q.name, dst, msg)
+        return state
+
+
+def _members(cache: rp.ClusterCache, *exclude: str) -> tuple[str, ...]:
+    return tuple(sorted({r.owner_name for r in cache.qmgr_records()} - set(exclude)))
+
+
+def _fr_after_apply(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, applied: Sequence[rp.Record],
+                    sender_name: str, sender_full: bool, out: Outbox, mut: Mutations) -> None:
+    """What a full repository does with records it has just applied (DESIGN §3.4)."""
+    if not applied:
+        return
+    # 000 §Resource definition for Full Repositories / DESIGN §3.4: an FR forwards what it
+    # receives from a non-FR to every FR it has a manual CLUSSDR to; it does not re-forward
+    # what another FR sent it — which is why FRs must be fully connected.
+    forward = sender_full if mut.fr_forwarding_swapped else not sender_full
+    if forward:
+        for fr in fr_targets_manual(state, q, cache.cluster):
+            if fr != sender_name:
+                out.update(fr, cache.cluster, applied)
+    was_pubsub = any(r.kind == rp.TOPIC for r in cache.live() if r not in applied)
+    for record in applied:
+        # subscribers of the changed queue or queue manager (000 §First MQOPEN of a Queue, (10))
+        for _, name in rp.interested_in(cache, record):
+            if name not in (sender_name, record.owner_name, q.name):
+                out.update(name, cache.cluster, [record])
+    # the deletion of the last cluster topic ends the pub/sub cluster, but it must still
+    # reach every member that holds the topic (002 §Cluster topics)
+    topic_deleted = any(r.kind == rp.TOPIC and r.deleted for r in applied)
+    if cache.is_pubsub_cluster() or topic_deleted:
+        # 002 §Cluster topics / 000 §Cluster Topics: cluster topic records, and then every
+        # queue-manager record, are pushed to every member of a publish/subscribe cluster.
+        pushed = [r for r in applied if r.kind in (rp.TOPIC, rp.QMGR)]
+        if not was_pubsub and cache.is_pubsub_cluster():
+            pushed = list(cache.qmgr_records()) + [r for r in cache.live() if r.kind == rp.TOPIC]
+        for name in _members(cache, q.name, sender_name):
+            out.update(name, cache.cluster, [r for r in pushed if r.owner_name != name])
+
+
+def _fr_refuses_topics(q: QmgrState, cache: rp.ClusterCache, msg: rp.RepoMsg, step: int
+                       ) -> tuple[tuple[rp.Record, ...], list[LogEntry]]:
+    """The records of ``msg`` a full repository takes in, and the error-log entry for the
+    cluster topic records it refuses under PSCLUS(DISABLED)."""
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: "setting PSCLUS to DISABLED
+    # on all full repository queue managers in the cluster prevents any clustered topic
+    # definition on an incorrectly configured partial repository from affecting other queue
+    # managers in the cluster ... the inconsistency is reported in the error logs of the
+    # full repository queue managers" — such an FR neither stores nor forwards them.
+    if not cache.full or q.defs.psclus != "DISABLED":
+        return msg.records, []
+    refused = [r for r in msg.records if r.kind == rp.TOPIC]
+    if not refused:
+        return msg.records, []
+    names = ", ".join(sorted({f"{r.owner_name}/{r.key}" for r in refused}))
+    return (tuple(r for r in msg.records if r.kind != rp.TOPIC),
+            [LogEntry(q.name, "PSCLUS_DISABLED",
+                      f"cluster topic {names} (cluster {cache.cluster}) from {msg.sender_name} rejected: "
+                      "PSCLUS(DISABLED) at this full repository; not stored or forwarded", step)])
+
+
+def _apply_all(q: QmgrState, cache: rp.ClusterCache, records, step: int, mut: Mutations
+               ) -> tuple[rp.ClusterCache, list[rp.Record], list[LogEntry]]:
+    applied, log = [], []
+    for record in records:
+        cache, ok = rp.apply_record(cache, record, check_sequence=not mut.ignore_sequence_numbers)
+        if ok:
+            applied.append(record)
+            if record.kind == rp.TOPIC and not record.deleted:
+                log.extend(_topic_conflicts(q, cache, record, step))
+    return cache, applied, log
+
+
+def _topic_conflicts(q: QmgrState, cache: rp.ClusterCache, record: rp.Record, step: int) -> list[LogEntry]:
+    # 002 §Multiple cluster topic definitions: "Where two or more cluster topic definitions,
+    # for a single topic string, have differing attributes or exist in more than one
+    # cluster, messages (AMQ5465 & AMQ5466) are written to the error log and the most
+    # recently received cluster topic definition is used."
+    others = [r for c in q.caches for r in c.live()
+              if r.kind == rp.TOPIC and r.ident != record.ident and r.info.topicstr == record.info.topicstr
+              and (r.cluster != record.cluster or replace(r.info, name="") != replace(record.info, name=""))]
+    if not others:
+        return []
+    owners = ", ".join(sorted({r.owner_name for r in others}))
+    return [LogEntry(q.name, "TOPIC_CONFLICT",
+                     f"cluster topic {record.info.topicstr!r} from {record.owner_name} conflicts with the "
+                     f"definition from {owners} (AMQ5465/AMQ5466); the most recent is used", step)]
+
+
+def _pr_follow_up(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: Outbox, mut: Mutations
+                  ) -> rp.ClusterCache:
+    """A partial repository that learns of a queue's hosts subscribes for the hosts'
+    queue-manager records (000 §First MQOPEN of a Queue: "more subscriptions would be made")."""
+    if cache.full:
+        return cache
+    wanted = []
+    for r in cache.live():
+        if r.kind == rp.QUEUE and (rp.QUEUE, r.key) in cache.interests:
+            key = (rp.QMGR, r.owner_name)
+            if cache.qmgr_record_of(r.owner_name) is None and key not in cache.interests:
+                wanted.append(key)
+    for key in wanted:
+        cache = rp.subscribe_interest(cache, key)
+    if wanted:
+        for fr in two_frs(state, q, cache, mut)[0]:
+            out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=tuple(wanted)))
+    return cache
+
+
+def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Mutations) -> tuple[tuple[str, ...], int]:
+    """The full repositories a partial repository publishes and subscribes to: its manual
+    CLUSSDR's FR first, then one other it knows (003: "sent to the chosen repository and
+    also to one other repository (if there is one)"). Also returns how many it knows."""
+    manual = fr_targets_manual(state, q, cache.cluster)
+    known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
+    ordered = list(dict.fromkeys([*manual[:1], *known]))
+    limit = 1 if mut.publish_to_one_fr else 2
+    return tuple(ordered[:limit]), len(set(known) | set(manual[:1]))
+
+
+def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: "Outbox") -> rp.ClusterCache:
+    """Send a JOIN, carrying this queue manager's own records, over every manual CLUSSDR
+    whose far end exists and has not had one yet. A CLUSSDR whose CONNAME reaches no
+    CLUSRCVR (yet) retries, as a channel in RETRYING does, and joins once its listener is
+    there (000 §Checking initial definitions)."""
+    own = tuple(r for r in cache.records if r.owner == q.qmid)
+    if not any(r.kind == rp.QMGR and not r.deleted for r in own):
+        return cache
+    if cache.full:
+        # 003 §Queue managers and repositories: "All repositories are kept in step with each
+        # other by exchanging messages" — a full repository joining another hands over
+        # everything it holds (and gets everything back: process_repo_message, JOIN)
+        own = cache.records
+    sent = set(cache.joined)
+    for ch in manual_clussdrs(q, cache.cluster):
+        target = resolve_conname(state, ch.conname, cache.cluster)
+        if target is None or target == q.name or ch.conname in sent:
+            continue
+        out.send(target, rp.RepoMsg(rp.JOIN, cache.cluster, q.qmid, q.name, cache.full, records=own))
+        sent.add(ch.conname)
+    return replace(cache, joined=tuple(sorted(sent))) if sent != set(cache.joined) else cache
+
+
+def retry_joins(state: NetworkState, step: int, mut: Mutations) -> NetworkState:
+    """Queue managers whose manual CLUSSDRs can now reach a CLUSRCVR send their JOIN."""
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        for cache in q.caches:
+            pending = [ch for ch in manual_clussdrs(q, cache.cluster) if ch.conname not in cache.joined
+                       and resolve_conname(state, ch.conname, cache.cluster) not in (None, q.name)]
+            if pending:
+                state = publish_own(state, q.name, step, mut)
+                break
+    return state
+
+
+def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """A queue manager compares what it owns with what it last published and publishes the
+    differences (new sequence numbers), joining clusters it has just become able to join."""
+    q = state.qmgr(name)
+    if not q.running:
+        return state
+    log: list[LogEntry] = []
+    out = Outbox()
+    clusters = sorted(set(member_clusters(q)) | {c.cluster for c in q.caches})
+    for cluster in clusters:
+        q = state.qmgr(name)
+        cache = q.cache(cluster)
+        own = _own_records(q, cluster)
+        joining = cache is None
+        if joining:
+            if not own:
+                continue
+            cache = rp.ClusterCache(cluster)
+        cache = replace(cache, full=cluster in objects.repos_clusters(q.defs))
+        changed: list[rp.Record] = []
+        seq = q.seq
+        held_own = {(r.kind, r.key): r for r in cache.records if r.owner == q.qmid}
+        for (kind, key), info in sorted(own.items()):
+            held = held_own.get((kind, key))
+            if held is None or held.deleted or held.info != info:
+                seq += 1
+                changed.append(rp.Record(kind, cluster, key, q.qmid, q.name, seq, state.clock, False, info))
+        for (kind, key), held in sorted(held_own.items()):
+            if (kind, key) not in own and not held.deleted:
+                seq += 1
+                changed.append(replace(held, seq=seq, published=state.clock, deleted=True))
+        if not changed:
+            q = put_cache(q, _send_joins(state, q, cache, out))
+            state = put_qmgr(state, q)
+            continue
+        cache, applied, entries = _apply_all(q, cache, changed, step, mut)
+        log.extend(entries)
+        q = replace(q, seq=seq)
+        if joining or (rp.QMGR, "") in {(r.kind, r.key) for r in changed if not r.deleted and held_own.get((r.kind, r.key)) is None}:
+            # 000 §Initial definitions: the CLUSSDR shows SYSTEM.TEMPQMGR until the FR answers;
+            # the queue manager's records go to the FR over the manual CLUSSDR.
+            temp = tuple(sorted({ch.conname for ch in manual_clussdrs(q, cluster)
+                                 if cache.qmgr_record_of(resolve_conname(state, ch.conname, cluster) or "") is None}))
+            cache = replace(cache, tempqmgr=tuple(sorted(set(cache.tempqmgr) | set(temp))), joined=())
+            cache = _send_joins(state, q, cache, out)
+            if cache.full:
+                q = put_cache(q, cache)
+                _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+        elif cache.full:
+            # an FR's own change: as if received from a non-FR (forward to its manual FRs)
+            q = put_cache(q, cache)
+            _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+        else:
+            targets, known = two_frs(state, q, cache, mut)
+            for fr in targets:
+                out.update(fr, cluster, changed)
+            cache = replace(cache, last_publish=(targets, known))
+        q = put_cache(q, cache)
+        state = put_qmgr(state, q)
+    state = out.flush(state, state.qmgr(name))
+    return add_log(state, log)
+
+
+def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int,
+                         mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """The repository task of ``dst`` processes one message from its command queue."""
+    q = state.qmgr(dst)
+    cache = q.cache(msg.cluster)
+    if cache is None:
+        return add_log(state, [LogEntry(dst, "NOT_A_MEMBER",
+                                     f"{msg.op} from {msg.sender_name} for cluster {msg.cluster}: "
+                                     f"{dst} has no CLUSRCVR in that cluster; discarded", step)])
+    out = Outbox()
+    log: list[LogEntry] = []
+    if msg.op == rp.JOIN:
+        if not cache.full:
+            return add_log(state, [LogEntry(dst, "NOT_A_FULL_REPOSITORY",
+                                         f"{msg.sender_name}'s manual CLUSSDR for {msg.cluster} reaches {dst}, "
+                                         "which is not a full repository; the join is ignored", step)])
+        records, refused = _fr_refuses_topics(q, cache, msg, step)
+        cache, applied, log = _apply_all(q, cache, records, step, mut)
+        log = refused + log
+        q = put_cache(q, cache)
+        # 000 §Initial definitions: the FR answers with its own CLUSRCVR information (and,
+        # DESIGN §3.4, the other FRs it knows); in a pub/sub cluster, everything.
+        answer = [r for r in cache.full_repositories() if r.owner_name != msg.sender_name]
+        if msg.sender_full:
+            # a full repository joining (or re-joining after REFRESH CLUSTER) is rebuilt from
+            # the others: it gets every record held here, tombstones included (003 §Queue
+            # managers and repositories; 002 §REFRESH CLUSTER considerations)
+            answer = [r for r in cache.records if r.owner != msg.sender]
+        elif cache.is_pubsub_cluster():
+            answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
+        out.update(msg.sender_name, msg.cluster, answer, reply=True)
+        _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
+    elif msg.op == rp.UPDATE:
+        records, refused = _fr_refuses_topics(q, cache, msg, step)
+        cache, applied, log = _apply_all(q, cache, records, step, mut)
+        log = refused + log
+        q = put_cache(q, cache)
+        if cache.full:
+            _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
+        else:
+            cache = _pr_follow_up(state, q, cache, out, mut)
+            q = put_cache(q, cache)
+    elif msg.op == rp.SUBSCRIBE:
+        if cache.full:
+            answer: list[rp.Record] = []
+            for key in msg.keys:
+                cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, key)
+                answer += rp.records_for(cache, key)
+            q = put_cache(q, cache)
+            out.update(msg.sender_name, msg.cluster, answer, reply=True)
+    elif msg.op == rp.REMOVE:
+        before = cache
+        cache = rp.remove_owner(cache, msg.removed, msg.records)
+        q = put_cache(q, cache)
+        if cache.full and cache != before and not msg.sender_full:
+            for fr in fr_targets_manual(state, q, msg.cluster):
+                if fr != msg.sender_name:
+                    out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
+    state = put_qmgr(state, q)
+    state = out.flush(state, state.qmgr(dst))
+    return add_log(state, log)
+
+
+def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut: Mutations) -> NetworkState:
+    """REFRESH CLUSTER(C): discard what was learnt of C (cluster topics included) and rebuild
+    it from the full repositories (000 §Refreshing repository information; 002 §REFRESH
+    CLUSTER considerations): the queue manager joins again and re-subscribes."""
+    q = state.qmgr(name)
+    clusters = [c.cluster for c in q.caches] if cluster == "*" else [cluster]
+    for cl in clusters:
+        q = state.qmgr(name)
+        cache = q.cache(cl)
+        if cache is None:
+            continue
+        # the queue manager re-announces itself with new sequence numbers, so a repository
+        # that forcibly removed it (RESET CLUSTER "issued in error" — 000 §Refreshing
+        # repository information) takes it back instead of discarding a duplicate
+        seq = q.seq
+        own = []
+        for r in cache.records:
+            if r.owner == q.qmid:
+                seq += 0 if r.deleted else 1
+                own.append(r if r.deleted else replace(r, seq=seq, published=state.clock))
+        q = replace(q, seq=seq)
+        fresh = replace(cache, records=tuple(own), subscribers=() if not cache.full else cache.subscribers,
+                        highest_seen=tuple(p for p in cache.highest_seen if p[0][2] == q.qmid))
+        for r in own:
+            fresh = rp.note_seen(fresh, r)
+        q = put_cache(q, fresh)
+        state = put_qmgr(state, q)
+        out = Outbox()
+        temp = tuple(sorted({ch.conname for ch in manual_clussdrs(q, cl)}))
+        fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
+        fresh = _send_joins(state, q, fresh, out)
+        if fresh.interests and not fresh.full:
+            # subscriptions go to two full repositories (000 §First MQOPEN of a Queue)
+            for fr in two_frs(state, q, cache, mut)[0]:
+                out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cl, q.qmid, q.name, False, keys=fresh.interests))
+        q = put_cache(q, fresh)
+        state = put_qmgr(state, q)
+        state = out.flush(state, q)
+    return state
+
+
+def reset_cluster(state: NetworkState, name: str, op: objects.ResetCluster, step: int) -> NetworkState:
+    """RESET CLUSTER(C) ACTION(FORCEREMOVE) QMNAME(X)|QMID(X), at a full repository: X's
+    records are deleted here and everywhere (000 §Incorrectly deleted queue managers)."""
+    q = state.qmgr(name)
+    cache = q.cache(op.cluster)
+    if cache is None or not cache.full:
+        return add_log(state, [LogEntry(name, "NOT_A_FULL_REPOSITORY",
+                                     f"RESET CLUSTER({op.cluster}) must be issued on a full repository for "
+                                     f"{op.cluster}: {name} is not one (000 §Incorrectly deleted queue managers)",
+                                     step)])
+    if op.qmid:
+        victims = sorted({r.owner for r in cache.qmgr_records() if r.owner == op.qmid})
+        if not victims:
+            victims = sorted({r.owner for r in cache.records if r.owner == op.qmid})
+    else:
+        victims = sorted({r.owner for r in cache.qmgr_records() if r.owner_name == op.qmname})
+        if not victims:
+            # a queue manager that already left (its CLUSRCVR deleted — 004 §Adding and
+            # removing queue managers) is still known by its records here; the reset goes on
+            withdrawn = sorted({r.owner for r in cache.records if r.owner_name == op.qmname})
+            victims = withdrawn if len(withdrawn) == 1 else []
+        if len(victims) > 1:
+            return add_log(state, [LogEntry(name, "QMNAME_AMBIGUOUS",
+                                         f"RESET CLUSTER QMNAME({op.qmname}): {len(victims)} queue managers of that "
+                                         f"name ({', '.join(victims)}); use QMID", step)])
+    if not victims:
+        return add_log(state, [LogEntry(name, "AMQ8147", f"RESET CLUSTER: {op.qmid or op.qmname} not known in "
+                                                     f"cluster {op.cluster}", step)])
+    for victim in victims:
+        tombstones = tuple(replace(r, deleted=True) for r in cache.records if r.owner == victim)
+        msg = rp.RepoMsg(rp.REMOVE, op.cluster, q.qmid, q.name, False, records=tombstones, removed=victim)
+        state = process_repo_message(state, name, msg, step)  # here, and forwarded to manual FRs
+        q = state.qmgr(name)
+        forwarded = set(fr_targets_manual(state, q, op.cluster))
+        # the FR "can then inform the other queue managers in the cluster to delete them"
+        for member in _members(q.cache(op.cluster), name):
+            target = state.find(member)
+            if member in forwarded or target is None or target.qmid == victim:
+                continue
+            state = send(state, name, member, replace(msg, sender_full=True))
+    return state
+
+
+def suspend_or_resume(state: NetworkState, name: str, op: Any, step: int, mut: Mutations) -> NetworkState:
+    """SUSPEND/RESUME QMGR CLUSTER(C): the queue manager republishes its own record with the
+    SUSPEND flag changed (000 §Workload management features)."""
+    q = state.qmgr(name)
+    suspend = isinstance(op, objects.SuspendCluster)
+    for cluster in op.clusters:
+        cache = q.cache(cluster)
+        if cache is None:
+            continue
+        held = cache.get((rp.QMGR, cluster, q.qmid, ""))
+        if held is None or held.deleted or held.info.suspended == suspend:
+            continue
+        seq = q.seq + 1
+        record = replace(held, seq=seq, published=state.clock, info=replace(held.info, suspended=suspend))
+        cache, _ = rp.apply_record(cache, record)
+        q = replace(put_cache(q, cache), seq=seq)
+        state = put_qmgr(state, q)
+        out = Outbox()
+        if cache.full:
+            _fr_after_apply(state, q, cache, [record], q.name, False, out, mut)
+        else:
+            targets, known = two_frs(state, q, cache, mut)
+            for fr in targets:
+                out.update(fr, cluster, [record])
+            q = put_cache(q, replace(cache, last_publish=(targets, known)))
+            state = put_qmgr(state, q)
+        state = out.flush(state, q)
+    return state
+
+
+def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> NetworkState:
+    """MQOPEN of a queue: the first open of a cluster queue this queue manager knows nothing
+    of makes its repository subscribe for it at two full repositories (000 §First MQOPEN
+    of a Queue). Where messages then go is the workload algorithm's part."""
+    q = state.qmgr(step.qmgr)
+    if q.defs.queue(step.queue) is not None and not step.target_qmgr:
+        return state
+    key = (rp.QUEUE, step.queue)
+    out = Outbox()
+    for cache in q.caches:
+        if cache.full or key in cache.interests:
+            continue
+        cache = rp.subscribe_interest(cache, key)
+        targets, _ = two_frs(state, q, cache, mut)
+        for fr in targets:
+            out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=(key,)))
+        q = put_cache(q, cache)
+    state = put_qmgr(state, q)
+    return out.flush(state, q)
+
+
+def advance_clock(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> NetworkState:
+    """Time passes (DESIGN §3.4): owners republish records older than 30 days; records whose
+    owner is gone are reported missing after 30 days and expire after 60 (topics) or 90
+    (queue managers, queues) days (002 §Key roles; 000 §Incorrectly deleted queue managers)."""
+    before = state.clock
+    state = replace(state, clock=state.clock + step.days)
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        stale = any(r.owner == q.qmid and not r.deleted and state.clock - r.published >= rp.REPUBLISH_DAYS
+                    for c in q.caches for r in c.records)
+        if stale:
+            state = _republish_all(state, q.name, step.index, mut)
+    log: list[LogEntry] = []
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        q_new = q
+        for cache in q.caches:
+            records = []
+            for r in cache.records:
+                # refreshed = the owner's republished copy can reach this repository: a
+                # stopped owner, or channels down on the way, mean no refresh arrives
+                if r.deleted or r.owner == q.qmid or _republish_reaches(state, r.owner, q.name, cache.cluster):
+                    records.append(r)
+                    continue
+                age, age_before = state.clock - r.published, before - r.published
+                if age > rp.EXPIRY_DAYS[r.kind]:
+                    records.append(replace(r, deleted=True))
+                    log.append(LogEntry(q.name, "RECORD_EXPIRED",
+                                        f"{r.kind} record {r.key or r.owner_name} from {r.owner_name} in "
+                                        f"{r.cluster} expired after {rp.EXPIRY_DAYS[r.kind]} days", step.index))
+                    continue
+                if age > rp.REPUBLISH_DAYS >= age_before:
+                    log.append(LogEntry(q.name, "REFRESH_MISSING",
+                                        f"expected update of {r.kind} record {r.key or r.owner_name} from "
+                                        f"{r.owner_name} in {r.cluster} not received", step.index))
+                records.append(r)
+            q_new = put_cache(q_new, replace(cache, records=tuple(records)))
+        state = put_qmgr(state, q_new)
+    return add_log(state, log)
+
+
+def _republish_reaches(state: NetworkState, owner: str, dst: str, cluster: str) -> bool:
+    """Whether the 30-day republication of ``owner`` (a QMID) reaches ``dst`` now: the owner
+    runs, and a path of running queue managers and channels that let messages flow leads
+    from it to the full repositories it publishes to (itself, if it is one), on to the FRs
+    they forward to, and from one of those to ``dst`` (DESIGN §3.4)."""
+    o = next((q for q in state.qmgrs if q.qmid == owner and q.running), None)
+    if o is None or o.cache(cluster) is None:
+        return False
+    if o.name == dst:
+        return True
+    running = {q.name for q in state.qmgrs if q.running}
+
+    def up(a: str, b: str) -> bool:
+        ch = state.channel(a, b)
+        return a in running and b in running and (ch is None or ch.status in FLOWING)
+
+    cache = o.cache(cluster)
+    reached = {o.name} if cache.full else {f for f in two_frs(state, o, cache, NO_MUTATIONS)[0] if up(o.name, f)}
+    todo = list(reached)
+    while todo:
+        fr = state.find(todo.pop())
+        for nxt in fr_targets_manual(state, fr, cluster) if fr else ():
+            if nxt not in reached and up(fr.name, nxt):
+                reached.add(nxt)
+                todo.append(nxt)
+    return dst in reached or any(up(fr, dst) for fr in reached)
+
+
+def republish_overdue(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """A queue manager that starts again republishes its records if their 30-day refresh
+    fell due while it was stopped, so repositories that expired them learn it again
+    (DESIGN §3.4; 000 §Incorrectly deleted queue managers)."""
+    q = state.find(name)
+    if q is None or not q.running:
+        return state
+    overdue = any(r.owner == q.qmid and not r.deleted and state.clock - r.published >= rp.REPUBLISH_DAYS
+                  for c in q.caches for r in c.records)
+    return _republish_all(state, name, step, mut) if overdue else state
+
+
+def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """Every 30 days an owner republishes its records with new sequence numbers."""
+    q = state.qmgr(name)
+    out = Outbox()
+    for cache in q.caches:
+        own = [r for r in cache.records if r.owner == q.qmid and not r.deleted]
+        fresh = []
+        seq = q.seq
+        for r in own:
+            seq += 1
+            fresh.append(replace(r, seq=seq, published=state.clock))
+        cache, applied, _ = _apply_all(q, cache, fresh, step, mut)
+        q = replace(put_cache(q, cache), seq=seq)
+        if cache.full:
+            _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+        else:
+            targets, known = two_frs(state, q, cache, mut)
+            for fr in targets:
+                out.update(fr, cache.cluster, fresh)
+            q = put_cache(q, replace(cache, last_publish=(targets, known)))
+    state = put_qmgr(state, q)
+    return out.flush(state, q)
+
+
+def repositories_of(state: NetworkState) -> dict[str, dict[str, dict]]:
+    """Per queue manager and cluster, what its repository holds (DESIGN §2.3)."""
+    return {q.name: {c.cluster: rp.view(c) for c in q.caches} for q in state.qmgrs if q.caches}

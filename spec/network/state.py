@@ -1,0 +1,256 @@
+"""The network's state and the actions that change it (DESIGN §2.1): plain immutable values.
+
+State (:class:`NetworkState`):
+- ``qmgrs``: per queue manager its object definitions (``spec.objects``), whether it is
+  running, its incarnation (QMID = name + incarnation: a deleted and recreated queue
+  manager is a different queue manager to the cluster — 000 §Incorrectly deleted queue
+  managers), its publish/subscribe state (``spec.pubsub``), its cluster caches
+  (``spec.repository``), one per cluster, and its application handles (``spec.binding``);
+- ``channels``: one FIFO per directed queue-manager pair, the contents of the sender's
+  SYSTEM.CLUSTER.TRANSMIT.QUEUE for that destination (003 §Cluster transmission queue),
+  with the channel's status;
+- ``clock``: scenario days (for republishing and expiry); ``next_step``: the next scenario
+  step; ``logs``: the error log; ``faults``: the fault budget left.
+
+Actions, named actor-then-verb:
+- ``ScenarioStep(i)`` — an administrator or application performs step ``i`` (external; in
+  order);
+- ``ChannelDeliver(src, dst)`` — the head message of a channel arrives and the receiving
+  queue manager processes it (internal);
+- ``ChannelFail(src, dst)`` / ``ChannelRecover(src, dst)`` — a fault: the channel goes to
+  RETRYING and back; ``QmgrStop(name)`` / ``QmgrStart(name)`` — a queue manager stops and
+  restarts (only when the scenario's ``[check] faults`` or ``--faults N`` allows: each
+  failure spends one unit of the budget, recoveries spend none).
+
+The helpers at the end (``add_log``, ``put_qmgr``, ``put_cache``) are the only ways the
+other modules of the package rebuild a state; everything else is a function of the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from spec import binding as bd, objects, repository as rp
+from spec.encoding import canonical_bytes
+from spec.pubsub import LocalPubSub
+
+INITIAL = -1  # the step index of log entries made before the first scenario step
+
+
+FLOWING = ("RUNNING", "INACTIVE", "BINDING", "INITIALIZING", "STARTING")  # a message can move
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """An error-log entry or a failed call: ``step`` is the scenario step (INITIAL before
+    the first), ``code`` an AMQ message number, an MQRC reason, or a short name."""
+
+    qmgr: str
+    code: str
+    detail: str
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrState:
+    """One queue manager."""
+
+    name: str
+    defs: objects.QueueManagerDef
+    pubsub: LocalPubSub
+    published: int = 0  # publications its applications made (serial of the next)
+    incarnation: int = 1
+    running: bool = True
+    seq: int = 0  # the sequence number of its last published cluster record
+    caches: tuple[rp.ClusterCache, ...] = ()  # sorted by cluster
+    # workload management and bind options (issue #7; spec/binding.py):
+    handles: tuple[bd.Handle, ...] = ()  # queues its applications opened, sorted by handle name
+    wl_history: bd.FrozenHistory = bd.FrozenHistory()  # MQWDR DestSeqFactor/DestSeqNumber per channel
+    arrivals: tuple[tuple[str, str, str, int], ...] = ()  # (handle, queue, group, count) put to local queues here
+    decisions: tuple[bd.Decision, ...] = ()  # ghost: every run of the algorithm here, in order
+    explained: tuple[tuple[int, int, str, int, str, str, tuple[str, ...]], ...] = ()  # --explain: order, step, handle, serial, qmgr, what, lines
+
+    @property
+    def qmid(self) -> str:
+        return f"{self.name}_{self.incarnation}"
+
+    def cache(self, cluster: str) -> rp.ClusterCache | None:
+        for c in self.caches:
+            if c.cluster == cluster:
+                return c
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """The messages waiting from ``src`` for ``dst`` (FIFO), and the channel's status."""
+
+    src: str
+    dst: str
+    status: str = "INACTIVE"
+    messages: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NetworkState:
+    """The network (see the module docstring). Equality and hashing go through the
+    canonical encoding, which is memoised per object: checkers keep states in hashed
+    sets, and hashing a deep tree of dataclasses field by field on every lookup costs more
+    than the whole transition."""
+
+    qmgrs: tuple[QmgrState, ...]
+    channels: tuple[Channel, ...] = ()
+    next_step: int = 0
+    logs: tuple[tuple[str, tuple[LogEntry, ...]], ...] = ()  # per queue manager, sorted by name
+    clock: int = 0
+    faults: int = 0  # failures the checker may still inject
+    stopped_by_fault: tuple[str, ...] = ()  # queue managers a fault stopped (they may restart)
+    held_by_step: tuple[tuple[str, str], ...] = ()  # channels whose status a scenario step set (no auto-recovery)
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        """Every log entry, by step, then queue manager (each queue manager's in its order).
+
+        Kept per queue manager in the state so that deliveries at different queue managers
+        commute: the order in which two independent queue managers log does not make two
+        states different."""
+        entries = [e for _, per_qmgr in self.logs for e in per_qmgr]
+        return tuple(sorted(entries, key=lambda e: e.step))
+
+    def __hash__(self) -> int:
+        return hash(canonical_bytes(self))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, NetworkState):
+            return NotImplemented
+        return canonical_bytes(self) == canonical_bytes(other)
+
+    def qmgr(self, name: str) -> QmgrState:
+        for q in self.qmgrs:
+            if q.name == name:
+                return q
+        raise KeyError(name)
+
+    def find(self, name: str) -> QmgrState | None:
+        for q in self.qmgrs:
+            if q.name == name:
+                return q
+        return None
+
+    def channel(self, src: str, dst: str) -> Channel | None:
+        for ch in self.channels:
+            if ch.src == src and ch.dst == dst:
+                return ch
+        return None
+
+    def in_flight(self) -> int:
+        return sum(len(ch.messages) for ch in self.channels)
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioStep:
+    """An administrator or application performs scenario step ``index``."""
+
+    index: int
+
+    def __str__(self) -> str:
+        return f"ScenarioStep({self.index})"
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelDeliver:
+    """The head message on the channel from ``src`` to ``dst`` arrives and is processed."""
+
+    src: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"ChannelDeliver({self.src}->{self.dst})"
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelFail:
+    """Fault: the channel from ``src`` to ``dst`` goes into RETRYING."""
+
+    src: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"ChannelFail({self.src}->{self.dst})"
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelRecover:
+    """The channel from ``src`` to ``dst`` leaves RETRYING and runs again."""
+
+    src: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"ChannelRecover({self.src}->{self.dst})"
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrStop:
+    """Fault: queue manager ``name`` stops (endmqm); its channels stop with it."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"QmgrStop({self.name})"
+
+
+@dataclass(frozen=True, slots=True)
+class QmgrStart:
+    """Queue manager ``name``, stopped by a fault, starts again (strmqm)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"QmgrStart({self.name})"
+
+
+# A mutant switch for tests: each flag breaks one documented rule on purpose, so tests can
+# show the checker catches it (DESIGN §5 "Mutants"). Never set outside tests.
+@dataclass(frozen=True, slots=True)
+class Mutations:
+    ignore_sequence_numbers: bool = False
+    publish_to_one_fr: bool = False
+    fr_forwarding_swapped: bool = False  # FRs re-forward records from FRs, not from PRs
+    no_fingerprint_check: bool = False  # a publication that already visited a queue manager is accepted again
+    relay_within_cluster: bool = False  # proxies/publications from a cluster member are relayed to its members
+    ignore_subscope_remote: bool = False  # remote publications reach SUBSCOPE(QMGR) subscriptions
+    no_proxy_aggregation: bool = False  # one proxy subscription per subscription, one copy per proxy
+    rank_after_status: bool = False  # workload: channel status filters before rank (001 rules 3-4 vs 8-11)
+    weight_ignored: bool = False  # workload: every CLWLWGHT treated as 50
+    redrive_bound_messages: bool = False  # bind: bound messages re-driven when their channel retries
+    far_end_reruns: bool = False  # workload: the receiving end runs the algorithm despite a local instance
+    explain: bool = False  # not a mutant: record each choice's explanation (mqcheck run --explain)
+
+
+NO_MUTATIONS = Mutations()
+
+
+def add_log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
+    """The state with ``entries`` appended to their queue managers' error logs."""
+    if not entries:
+        return state
+    logs = dict(state.logs)
+    for e in entries:
+        logs[e.qmgr] = logs.get(e.qmgr, ()) + (e,)
+    return replace(state, logs=tuple(sorted(logs.items())))
+
+
+def put_qmgr(state: NetworkState, q: QmgrState) -> NetworkState:
+    """The state with queue manager ``q.name`` replaced by ``q``."""
+    return replace(state, qmgrs=tuple(q if old.name == q.name else old for old in state.qmgrs))
+
+
+def put_cache(q: QmgrState, cache: rp.ClusterCache) -> QmgrState:
+    """The queue manager with its cache for ``cache.cluster`` replaced (or added)."""
+    rest = tuple(c for c in q.caches if c.cluster != cache.cluster)
+    return replace(q, caches=tuple(sorted(rest + (cache,), key=lambda c: c.cluster)))

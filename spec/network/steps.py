@@ -1,0 +1,247 @@
+"""Scenario steps and MQSC at a queue manager: runmqsc's effect (``apply_mqsc``, which
+then lets the queue manager publish what changed in its clusters), queue manager stop,
+start, delete and recreate, the ``channel`` step, the table of which module handles each
+kind of step, their one-line descriptions for traces, and what a scenario asks for that
+is not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from spec import objects, pubsub, scenario as sc
+from spec.network.channels import hold_channel, set_channel, set_status_by_name
+from spec.network.pubsub import (
+    admin_subscription, is_api_subscription, mqsc_on_api_subscription, publish_step, pubsub_refresh_cluster,
+    refresh_proxy_subscriptions, remove_subscription, republish_step, restarted, subscribe_step, unsubscribe_step,
+)
+from spec.network.repositories import (
+    publish_own, refresh_cluster, republish_overdue, reset_cluster, retry_joins, subscribe_on_open,
+    suspend_or_resume,
+)
+from spec.network.state import NO_MUTATIONS, Channel, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_qmgr
+from spec.network.topology import pubsub_space, topic_space
+from spec.network.workload import close_step, open_step, put_step, redrive_channel
+from spec.pubsub import LocalPubSub
+
+def _amq_code(message: str) -> str:
+    head = message.split(":", 1)[0].strip()
+    return head if head.startswith("AMQ") else "MQSC_REJECTED"
+
+
+def _mqsc_at(cmd: Any) -> str:
+    """Where a rejected command is written, for its log entry (a long mqsc_file)."""
+    return f" (at {cmd.file}:{cmd.line})" if getattr(cmd, "line", 0) else ""
+
+
+def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: int,
+               mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """Run MQSC commands at one queue manager, as runmqsc would, then let it publish what
+    changed in its clusters.
+
+    Rejected commands change nothing and are logged with the AMQ message MQ prints. A
+    DEFINE SUB creates the durable subscription at once (its WILDCARD blocking set is
+    captured now); DELETE SUB removes it; CLEAR TOPICSTR removes a retained publication;
+    CLEAR QLOCAL(SYSTEM.CLUSTER.TRANSMIT.QUEUE) discards every message waiting to leave.
+    """
+    for cmd in commands:
+        q = state.qmgr(name)
+        if is_api_subscription(q, cmd):  # one subscription namespace per queue manager
+            state = mqsc_on_api_subscription(state, name, cmd, step)
+            continue
+        # DEFINE SUB TOPICOBJ may name a cluster topic known here (002 §Topic spaces, Case 1)
+        defs, outcome = objects.apply_command(q.defs, cmd, pubsub_space(q).cluster)
+        if not outcome.accepted:
+            state = add_log(state, [LogEntry(name, _amq_code(outcome.message), outcome.message + _mqsc_at(cmd), step)])
+            continue
+        ps = q.pubsub
+        if cmd.verb == "DEFINE" and cmd.objtype == "SUB" and ps.subscription(cmd.name) is None:
+            space = replace(topic_space(q), local=defs.topics)
+            ps, errors = pubsub.subscribe(space, ps, admin_subscription(defs.subscription(cmd.name)))
+            if errors:  # MQ refuses the DEFINE SUB as a whole
+                state = add_log(state, [LogEntry(name, e.code, e.detail + _mqsc_at(cmd), step) for e in errors])
+                continue
+        elif cmd.verb == "DELETE" and cmd.objtype == "SUB":
+            ps = remove_subscription(ps, cmd.name)
+        op = outcome.operation
+        if isinstance(op, objects.ClearRetained):
+            ps = pubsub.clear_retained(ps, op.topicstr)
+        if cmd.verb == "CLEAR" and cmd.objtype == "QLOCAL":
+            ps = pubsub.clear_queue(ps, cmd.name)
+        state = put_qmgr(state, replace(q, defs=defs, pubsub=ps))
+        if cmd.verb == "CLEAR" and cmd.objtype == "QLOCAL" and cmd.name == "SYSTEM.CLUSTER.TRANSMIT.QUEUE":
+            state = replace(state, channels=tuple(replace(c, messages=()) if c.src == name else c
+                                                  for c in state.channels))
+        if isinstance(op, (objects.SuspendCluster, objects.ResumeCluster)):
+            state = suspend_or_resume(state, name, op, step, mut)
+        elif isinstance(op, objects.RefreshCluster):
+            state = publish_own(state, name, step, mut)
+            state = refresh_cluster(state, name, op.cluster, step, mut)
+            state = pubsub_refresh_cluster(state, name, op.cluster)
+        elif isinstance(op, objects.ResetCluster):
+            state = reset_cluster(state, name, op, step)
+        elif isinstance(op, objects.StopChannel):
+            state = set_status_by_name(state, name, op.name, "STOPPED")
+        elif isinstance(op, objects.StartChannel):
+            state = set_status_by_name(state, name, op.name, "RUNNING")
+        elif isinstance(op, objects.RefreshProxySubscriptions):
+            state = refresh_proxy_subscriptions(state, name)
+    state = publish_own(state, name, step, mut)
+    return retry_joins(state, step, mut)
+
+
+def require_running(state: NetworkState, name: str, step: int) -> NetworkState | None:
+    q = state.find(name)
+    if q is None:
+        return add_log(state, [LogEntry(name, "MQRC_Q_MGR_NOT_AVAILABLE", f"{name} has been deleted", step)])
+    if not q.running:
+        return add_log(state, [LogEntry(name, "MQRC_Q_MGR_NOT_AVAILABLE", f"{name} is stopped", step)])
+    return None
+
+
+def mqsc_step(state: NetworkState, step: sc.MqscStep, mut: Mutations) -> NetworkState:
+    return apply_mqsc(state, step.qmgr, step.commands, step.index, mut)
+
+
+def channel_step(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> NetworkState:
+    existing = state.channel(step.qmgr, step.to) or Channel(step.qmgr, step.to)
+    state = set_channel(state, replace(existing, status=step.status))
+    # the administrator's status stays until a later step changes it (no automatic recovery)
+    state = hold_channel(state, step.qmgr, step.to)
+    return redrive_channel(state, step.qmgr, step.to, step.index, mut)
+
+
+def qmgr_started(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """strmqm, by a scenario step or as a fault's recovery (``QmgrStart``) — one rule for
+    both: a stopped queue manager restarts (``restarted``), republishes records whose
+    refresh fell due meanwhile and publishes what changed. A running one only publishes."""
+    q = state.qmgr(name)
+    state = put_qmgr(state, restarted(q) if not q.running else q)
+    state = republish_overdue(state, name, step, mut)
+    return publish_own(state, name, step, mut)
+
+
+def qmgr_step(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario: sc.Scenario) -> NetworkState:
+    q = state.find(step.name)
+    if step.action == "stop":
+        return put_qmgr(state, replace(q, running=False)) if q else state
+    if step.action == "start":
+        if q is None:
+            return add_log(state, [LogEntry(step.name, "AMQ7048", f"{step.name} does not exist (deleted)", step.index)])
+        return qmgr_started(state, step.name, step.index, mut)
+    if step.action == "delete":
+        if q is None:
+            return state
+        # dltmqm: its channels and queues go; what other queue managers know stays (000)
+        return replace(state, qmgrs=tuple(x for x in state.qmgrs if x.name != step.name),
+                       channels=tuple(c for c in state.channels if c.src != step.name))
+    # recreate: a new queue manager with the same name and definitions, a new QMID
+    if q is not None:  # crtmqm of a name that exists
+        return add_log(state, [LogEntry(step.name, "AMQ8110", f"queue manager {step.name} already exists; delete it "
+                                                           "before recreating it", step.index)])
+    incarnation = (q.incarnation if q else _last_incarnation(state, step.name)) + 1
+    spec_ = next(s for s in scenario.qmgrs if s.name == step.name)
+    fresh = QmgrState(step.name, objects.QueueManagerDef(step.name), LocalPubSub(), incarnation=incarnation,
+                      seq=0)
+    qmgrs = tuple(sorted([x for x in state.qmgrs if x.name != step.name] + [fresh], key=lambda x: x.name))
+    state = replace(state, qmgrs=qmgrs, channels=tuple(c for c in state.channels if c.src != step.name))
+    return apply_mqsc(state, step.name, spec_.commands, step.index, mut)
+
+
+def _last_incarnation(state: NetworkState, name: str) -> int:
+    found = [int(r.owner.rsplit("_", 1)[1]) for q in state.qmgrs for c in q.caches for r in c.records
+             if r.owner_name == name]
+    return max(found, default=1)
+
+
+# Scenario steps that act at one running queue manager: handler(state, step, mutations).
+STEP_HANDLERS = {
+    sc.MqscStep: mqsc_step,
+    sc.OpenStep: lambda state, step, mut: open_step(subscribe_on_open(state, step, mut), step, mut),
+    sc.PutStep: lambda state, step, mut: put_step(state, step, mut),
+    sc.CloseStep: lambda state, step, mut: close_step(state, step, mut),
+    sc.PublishStep: publish_step,
+    sc.SubscribeStep: subscribe_step,
+    sc.UnsubscribeStep: unsubscribe_step,
+    sc.RepublishStep: republish_step,
+}
+
+
+def describe_step(step: Any) -> str:
+    """A one-line description of a scenario step for traces and tables."""
+    if isinstance(step, sc.PublishStep):
+        topic = f"{step.topicobj}:{step.topic}" if step.topicobj else step.topic
+        extra = " retained" if step.retain else ""
+        times = f" x{step.count}" if step.count != 1 else ""
+        return f"publish {topic!r} at {step.qmgr}{extra}{times}"
+    if isinstance(step, sc.SubscribeStep):
+        return f"subscribe {step.name} to {step.topic!r} ({step.scheme}) at {step.qmgr}"
+    if isinstance(step, sc.UnsubscribeStep):
+        return f"unsubscribe {step.name} at {step.qmgr}"
+    if isinstance(step, sc.MqscStep):
+        first = step.text.strip().splitlines()[0] if step.text.strip() else ""
+        more = f" (+{len(step.commands) - 1} more)" if len(step.commands) > 1 else ""
+        return f"MQSC at {step.qmgr}: {first}{more}"
+    if isinstance(step, sc.OpenStep):
+        target = f" (queue manager {step.target_qmgr})" if step.target_qmgr else ""
+        return f"MQOPEN {step.queue}{target} at {step.qmgr} as {step.handle}, bind {step.bind}"
+    if isinstance(step, sc.PutStep):
+        group = f" in group {step.group}" if step.group else ""
+        return f"MQPUT x{step.count} to {step.handle}{group}"
+    if isinstance(step, sc.CloseStep):
+        return f"MQCLOSE {step.handle}"
+    if isinstance(step, sc.ChannelStep):
+        return f"channel {step.qmgr}->{step.to} {step.status}"
+    if isinstance(step, sc.QmgrStep):
+        return f"{step.action} queue manager {step.name}"
+    if isinstance(step, sc.AdvanceStep):
+        return f"advance the clock {step.days} day{'' if step.days == 1 else 's'}"
+    if isinstance(step, sc.RepublishStep):
+        return f"republish {step.subscription} at {step.qmgr} ({step.action}{', as ' + repr(step.topic) if step.topic else ''})"
+    return type(step).__name__
+
+
+_UNMODELLED_STEPS = {
+}
+
+
+_UNMODELLED_OPERATIONS = {
+}
+
+
+def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
+    """What the scenario asks for that this version does not model, one line each."""
+    notes: list[str] = []
+    for step in scenario.steps:
+        why = _UNMODELLED_STEPS.get(type(step))
+        if why:
+            notes.append(f"steps[{step.index}] (line {step.line}): {why} is not modelled yet; the step has no effect")
+    sources = [(f"qmgrs.{q.name}", q.name, q.commands) for q in scenario.qmgrs]
+    sources += [(f"steps[{s.index}]", s.qmgr, s.commands) for s in scenario.steps if isinstance(s, sc.MqscStep)]
+    for where, qmgr, commands in sources:
+        for cmd in commands:
+            _, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
+            why = _UNMODELLED_OPERATIONS.get(type(outcome.operation))
+            if why:
+                notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
+            why = _wl_unmodelled_routing(qmgr, cmd)
+            if why:
+                notes.append(f"{where} (line {cmd.line}): {why}")
+    return tuple(notes)
+
+
+def _wl_unmodelled_routing(qmgr: str, cmd: Any) -> str:
+    """Channels the workload model ignores: SDR/RCVR pairs and transmission queues are
+    modelled (000 §Routing messages in and out of clusters, Scenarios 1-3), client channels
+    carry no queue manager traffic, but SVR/RQSTR (and the like) are not: said, so that a
+    scenario relying on them is not silently answered as if they did not exist."""
+    defs, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
+    if not outcome.accepted:
+        return ""
+    for ch in defs.channels:
+        if ch.chltype not in ("CLUSSDR", "CLUSRCVR", "SDR", "RCVR", "SVRCONN", "CLNTCONN"):
+            return (f"CHANNEL({ch.name}) CHLTYPE({ch.chltype}): point-to-point channels are not modelled; "
+                    "no message flows over it")
+    return ""

@@ -1,0 +1,157 @@
+"""Who a queue manager is connected to, read from the state: cluster membership (its
+CLUSRCVRs and manual CLUSSDRs, 003 §Cluster channels), which queue manager a CONNAME
+reaches, why a queue manager has not joined (000 §Checking initial definitions), its
+topic space (local topic objects plus the cluster topics it has received, 002 §Cluster
+topics) and its publish/subscribe neighbours (002 §Publish/subscribe hierarchies). Pure
+queries: nothing here changes a state.
+"""
+
+from __future__ import annotations
+
+from spec import objects, pubsub, repository as rp
+from spec.network.state import FLOWING, NetworkState, QmgrState
+from spec.topic_tree import TopicSpace
+
+def norm_conname(conname: str) -> str:
+    return objects.conname_key(conname)
+
+
+def cluster_topic_records(q: QmgrState) -> tuple[rp.Record, ...]:
+    """Cluster topic records this queue manager has received from other owners, oldest
+    first (the most recently published is last: it wins — 002 §Multiple cluster topic
+    definitions: "the most recently received cluster topic definition is used")."""
+    records = [r for c in q.caches for r in c.live() if r.kind == rp.TOPIC and r.owner != q.qmid]
+    return tuple(sorted(records, key=lambda r: (r.published, r.seq, r.owner)))
+
+
+def topic_space(q: QmgrState) -> TopicSpace:
+    """A queue manager's topic space: its local topic objects plus the cluster topic
+    definitions it has received (002 §Cluster topics; DESIGN §3.2)."""
+    return TopicSpace(q.defs.topics, tuple(r.info for r in cluster_topic_records(q)))
+
+
+# DESIGN §3.3. The rules are pure functions in spec.pubsub; this section finds each queue
+# manager's links, moves proxy subscriptions and publications over the channels, and runs
+# the scenario's publish/subscribe steps. After every step and every delivery the queue
+# managers concerned re-compute their demand and send what changed (``_ps_reconcile``):
+# that single rule gives proxy subscribe/unsubscribe, aggregation, the synchronisation
+# when a child connects to its parent or a member learns of a new member of a pub/sub
+# cluster, and PROXYSUB(FORCE).
+def pubsub_space(q: QmgrState) -> TopicSpace:
+    """The topic space publish/subscribe uses at ``q``: with PSCLUS(DISABLED) cluster topic
+    definitions are not used (002 §Inhibiting clustered publish/subscribe in a cluster)."""
+    if q.defs.psclus == "DISABLED":
+        return TopicSpace(q.defs.topics)
+    return topic_space(q)
+
+
+def clusrcvr(q: QmgrState, cluster: str) -> objects.Channel | None:
+    for ch in q.defs.channels:
+        if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs):
+            return ch
+    return None
+
+
+def member_clusters(q: QmgrState) -> tuple[str, ...]:
+    """Clusters this queue manager has a CLUSRCVR for (003 §Cluster channels)."""
+    found = {c for ch in q.defs.channels if ch.chltype == "CLUSRCVR" for c in objects.clusters_of(ch, q.defs)}
+    return tuple(sorted(found))
+
+
+def manual_clussdrs(q: QmgrState, cluster: str) -> tuple[objects.Channel, ...]:
+    return tuple(ch for ch in q.defs.channels
+                 if ch.chltype == "CLUSSDR" and cluster in objects.clusters_of(ch, q.defs))
+
+
+def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | None:
+    """The queue manager listening at ``conname``: the one whose CLUSRCVR for ``cluster``
+    has that CONNAME (falling back to a CLUSRCVR of any cluster)."""
+    want = norm_conname(conname)
+    fallback = None
+    for q in state.qmgrs:
+        for ch in q.defs.channels:
+            if ch.chltype == "CLUSRCVR" and norm_conname(ch.conname) == want:
+                if cluster in objects.clusters_of(ch, q.defs):
+                    return q.name
+                fallback = fallback or q.name
+    return fallback
+
+
+def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:
+    """Reasons a queue manager's manual CLUSSDRs have not taken it into their cluster
+    (000 §Checking initial definitions), one line each, from the state as it is: a CLUSSDR
+    whose full repository has answered (its record is held, no SYSTEM.TEMPQMGR entry) is
+    not reported, whatever happened to that queue manager since."""
+    reasons = []
+    for ch in q.defs.channels:
+        if ch.chltype != "CLUSSDR":
+            continue
+        for cluster in objects.clusters_of(ch, q.defs) or ("",):
+            target_name = resolve_conname(state, ch.conname, cluster) if cluster else None
+            cache = q.cache(cluster) if cluster else None
+            waiting = cache is not None and any(norm_conname(c) == norm_conname(ch.conname) for c in cache.tempqmgr)
+            if cache is not None and target_name and not waiting and cache.qmgr_record_of(target_name) is not None:
+                continue  # joined
+            if not cluster:
+                reasons.append(f"CLUSSDR {ch.name} names no cluster")
+            elif clusrcvr(q, cluster) is None:
+                if member_clusters(q):
+                    reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but no CLUSRCVR of {q.name} is "
+                                   f"(the CLUSRCVR and CLUSSDR cluster names differ)")
+                else:
+                    reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but {q.name} has no CLUSRCVR for "
+                                   f"cluster {cluster} (both are needed — 000 §Checking initial definitions)")
+            elif target_name is None:
+                reasons.append(f"CLUSSDR {ch.name} CONNAME('{ch.conname}') matches no queue manager's CLUSRCVR")
+            else:
+                target = state.qmgr(target_name)
+                back = state.channel(target_name, q.name)
+                if target.cache(cluster) is None:
+                    reasons.append(f"CLUSSDR {ch.name} reaches {target.name}, which is not a member of cluster {cluster}")
+                elif not target.cache(cluster).full:
+                    reasons.append(f"CLUSSDR {ch.name} reaches {target.name}, which is not a full repository "
+                                   f"for cluster {cluster}")
+                elif not target.running or not q.running:
+                    stopped = target.name if not target.running else q.name
+                    reasons.append(f"CLUSSDR {ch.name}: {stopped} is stopped; SYSTEM.TEMPQMGR until {target.name} "
+                                   f"answers")
+                elif back is not None and back.status not in FLOWING:
+                    # 000 §Checking initial definitions: "check channel status from the Full to
+                    # the Partial"
+                    reasons.append(f"CLUSSDR {ch.name}: {target.name} has not answered (SYSTEM.TEMPQMGR): the "
+                                   f"channel from {target.name} back to {q.name} is {back.status} — check channel "
+                                   f"status from the Full to the Partial")
+                elif waiting:
+                    reasons.append(f"CLUSSDR {ch.name}: {target.name} has not answered yet (SYSTEM.TEMPQMGR)")
+    return tuple(reasons)
+
+
+def fr_targets_manual(state: NetworkState, q: QmgrState, cluster: str) -> tuple[str, ...]:
+    """Queue managers reached by this queue manager's manual CLUSSDRs for ``cluster``."""
+    out = []
+    for ch in manual_clussdrs(q, cluster):
+        target = resolve_conname(state, ch.conname, cluster)
+        if target and target != q.name and target not in out:
+            out.append(target)
+    return tuple(out)
+
+
+def pubsub_links(state: NetworkState, q: QmgrState) -> tuple[pubsub.Link, ...]:
+    """``q``'s publish/subscribe neighbours: its parent and children (002 §Publish/subscribe
+    hierarchies: PSMODE(ENABLED) at both ends) and the other members it knows of each
+    publish/subscribe cluster it belongs to (002 §Cluster topics; not with PSCLUS(DISABLED))."""
+    links: set[pubsub.Link] = set()
+    if q.defs.psmode == "ENABLED":
+        parent = state.find(q.defs.parent) if q.defs.parent and q.defs.parent != q.name else None
+        if parent is not None and parent.defs.psmode == "ENABLED":
+            links.add(pubsub.Link(parent.name, pubsub.HIERARCHY))
+        for other in state.qmgrs:
+            if other.name != q.name and other.defs.parent == q.name and other.defs.psmode == "ENABLED":
+                links.add(pubsub.Link(other.name, pubsub.HIERARCHY))
+    if q.defs.psclus == "ENABLED" and q.defs.psmode != "DISABLED":
+        for cache in q.caches:
+            if cache.is_pubsub_cluster():
+                for r in cache.qmgr_records():
+                    if r.owner_name != q.name and state.find(r.owner_name) is not None:
+                        links.add(pubsub.Link(r.owner_name, cache.cluster))
+    return tuple(sorted(links))
