@@ -78,6 +78,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(_render_explanations(data["explanations"]))
     for note in report.unmodelled:
         print(f"mqcheck: note: {printable(note)}", file=sys.stderr)
+    if report.blocked:  # a deadlock before the scenario's end is a finding, never a pass
+        return EXIT_FAILED
     return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
 
 
@@ -212,15 +214,26 @@ def _check_properties(scenario) -> tuple:
             return state.next_step == len(scenario.steps) and state.in_flight() == 0
 
         def expectations_hold(model, state) -> bool:
-            return not at_end(state) or all(r.ok for r in check_expectations(scenario, state))
+            if not at_end(state):
+                return not _deadlocked(model, state)
+            return all(r.ok for r in check_expectations(scenario, state))
 
         props.append(Property.at_quiescence(
-            "EXPECT", "the scenario's [[expect]] blocks hold in every settled final state", expectations_hold,
-            citation=scenario.file, witness="EXPECT-END"))
+            "EXPECT", "the scenario's steps can all be taken and its [[expect]] blocks hold in every settled "
+            "final state", expectations_hold, citation=scenario.file, witness="EXPECT-END"))
         props.append(Property.sometimes(
             "EXPECT-END", "the scenario's last step is taken and the network settles",
             lambda model, state: at_end(state), citation=scenario.file))
     return tuple(props)
+
+
+def _deadlocked(model, state) -> bool:
+    """A settled state before the scenario's end where nothing at all can happen: the next
+    step waits for ever (a put waiting for a repository answer that cannot come). A step
+    that can never be taken is a finding, never a vacuous pass (issue #18)."""
+    if state.next_step >= len(model.scenario.steps):
+        return False
+    return all(model.next_state(state, action) is None for action in model.actions(state))
 
 
 def _check_backend_options(args: argparse.Namespace) -> None:

@@ -203,7 +203,23 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
     known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
     ordered = list(dict.fromkeys([*manual[:1], *known]))
     limit = 1 if mut.publish_to_one_fr else 2
-    return tuple(ordered[:limit]), len(set(known) | set(manual[:1]))
+    # 000 §Considerations for Full Repositories: the manual CLUSSDR's FR is tried first,
+    # "but if that Full Repository is unavailable, it will then use any other Full
+    # Repositories that it knows about"; with none available, the messages wait on the
+    # transmission queue for the preferred ones
+    available = [fr for fr in ordered if _fr_available(state, q.name, fr)]
+    chosen = available[:limit] or ordered[:limit]
+    return tuple(chosen), len(set(known) | set(manual[:1]))
+
+
+def _fr_available(state: NetworkState, name: str, fr: str) -> bool:
+    """A full repository is available when it is running and the channel to it can move
+    messages (not RETRYING, STOPPED, ...)."""
+    far = state.find(fr)
+    if far is None or not far.running:
+        return False
+    ch = state.channel(name, fr)
+    return ch is None or ch.status in FLOWING
 
 
 def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: "Outbox") -> rp.ClusterCache:

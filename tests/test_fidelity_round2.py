@@ -1,0 +1,122 @@
+"""Fidelity round 2 (issue #18): behaviours IBM's documents state, as scenarios written
+from the cited sections, with their neighbouring cases. Each runs as a user would run it
+(`mqcheck run`/`check` through ``checker.cli.main``) or through ``run_scenario``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from checker.cli import main
+from spec.network import run_scenario
+from spec.scenario import parse_scenario
+
+
+def fr(name: str, *others: str, cluster: str = "DEMO") -> str:
+    sdrs = "\n".join(f"DEFINE CHANNEL(TO.{o}) CHLTYPE(CLUSSDR) CONNAME('{o.lower()}(1414)') CLUSTER({cluster})"
+                     for o in others)
+    return (f"[qmgrs.{name}]\nmqsc = '''\nALTER QMGR REPOS({cluster})\n"
+            f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER({cluster})\n"
+            f"{sdrs}\n'''\n")
+
+
+def pr(name: str, to: str, extra: str = "", cluster: str = "DEMO") -> str:
+    return (f"[qmgrs.{name}]\nmqsc = '''\n"
+            f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER({cluster})\n"
+            f"DEFINE CHANNEL(TO.{to}) CHLTYPE(CLUSSDR) CONNAME('{to.lower()}(1414)') CLUSTER({cluster})\n"
+            f"{extra}\n'''\n")
+
+
+def steps(*lines: str) -> str:
+    return "".join(f"[[steps]]\n{line}\n" for line in lines)
+
+
+def run(text: str):
+    return run_scenario(parse_scenario(text, "s.toml"))
+
+
+def cli(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([args[0], str(path), *args[1:]])
+    return status, out.getvalue(), err.getvalue()
+
+
+def arrived(report, handle: str) -> dict:
+    return {k: v for k, v in report.to_json()["messages"].get(handle, {}).items() if v}
+
+
+# =======================================================================================
+# 5. Unavailable full repositories — 000 §Considerations for Full Repositories: "manually
+# defining a cluster sender channel to that queue manager will make the Partial Repository
+# attempt to use it first, but if that Full Repository is unavailable, it will then use
+# any other Full Repositories that it knows about"; 003 §Queue managers and repositories.
+# =======================================================================================
+
+THREE_FRS = (fr("FR1", "FR2", "FR3") + fr("FR2", "FR1", "FR3") + fr("FR3", "FR1", "FR2")
+             + pr("PR1", "FR2", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR1"))
+TWO_FRS = fr("FR1", "FR2") + fr("FR2", "FR1") + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR1")
+OPEN_PUT = ('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }', 'put = { handle = "h1", count = 2 }')
+
+
+@pytest.mark.parametrize("stopped", [(), ("FR1",), ("FR2",), ("FR1", "FR2"), ("FR1", "FR3")],
+                         ids=lambda s: "stopped:" + (",".join(s) or "none"))
+def test_a_partial_repository_subscribes_at_full_repositories_that_are_up(stopped):
+    # three FRs: whichever one or two are down, PR3 learns CQ1 from one that is up
+    report = run(THREE_FRS + steps(*(f'qmgr = {{ name = "{n}", action = "stop" }}' for n in stopped), *OPEN_PUT))
+    assert arrived(report, "h1") == {"PR1": 2}
+    assert not report.blocked
+    assert "CQ1" in report.to_json()["repositories"]["PR3"]["DEMO"]["queues"]
+    assert not set(subscribed_at(report, "PR3", "CQ1")) & set(stopped)
+
+
+def test_the_preferred_full_repository_first_when_it_is_up():
+    # neighbouring case: everything up; the manual CLUSSDR's FR (FR1) gets the subscription
+    report = run(THREE_FRS + steps(*OPEN_PUT))
+    assert arrived(report, "h1") == {"PR1": 2}
+    assert subscribed_at(report, "PR3", "CQ1") == ["FR1", "FR2"]  # preferred first, then one other
+
+
+def subscribed_at(report, who: str, queue: str) -> list[str]:
+    """The full repositories holding ``who``'s subscription for ``queue``."""
+    return sorted(q.name for q in report.final.qmgrs for c in q.caches if c.full
+                  for s in c.subscribers if s[1] == who and s[3] == queue)
+
+
+def test_a_full_repository_back_before_the_put_answers_it():
+    # both FRs down at MQOPEN: the subscription waits on the transmission queue for FR1;
+    # FR1 restarts before the put, answers, and the put goes through
+    report = run(TWO_FRS + steps('qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }',
+                                 OPEN_PUT[0], 'qmgr = { name = "FR1", action = "start" }', OPEN_PUT[1]))
+    assert arrived(report, "h1") == {"PR1": 2}
+    assert not report.blocked
+
+
+BOTH_DOWN = TWO_FRS + steps('qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }',
+                            *OPEN_PUT) + "[[expect]]\nmessages = { h1 = { PR1 = 2 } }\n"
+
+
+def test_run_reports_a_put_that_can_never_be_taken_and_exits_1(tmp_path):
+    # no full repository can answer: `run` used to crash (AttributeError in the settle
+    # loop); the step that can never be taken is a finding
+    status, out, err = cli(tmp_path, BOTH_DOWN, "run", "--json")
+    assert status == 1, err
+    data = json.loads(out)
+    assert "steps[3]" in data["blocked"] and "never be taken" in data["blocked"]
+    assert [e["code"] for e in data["errors"]] == ["STEP_NEVER_TAKEN"]
+    assert "Traceback" not in err
+
+
+def test_check_reports_the_deadlock_as_a_violation_not_a_vacuous_pass(tmp_path):
+    status, out, _ = cli(tmp_path, BOTH_DOWN, "check", "--json", "--quiet", "--workers", "1")
+    assert status == 1
+    verdicts = json.loads(out)["verdicts"]
+    assert verdicts["EXPECT"]["status"] == "violated"
+    assert verdicts["EXPECT-END"]["status"] == "never reached"
