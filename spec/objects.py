@@ -388,7 +388,10 @@ def apply_command(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ())
     handler = _HANDLERS.get((cmd.verb, cmd.objtype))
     assert handler is not None, f"mqsc.MODELLED_TYPES has no handler for {cmd.title()}"
     try:
-        new_qm, operation = _define_sub(qm, cmd, cluster_topics) if handler is _define_sub else handler(qm, cmd)
+        if handler is _define_sub or handler is _alter_qmgr:  # they read what the network knows
+            new_qm, operation = handler(qm, cmd, cluster_topics)
+        else:
+            new_qm, operation = handler(qm, cmd)
     except _Rejected as rejected:
         return qm, Outcome(cmd, False, str(rejected))
     return new_qm, Outcome(cmd, True, operation=operation)
@@ -676,19 +679,25 @@ def _delete_namelist(qm: QueueManagerDef, cmd: Command):
 
 # -- the queue manager and runtime operations
 
-def _alter_qmgr(qm: QueueManagerDef, cmd: Command):
+def _alter_qmgr(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ()):
+    """ALTER QMGR; ``cluster_topics``: the cluster topic definitions known here (records
+    from the other queue managers of its clusters)."""
     new = replace(qm, **_field_values(cmd, QueueManagerDef))
     if new.repos and new.reposnl:
         raise _Rejected("MQRCCF_REPOS_NAME_CONFLICT: only one of the resultant values of "
                         "REPOS or REPOSNL can be nonblank.")
     clustered = [t.name for t in qm.topics if t.cluster]
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: "No clustered topic objects
+    # can exist in any cluster of which this queue manager is a member when modifying from
+    # ENABLED to DISABLED. Any such topics (even remotely defined ones) must be deleted
+    # before disabling this function" — the cluster topic records known here are those of
+    # its clusters (the network model passes them)
+    clustered += [f"{t.name} (cluster {t.cluster}, defined elsewhere)" for t in cluster_topics
+                  if t.cluster and t.name not in clustered]
     if qm.psclus == "ENABLED" and new.psclus == "DISABLED" and clustered:
-        # 002 §Inhibiting clustered publish/subscribe in a cluster: "No clustered topic
-        # objects can exist ... when modifying from ENABLED to DISABLED". Topics defined on
-        # other queue managers are the network model's to check.
         raise _Rejected(f"PSCLUS(DISABLED): delete the clustered topic objects first "
-                        f"({', '.join(clustered)}) (002 §Inhibiting clustered publish/subscribe "
-                        f"in a cluster).")
+                        f"({', '.join(dict.fromkeys(clustered))}) (002 §Inhibiting clustered "
+                        f"publish/subscribe in a cluster).")
     return new, None
 
 

@@ -26,7 +26,9 @@ scenario file) or neither (an empty queue manager), never both.
   means no such option (the topic's PUBSCOPE decides).
 - ``subscribe = {qmgr, name, topic, scheme? = "topic" | "char", scope? = "ALL" | "QMGR",
   group?, dest?, new_only? = false, durable? = false, topicobj?}`` — ``durable`` defaults to
-  the MQI's default, MQSO_NON_DURABLE; ``new_only`` is MQSO_NEW_PUBLICATIONS_ONLY.
+  the MQI's default, MQSO_NON_DURABLE; ``new_only`` is MQSO_NEW_PUBLICATIONS_ONLY; ``scope``
+  left out is no scope option (the topic's SUBSCOPE decides), ``"ALL"``/``"QMGR"`` are
+  MQSO_SCOPE_ALL/MQSO_SCOPE_QMGR, which override SUBSCOPE (002 §Subscription scope).
 - ``unsubscribe = {qmgr, name}``
 - ``republish = {qmgr, subscription, action = "NEW" | "FORWARD", topic?}`` — an application
   that gets the publications of ``subscription`` and publishes them again (under ``topic``
@@ -212,7 +214,7 @@ class SubscribeStep:
     name: str
     topic: str  # "" when only topicobj is given
     scheme: str = "topic"
-    scope: str = "ALL"  # "QMGR" = MQSO_SCOPE_QMGR
+    scope: str = ""  # "" = no option (the topic's SUBSCOPE decides); "ALL"/"QMGR" = MQSO_SCOPE_ALL/_QMGR
     group: str = ""
     dest: str = ""
     new_only: bool = False
@@ -1141,7 +1143,7 @@ class _Parser:
         dest = self.string(t, "dest", path, "")
         step = SubscribeStep(
             index, line, qmgr, name, topic, scheme,
-            scope=self.keyword(t, "scope", path, SCOPES, "ALL"),
+            scope=self.keyword(t, "scope", path, SCOPES, None) if "scope" in t else "",
             group=self.string(t, "group", path, ""),
             dest=self.mq_name(dest, path + ("dest",), "queue") if dest else "",
             new_only=self.boolean(t, "new_only", path),

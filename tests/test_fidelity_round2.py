@@ -120,3 +120,75 @@ def test_check_reports_the_deadlock_as_a_violation_not_a_vacuous_pass(tmp_path):
     verdicts = json.loads(out)["verdicts"]
     assert verdicts["EXPECT"]["status"] == "violated"
     assert verdicts["EXPECT-END"]["status"] == "never reached"
+
+
+# =======================================================================================
+# 7. PSCLUS(DISABLED) — 002 §Inhibiting clustered publish/subscribe in a cluster: "No
+# clustered topic objects can exist in any cluster of which this queue manager is a member
+# when modifying from ENABLED to DISABLED. Any such topics (even remotely defined ones) must
+# be deleted before disabling this function"
+# =======================================================================================
+
+PS_CLUSTER = fr("FR1", "FR2") + fr("FR2", "FR1") + pr("PR1", "FR1") + pr("PR2", "FR2")
+DISABLE_AT_PR2 = 'mqsc = { qmgr = "PR2", commands = "ALTER QMGR PSCLUS(DISABLED)" }'
+DEFINE_AT_PR1 = "mqsc = { qmgr = \"PR1\", commands = \"DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)\" }"
+
+
+def psclus(report, qmgr: str) -> str:
+    return report.final.qmgr(qmgr).defs.psclus
+
+
+def test_psclus_disabled_refused_while_a_remote_clustered_topic_exists():
+    report = run(PS_CLUSTER + steps(DEFINE_AT_PR1, DISABLE_AT_PR2))
+    assert psclus(report, "PR2") == "ENABLED"
+    [entry] = [e for e in report.to_json()["errors"] if e["qmgr"] == "PR2"]
+    assert "PSCLUS(DISABLED)" in entry["detail"] and "SPORT" in entry["detail"] and "defined elsewhere" in entry["detail"]
+
+
+def test_psclus_disabled_refused_while_a_local_clustered_topic_exists():
+    report = run(PS_CLUSTER + steps("mqsc = { qmgr = \"PR2\", commands = \"DEFINE TOPIC(SPORT) TOPICSTR('Sport') "
+                                    "CLUSTER(DEMO)\" }", DISABLE_AT_PR2))
+    assert psclus(report, "PR2") == "ENABLED"
+
+
+def test_psclus_disabled_accepted_without_clustered_topics():
+    report = run(PS_CLUSTER + steps("mqsc = { qmgr = \"PR1\", commands = \"DEFINE TOPIC(SPORT) TOPICSTR('Sport')\" }",
+                                    DISABLE_AT_PR2))
+    assert psclus(report, "PR2") == "DISABLED"
+    assert report.to_json()["errors"] == []
+
+
+def test_psclus_disabled_accepted_once_the_clustered_topic_is_deleted():
+    report = run(PS_CLUSTER + steps(DEFINE_AT_PR1, 'mqsc = { qmgr = "PR1", commands = "DELETE TOPIC(SPORT)" }',
+                                    DISABLE_AT_PR2))
+    assert psclus(report, "PR2") == "DISABLED"
+
+
+# =======================================================================================
+# 8. MQSO_SCOPE_ALL — 002 §Subscription scope: "Subscribers can override the SUBSCOPE
+# setting by specifying either the MQSO_SCOPE_QMGR or MQSO_SCOPE_ALL subscription option
+# when creating a subscription."
+# =======================================================================================
+
+def scoped(subscope: str, scope: str | None) -> str:
+    option = f', scope = "{scope}"' if scope else ""
+    return PS_CLUSTER + steps(
+        f"mqsc = {{ qmgr = \"FR1\", commands = \"DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO) "
+        f"SUBSCOPE({subscope})\" }}",
+        f'subscribe = {{ qmgr = "PR2", name = "S1", topic = "Sport/#"{option} }}',
+        'subscribe = { qmgr = "PR1", name = "LOCAL", topic = "Sport/#" }',
+        'publish = { qmgr = "PR1", topic = "Sport/Rugby" }')
+
+
+@pytest.mark.parametrize("subscope, scope, remote", [
+    ("QMGR", "ALL", True),     # MQSO_SCOPE_ALL overrides SUBSCOPE(QMGR)
+    ("QMGR", None, False),     # no option: the topic's SUBSCOPE(QMGR) keeps it local
+    ("QMGR", "QMGR", False),
+    ("ALL", None, True),
+    ("ALL", "QMGR", False),    # MQSO_SCOPE_QMGR overrides SUBSCOPE(ALL)
+    ("ALL", "ALL", True),
+])
+def test_subscription_scope_options_override_subscope(subscope, scope, remote):
+    delivered = run(scoped(subscope, scope)).to_json()["deliveries"]
+    assert delivered["PR2"]["S1"] == (["Sport/Rugby"] if remote else [])
+    assert delivered["PR1"]["LOCAL"] == ["Sport/Rugby"]  # local delivery whatever the scope
