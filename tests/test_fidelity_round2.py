@@ -192,3 +192,40 @@ def test_subscription_scope_options_override_subscope(subscope, scope, remote):
     delivered = run(scoped(subscope, scope)).to_json()["deliveries"]
     assert delivered["PR2"]["S1"] == (["Sport/Rugby"] if remote else [])
     assert delivered["PR1"]["LOCAL"] == ["Sport/Rugby"]  # local delivery whatever the scope
+
+
+# =======================================================================================
+# 2. A stopped local CLUSRCVR — 001 rule 6: with CLWLUSEQ(ANY) "the local queue is chosen,
+# based on the status of the locally-defined CLUSRCVR channels in the same cluster as the
+# queue ... That CLUSRCVR has STOPPING status, whereas the other queues of the same name in
+# the cluster have RUNNING or INACTIVE status. In this case the remote channels will be
+# chosen, and the local queue is not used."
+# =======================================================================================
+
+def useq(receivers: int, clwluseq: str, *commands: str) -> str:
+    rcvrs = "\n".join(f"DEFINE CHANNEL(TO.QMA.{i}) CHLTYPE(CLUSRCVR) CONNAME('qma({1413 + i})') CLUSTER(IVANS)"
+                      for i in range(1, receivers + 1))
+    text = (f"[qmgrs.QMA]\nmqsc = '''\nALTER QMGR REPOS(IVANS)\n{rcvrs}\n"
+            "DEFINE CHANNEL(TO.QMB) CHLTYPE(CLUSSDR) CONNAME('qmb(1414)') CLUSTER(IVANS)\n"
+            f"DEFINE QLOCAL(CLUSQ) CLUSTER(IVANS) CLWLUSEQ({clwluseq})\n'''\n"
+            "[qmgrs.QMB]\nmqsc = '''\nALTER QMGR REPOS(IVANS)\n"
+            "DEFINE CHANNEL(TO.QMB) CHLTYPE(CLUSRCVR) CONNAME('qmb(1414)') CLUSTER(IVANS)\n"
+            "DEFINE CHANNEL(TO.QMA.1) CHLTYPE(CLUSSDR) CONNAME('qma(1414)') CLUSTER(IVANS)\n"
+            "DEFINE QLOCAL(CLUSQ) CLUSTER(IVANS)\n'''\n")
+    return text + steps(*(f'mqsc = {{ qmgr = "QMA", commands = "{c}" }}' for c in commands),
+                        'open = { qmgr = "QMA", handle = "app", queue = "CLUSQ", bind = "NOT_FIXED" }',
+                        'put = { handle = "app", count = 20 }')
+
+
+@pytest.mark.parametrize("receivers, clwluseq, commands, expected", [
+    (1, "ANY", (), {"QMA": 10, "QMB": 10}),                                 # one against one
+    (1, "ANY", ("STOP CHANNEL(TO.QMA.1)",), {"QMB": 20}),                    # 001's example: remote chosen
+    (1, "ANY", ("STOP CHANNEL(TO.QMA.1)", "START CHANNEL(TO.QMA.1)"), {"QMA": 10, "QMB": 10}),
+    (4, "ANY", (), {"QMA": 16, "QMB": 4}),                                  # 001's four-fifths
+    (4, "ANY", ("STOP CHANNEL(TO.QMA.2)",), {"QMA": 15, "QMB": 5}),          # three running against one
+    (1, "LOCAL", ("STOP CHANNEL(TO.QMA.1)",), {"QMA": 20}),                  # LOCAL: the local instance anyway
+], ids=["any-1", "any-1-stopped", "any-1-restarted", "any-4", "any-4-one-stopped", "local-stopped"])
+def test_the_local_clusrcvr_status_enters_rule_6(receivers, clwluseq, commands, expected):
+    report = run(useq(receivers, clwluseq, *commands))
+    assert arrived(report, "app") == expected
+    assert report.to_json()["errors"] == []
