@@ -229,3 +229,40 @@ def test_the_local_clusrcvr_status_enters_rule_6(receivers, clwluseq, commands, 
     report = run(useq(receivers, clwluseq, *commands))
     assert arrived(report, "app") == expected
     assert report.to_json()["errors"] == []
+
+
+# =======================================================================================
+# 1. CLWLUSEQ(ANY) on a partial repository — 000 §Utilising remote destinations ("ANY = ...
+# choose either local or remote queues"), §First MQOPEN of a Queue; 001 rule 6 (four
+# CLUSRCVRs against one CLUSSDR: four-fifths local)
+# =======================================================================================
+
+def pr_useq(queue_useq: str, qmgr_useq: str = "", receivers: int = 4, remote: bool = True) -> str:
+    rcvrs = "\n".join(f"DEFINE CHANNEL(TO.PR1.{i}) CHLTYPE(CLUSRCVR) CONNAME('pr1({1413 + i})') CLUSTER(DEMO)"
+                      for i in range(1, receivers + 1))
+    alter = f"ALTER QMGR CLWLUSEQ({qmgr_useq})\n" if qmgr_useq else ""
+    pr1 = (f"[qmgrs.PR1]\nmqsc = '''\n{alter}{rcvrs}\n"
+           "DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)\n"
+           f"DEFINE QLOCAL(CLUSQ) CLUSTER(DEMO) CLWLUSEQ({queue_useq})\n'''\n")
+    others = fr("FR1", "FR2") + fr("FR2", "FR1")
+    if remote:
+        others += pr("PR2", "FR2", "DEFINE QLOCAL(CLUSQ) CLUSTER(DEMO)")
+    return others + pr1 + steps('open = { qmgr = "PR1", handle = "app", queue = "CLUSQ", bind = "NOT_FIXED" }',
+                                'put = { handle = "app", count = 20 }')
+
+
+@pytest.mark.parametrize("queue_useq, qmgr_useq, receivers, remote, expected", [
+    ("ANY", "", 4, True, {"PR1": 16, "PR2": 4}),      # 001's 80%/20%, on a partial repository
+    ("ANY", "", 1, True, {"PR1": 10, "PR2": 10}),
+    ("QMGR", "ANY", 4, True, {"PR1": 16, "PR2": 4}),  # inherited from the queue manager
+    ("QMGR", "", 4, True, {"PR1": 20}),               # the queue manager's default LOCAL
+    ("LOCAL", "ANY", 4, True, {"PR1": 20}),
+    ("ANY", "", 4, False, {"PR1": 20}),               # no other instance anywhere
+], ids=["any-4", "any-1", "qmgr-any", "qmgr-local", "local", "any-alone"])
+def test_clwluseq_any_on_a_partial_repository_learns_the_remote_instances(queue_useq, qmgr_useq, receivers,
+                                                                          remote, expected):
+    report = run(pr_useq(queue_useq, qmgr_useq, receivers, remote))
+    assert arrived(report, "app") == expected
+    assert report.to_json()["errors"] == []
+    if remote and expected.get("PR2"):
+        assert report.to_json()["repositories"]["PR1"]["DEMO"]["queues"]["CLUSQ"] == ["PR1", "PR2"]

@@ -504,7 +504,8 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
     of makes its repository subscribe for it at two full repositories (000 §First MQOPEN
     of a Queue). Where messages then go is the workload algorithm's part."""
     q = state.qmgr(step.qmgr)
-    if q.defs.queue(step.queue) is not None and not step.target_qmgr:
+    local = q.defs.queue(step.queue)
+    if local is not None and not step.target_qmgr and not _competes_with_remote(q, local):
         return state
     key = (rp.QUEUE, step.queue)
     out = Outbox()
@@ -518,6 +519,16 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
         q = put_cache(q, cache)
     state = put_qmgr(state, q)
     return out.flush(state, q)
+
+
+def _competes_with_remote(q: QmgrState, queue: objects.Queue) -> bool:
+    """A clustered local queue with CLWLUSEQ(ANY) (its own, or QMGR and the queue manager's)
+    lets the algorithm "choose either local or remote queues" (000 §Utilising remote
+    destinations; 001 rule 6), which presumes the remote instances are known: so its first
+    MQOPEN subscribes for the queue at the full repositories (000 §First MQOPEN of a Queue)
+    even though its own instance is in the cache."""
+    useq = queue.clwluseq if queue.clwluseq != "QMGR" else q.defs.clwluseq
+    return queue.qtype == "QLOCAL" and useq == "ANY" and bool(objects.clusters_of(queue, q.defs))
 
 
 def advance_clock(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> NetworkState:
