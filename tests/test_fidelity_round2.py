@@ -266,3 +266,78 @@ def test_clwluseq_any_on_a_partial_repository_learns_the_remote_instances(queue_
     assert report.to_json()["errors"] == []
     if remote and expected.get("PR2"):
         assert report.to_json()["repositories"]["PR1"]["DEMO"]["queues"]["CLUSQ"] == ["PR1", "PR2"]
+
+
+# =======================================================================================
+# 10. WL-LOCAL-USEQ against WL-PUT-INHIBITED — 001 rule 5's note: "If only put disabled
+# instances remain then only inquire operations will succeed, all other operations will
+# fail with MQRC_CLUSTER_PUT_INHIBITED": rule 6 (the local instance) never applies then.
+# =======================================================================================
+
+def put_disabled(local_put: str, remote_put: str) -> str:
+    return ("[qmgrs.QMA]\nmqsc = '''\nALTER QMGR REPOS(IVANS)\n"
+            "DEFINE CHANNEL(TO.QMA) CHLTYPE(CLUSRCVR) CONNAME('qma(1414)') CLUSTER(IVANS)\n"
+            "DEFINE CHANNEL(TO.QMB) CHLTYPE(CLUSSDR) CONNAME('qmb(1414)') CLUSTER(IVANS)\n"
+            f"DEFINE QLOCAL(CLUSQ) CLUSTER(IVANS) PUT({local_put})\n'''\n"
+            "[qmgrs.QMB]\nmqsc = '''\nALTER QMGR REPOS(IVANS)\n"
+            "DEFINE CHANNEL(TO.QMB) CHLTYPE(CLUSRCVR) CONNAME('qmb(1414)') CLUSTER(IVANS)\n"
+            "DEFINE CHANNEL(TO.QMA) CHLTYPE(CLUSSDR) CONNAME('qma(1414)') CLUSTER(IVANS)\n"
+            f"DEFINE QLOCAL(CLUSQ) CLUSTER(IVANS) PUT({remote_put})\n'''\n"
+            + steps('open = { qmgr = "QMA", handle = "app", queue = "CLUSQ", bind = "NOT_FIXED" }',
+                    'put = { handle = "app", count = 2 }'))
+
+
+@pytest.mark.parametrize("local_put, remote_put, arrived_at, code", [
+    ("DISABLED", "DISABLED", {}, "MQRC_CLUSTER_PUT_INHIBITED"),  # rule 5's note; rule 6 never applies
+    ("ENABLED", "DISABLED", {"QMA": 2}, None),                    # rule 6: the local instance
+    ("DISABLED", "ENABLED", {"QMB": 2}, None),                    # rule 5 before rule 6
+    ("ENABLED", "ENABLED", {"QMA": 2}, None),                     # CLWLUSEQ(LOCAL)
+], ids=["both-disabled", "remote-disabled", "local-disabled", "both-enabled"])
+def test_local_useq_and_put_inhibited_agree(tmp_path, local_put, remote_put, arrived_at, code):
+    text = put_disabled(local_put, remote_put)
+    report = run(text)
+    assert arrived(report, "app") == arrived_at
+    assert [e["code"] for e in report.to_json()["errors"]] == ([code] * 2 if code else [])
+    status, out, _ = cli(tmp_path, text, "check", "--json", "--quiet", "--workers", "1",
+                         "--property", "WL-LOCAL-USEQ", "--property", "WL-PUT-INHIBITED")
+    verdicts = json.loads(out)["verdicts"]
+    assert verdicts["WL-LOCAL-USEQ"]["status"] == "holds"
+    assert verdicts["WL-PUT-INHIBITED"]["status"] == "holds"
+    assert status == 0
+
+
+# =======================================================================================
+# 9. RP-PR-CONVERGENCE as 000 states it — 000 §Considerations for Full Repositories: "if
+# the 2 Full Repositories to which a queue manager subscribed for a queue are both
+# off-line, then that queue manager will not find out about administrative changes to the
+# queue, even if there are other Full Repositories available."
+# =======================================================================================
+
+OFFLINE = (fr("FR1", "FR2", "FR3") + fr("FR2", "FR1", "FR3") + fr("FR3", "FR1", "FR2")
+           + pr("PR1", "FR3", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR1"))
+CHANGE = "mqsc = { qmgr = \"PR1\", commands = \"ALTER QLOCAL(CQ1) PUT(DISABLED)\" }"
+
+
+def pr3_put_of_cq1(report) -> str:
+    return next(r.info.put for r in report.final.qmgr("PR3").cache("DEMO").live()
+                if r.kind == "QUEUE" and r.key == "CQ1")
+
+
+def test_a_partial_repository_whose_full_repositories_are_off_line_misses_a_change(tmp_path):
+    text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',
+                           'qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }',
+                           CHANGE)
+    report = run(text)
+    assert pr3_put_of_cq1(report) == "ENABLED"  # it did not find out, as 000 says
+    assert pr3_put_of_cq1(run(text + steps('qmgr = { name = "FR1", action = "start" }'))) == "DISABLED"
+    status, out, _ = cli(tmp_path, text, "check", "--json", "--quiet", "--workers", "1",
+                         "--property", "RP-PR-CONVERGENCE", "--property", "RP-FR-CONVERGENCE")
+    assert json.loads(out)["verdicts"]["RP-PR-CONVERGENCE"]["status"] == "holds"
+    assert status == 0
+
+
+def test_a_partial_repository_with_a_full_repository_up_converges():
+    # neighbouring case: only one of its two FRs is off-line: the other notifies it
+    text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',
+                           'qmgr = { name = "FR1", action = "stop" }', CHANGE)
+    assert pr3_put_of_cq1(run(text)) == "DISABLED"
