@@ -222,16 +222,24 @@ def apply_record(cache: ClusterCache, record: Record, check_sequence: bool = Tru
         # 000 §Initial definitions: the TEMPQMGR name "will be changed when the Partial
         # Repository has communicated with the Full Repository and found out the real name"
         # (the CONNAMEs compared as addresses: 'FR1' is 'fr1(1414)' — DESIGN §3.4)
-        key = conname_key(record.info.conname)
-        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr if conname_key(c) != key))
+        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr
+                                              if not _same_listener(c, record.info.conname)))
     return cache, True
 
 
 def answers_tempqmgr(cache: ClusterCache, record: Record) -> bool:
     """Whether a queue-manager record is the one a SYSTEM.TEMPQMGR entry waits for: its
-    CLUSRCVR CONNAME is the manual CLUSSDR's, as an address (``objects.conname_key``)."""
-    key = conname_key(record.info.conname)
-    return any(conname_key(c) == key for c in cache.tempqmgr)
+    CLUSRCVR CONNAME is the manual CLUSSDR's, as an address (``objects.conname_key``), or
+    names the same host without a port (003 §Auto-definition of channels: the manual
+    CLUSSDR's port reached it)."""
+    return any(_same_listener(c, record.info.conname) for c in cache.tempqmgr)
+
+
+def _same_listener(manual: str, clusrcvr: str) -> bool:
+    if conname_key(manual) == conname_key(clusrcvr):
+        return True
+    return ("(" not in clusrcvr and bool(clusrcvr.strip())
+            and [h for h, _ in conname_key(manual)] == [h for h, _ in conname_key(clusrcvr)])
 
 
 def remove_owner(cache: ClusterCache, qmid: str, tombstones: tuple[Record, ...] = ()) -> ClusterCache:

@@ -341,3 +341,51 @@ def test_a_partial_repository_with_a_full_repository_up_converges():
     text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',
                            'qmgr = { name = "FR1", action = "stop" }', CHANGE)
     assert pr3_put_of_cq1(run(text)) == "DISABLED"
+
+
+# =======================================================================================
+# 6. A CLUSRCVR CONNAME without a port — 003 §Auto-definition of channels: "suppose ... you
+# define a CLUSRCVR without specifying a port number in the CONNAME parameter, and manually
+# define a CLUSSDR that does specify a port number. When the auto-defined CLUSSDR replaces
+# the manually defined one, the port number (taken from the CLUSRCVR) becomes blank. The
+# default port number is used and the channel fails."
+# =======================================================================================
+
+def portless(fr1_rcvr: str, to_fr1: str) -> str:
+    return (f"[qmgrs.FR1]\nmqsc = '''\nALTER QMGR REPOS(DEMO)\n"
+            f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('{fr1_rcvr}') CLUSTER(DEMO)\n"
+            "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n'''\n"
+            f"[qmgrs.FR2]\nmqsc = '''\nALTER QMGR REPOS(DEMO)\n"
+            "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n"
+            f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('{to_fr1}') CLUSTER(DEMO)\n'''\n"
+            f"[qmgrs.PR1]\nmqsc = '''\n"
+            "DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)\n"
+            f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('{to_fr1}') CLUSTER(DEMO)\n'''\n"
+            + steps("mqsc = { qmgr = \"PR1\", commands = \"DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\" }"))
+
+
+def test_a_clusrcvr_without_a_port_joins_then_its_auto_defined_channel_fails():
+    report = run(portless("fr1", "fr1(1420)"))
+    data = report.to_json()
+    # initial contact works: PR1's and FR2's manual CLUSSDRs reach FR1, which answers them
+    assert data["repositories"]["PR1"]["DEMO"]["qmgrs"] == ["FR1", "PR1"]
+    assert "FR2" in data["repositories"]["FR2"]["DEMO"]["qmgrs"] and "FR1" in data["repositories"]["FR2"]["DEMO"]["qmgrs"]
+    # then the auto-defined CLUSSDRs to FR1 (CONNAME 'fr1': the default port) fail
+    retrying = {(c.src, c.dst) for c in report.final.channels if c.status == "RETRYING"}
+    assert retrying == {("PR1", "FR1"), ("FR2", "FR1")}
+    assert sorted(e["qmgr"] for e in data["errors"] if e["code"] == "CHANNEL_RETRYING") == ["FR2", "PR1"]
+    # so FR2's answer never reaches FR1, and PR1's new queue never reaches a full repository
+    assert [j["qmgr"] for j in data["not_joined"]] == ["FR1"]
+    assert "RETRYING" in data["not_joined"][0]["reason"]
+    assert data["repositories"]["FR1"]["DEMO"]["queues"] == {} == data["repositories"]["FR2"]["DEMO"]["queues"]
+
+
+@pytest.mark.parametrize("fr1_rcvr, to_fr1", [
+    ("fr1(1420)", "fr1(1420)"),   # the port on both: nothing fails
+    ("fr1", "fr1"),               # no port on either: the default port on both
+    ("fr1", "fr1(1414)"),         # the manual CLUSSDR names the default port
+], ids=["both-ports", "no-ports", "default-port"])
+def test_matching_connames_never_fail(fr1_rcvr, to_fr1):
+    data = run(portless(fr1_rcvr, to_fr1)).to_json()
+    assert data["not_joined"] == [] and data["errors"] == []
+    assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}

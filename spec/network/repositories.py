@@ -19,12 +19,12 @@ from dataclasses import replace
 from typing import Any
 
 from spec import objects, repository as rp, scenario as sc
-from spec.network.channels import send
+from spec.network.channels import hold_channel, send, set_channel
 from spec.network.state import (
-    FLOWING, NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
+    FLOWING, NO_MUTATIONS, Channel, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
 )
 from spec.network.topology import (
-    clusrcvr, fr_targets_manual, manual_clussdrs, member_clusters, resolve_conname,
+    clusrcvr, fr_targets_manual, listener_port_mismatch, manual_clussdrs, member_clusters, resolve_conname,
 )
 
 def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str, Any]]:
@@ -382,7 +382,27 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
                     out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
     state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(dst))
+    state = _auto_defined_fails(state, dst, msg, step)
     return add_log(state, log)
+
+
+def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int) -> NetworkState:
+    """Once ``dst`` holds another queue manager's record, its channel there is the
+    auto-defined CLUSSDR, with the CLUSRCVR's CONNAME (even over a manual CLUSSDR: 003
+    §Auto-definition of channels); a CONNAME without a port where the listener is on
+    another port cannot connect: the channel goes into RETRYING and stays there."""
+    for r in msg.records:
+        if r.kind != rp.QMGR or r.deleted or r.owner_name == dst or state.find(r.owner_name) is None:
+            continue
+        why = listener_port_mismatch(state, r.owner_name, r.info.conname)
+        ch = state.channel(dst, r.owner_name)
+        if not why or (ch is not None and ch.status == "RETRYING"):
+            continue
+        state = set_channel(state, replace(ch or Channel(dst, r.owner_name), status="RETRYING"))
+        state = hold_channel(state, dst, r.owner_name)
+        state = add_log(state, [LogEntry(dst, "CHANNEL_RETRYING", f"auto-defined CLUSSDR {r.info.channel} to "
+                                                                  f"{r.owner_name}: {why}", step)])
+    return state
 
 
 def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut: Mutations) -> NetworkState:
