@@ -389,3 +389,49 @@ def test_matching_connames_never_fail(fr1_rcvr, to_fr1):
     data = run(portless(fr1_rcvr, to_fr1)).to_json()
     assert data["not_joined"] == [] and data["errors"] == []
     assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}
+
+
+# =======================================================================================
+# 4. Demoting full repositories — 000 §Considerations for Full Repositories: "If the Full
+# Repositories are taken off-line as part of scheduled maintenance, then this can be
+# overcome by altering the Full Repositories to be Partial Repositories before taking them
+# off-line, which will cause the queue managers within the cluster to remake their
+# subscriptions elsewhere."
+# =======================================================================================
+
+MAINTENANCE = (fr("FR1", "FR2", "FR3") + fr("FR2", "FR1", "FR3") + fr("FR3", "FR1", "FR2")
+               + pr("PR1", "FR3", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR2", "FR3") + pr("PR3", "FR1"))
+
+
+def demote(name: str) -> str:
+    return f"mqsc = {{ qmgr = \"{name}\", commands = \"ALTER QMGR REPOS(' ')\" }}"
+
+
+def maintenance(*middle: str) -> str:
+    return MAINTENANCE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1", bind = "NOT_FIXED" }', *middle,
+                               "mqsc = { qmgr = \"PR2\", commands = \"DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\" }",
+                               'put = { handle = "h1", count = 4 }')
+
+
+STOP_BOTH = ('qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }')
+
+
+def test_demoted_full_repositories_make_members_subscribe_elsewhere():
+    report = run(maintenance(demote("FR1"), demote("FR2"), *STOP_BOTH))
+    assert subscribed_at(report, "PR3", "CQ1") == ["FR3"]
+    # the queue defined during the outage is learnt, and used
+    assert report.to_json()["repositories"]["PR3"]["DEMO"]["queues"] == {"CQ1": ["PR1", "PR2"]}
+    assert arrived(report, "h1") == {"PR1": 2, "PR2": 2}
+
+
+def test_full_repositories_taken_off_line_without_demoting_leave_members_uninformed():
+    # the neighbouring case 000 warns about: "that queue manager will not find out"
+    report = run(maintenance(*STOP_BOTH))
+    assert report.to_json()["repositories"]["PR3"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}
+    assert arrived(report, "h1") == {"PR1": 4}
+
+
+def test_demoting_one_full_repository_moves_only_its_subscriptions():
+    report = run(maintenance(demote("FR1")))
+    assert subscribed_at(report, "PR3", "CQ1") == ["FR2", "FR3"]
+    assert arrived(report, "h1") == {"PR1": 2, "PR2": 2}

@@ -199,7 +199,8 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
     """The full repositories a partial repository publishes and subscribes to: its manual
     CLUSSDR's FR first, then one other it knows (003: "sent to the chosen repository and
     also to one other repository (if there is one)"). Also returns how many it knows."""
-    manual = fr_targets_manual(state, q, cache.cluster)
+    manual = [m for m in fr_targets_manual(state, q, cache.cluster)
+              if (r := cache.qmgr_record_of(m)) is None or r.info.full_repository]  # not a demoted one
     known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
     ordered = list(dict.fromkeys([*manual[:1], *known]))
     limit = 1 if mut.publish_to_one_fr else 2
@@ -277,6 +278,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             if not own:
                 continue
             cache = rp.ClusterCache(cluster)
+        demoted = cache.full and cluster not in objects.repos_clusters(q.defs)
         cache = replace(cache, full=cluster in objects.repos_clusters(q.defs))
         changed: list[rp.Record] = []
         seq = q.seq
@@ -316,10 +318,40 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             for fr in targets:
                 out.update(fr, cluster, changed)
             cache = replace(cache, last_publish=(targets, known))
+            if demoted:
+                cache = _tell_subscribers_of_demotion(cache, changed, out)
         q = put_cache(q, cache)
         state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(name))
     return add_log(state, log)
+
+
+def _tell_subscribers_of_demotion(cache: rp.ClusterCache, changed: Sequence[rp.Record], out: Outbox
+                                  ) -> rp.ClusterCache:
+    """A full repository altered to a partial one tells the queue managers that subscribed
+    at it, which remake their subscriptions at other full repositories
+    (:func:`_resubscribe_after_demotion`); it holds subscriptions no more. 000
+    §Considerations for Full Repositories: "altering the Full Repositories to be Partial
+    Repositories before taking them off-line ... will cause the queue managers within the
+    cluster to remake their subscriptions elsewhere."
+    """
+    mine = [r for r in changed if r.kind == rp.QMGR and not r.deleted]
+    for subscriber in sorted({s[1] for s in cache.subscribers}):
+        out.update(subscriber, cache.cluster, mine)
+    return replace(cache, subscribers=())
+
+
+def _resubscribe_after_demotion(state: NetworkState, q: QmgrState, before: rp.ClusterCache,
+                                cache: rp.ClusterCache, applied: Sequence[rp.Record], out: Outbox,
+                                mut: Mutations) -> None:
+    """A partial repository that learns a full repository became partial subscribes again,
+    for everything it subscribed for, at the full repositories it now knows."""
+    demoted = [r for r in applied if r.kind == rp.QMGR and not r.deleted and not r.info.full_repository
+               and (old := before.qmgr_record_of(r.owner_name)) is not None and old.info.full_repository]
+    if not demoted or not cache.interests:
+        return
+    for fr in two_frs(state, q, cache, mut)[0]:
+        out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=cache.interests))
 
 
 def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int,
@@ -355,6 +387,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
         _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
     elif msg.op == rp.UPDATE:
+        before_update = cache
         records, refused = _fr_refuses_topics(q, cache, msg, step)
         cache, applied, log = _apply_all(q, cache, records, step, mut)
         log = refused + log
@@ -362,6 +395,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         if cache.full:
             _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
         else:
+            _resubscribe_after_demotion(state, q, before_update, cache, applied, out, mut)
             cache = _pr_follow_up(state, q, cache, out, mut)
             q = put_cache(q, cache)
     elif msg.op == rp.SUBSCRIBE:
