@@ -99,6 +99,22 @@ def test_a_full_repository_back_before_the_put_answers_it():
     assert not report.blocked
 
 
+def test_two_full_repositories_still_when_one_is_unavailable(tmp_path):
+    # 003: a change goes "to the chosen repository and also to one other repository (if
+    # there is one)": the one out of service gets it when it is back (RP-TWO-FRS agrees)
+    text = TWO_FRS + steps('qmgr = { name = "FR1", action = "stop" }',
+                           "mqsc = { qmgr = \"PR3\", commands = \"DEFINE QLOCAL(CQ3) CLUSTER(DEMO)\" }")
+    assert run(text).to_json()["repositories"]["FR2"]["DEMO"]["queues"]["CQ3"] == ["PR3"]
+    back = run(text + steps('qmgr = { name = "FR1", action = "start" }'))
+    assert back.to_json()["repositories"]["FR1"]["DEMO"]["queues"]["CQ3"] == ["PR3"]
+    status, out, _ = cli(tmp_path, text, "check", "--json", "--quiet", "--workers", "1",
+                         "--property", "RP-TWO-FRS", "--property", "RP-PR-CONVERGENCE")
+    assert {k: v["status"] for k, v in json.loads(out)["verdicts"].items()} == {
+        "RP-TWO-FRS": "holds", "RP-TWO-FRS-WITNESS": "witnessed", "RP-PR-CONVERGENCE": "holds",
+        "RP-PR-SUBSCRIBED": "never reached"}  # nothing is subscribed for here
+    assert status == 0
+
+
 BOTH_DOWN = TWO_FRS + steps('qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }',
                             *OPEN_PUT) + "[[expect]]\nmessages = { h1 = { PR1 = 2 } }\n"
 

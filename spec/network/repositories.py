@@ -206,10 +206,12 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
     limit = 1 if mut.publish_to_one_fr else 2
     # 000 §Considerations for Full Repositories: the manual CLUSSDR's FR is tried first,
     # "but if that Full Repository is unavailable, it will then use any other Full
-    # Repositories that it knows about"; with none available, the messages wait on the
-    # transmission queue for the preferred ones
+    # Repositories that it knows about": available ones first; still two when two are
+    # known (003: "also to one other repository (if there is one)", "to reduce the risk of
+    # it being delayed if a repository queue manager is out of service"): what goes to an
+    # unavailable one waits on the transmission queue
     available = [fr for fr in ordered if _fr_available(state, q.name, fr)]
-    chosen = available[:limit] or ordered[:limit]
+    chosen = (available + [fr for fr in ordered if fr not in available])[:limit]
     return tuple(chosen), len(set(known) | set(manual[:1]))
 
 
