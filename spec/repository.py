@@ -171,13 +171,17 @@ class ClusterCache:
         return tuple(r for r in self.live() if r.kind == QMGR)
 
     def full_repositories(self) -> tuple[Record, ...]:
-        """Queue-manager records of the full repositories this cache knows, by name."""
-        return tuple(sorted((r for r in self.qmgr_records() if r.info.full_repository),
+        """Queue-manager records of the full repositories this cache knows, by name (one
+        per queue manager: its first CLUSRCVR's)."""
+        return tuple(sorted((r for r in self.qmgr_records() if r.info.full_repository and r.key == ""),
                             key=lambda r: (r.owner_name, r.owner)))
 
     def qmgr_record_of(self, name: str) -> Record | None:
+        """The queue manager's record (its first CLUSRCVR's; further CLUSRCVRs of the
+        cluster have records keyed by channel name)."""
         found = [r for r in self.qmgr_records() if r.owner_name == name]
-        return found[-1] if found else None
+        primary = [r for r in found if r.key == ""]
+        return (primary or found)[-1] if found else None
 
     def is_pubsub_cluster(self) -> bool:
         """002 §Cluster topics / 000 §Cluster Topics: "Pub/Sub Cluster exists when there are

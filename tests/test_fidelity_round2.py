@@ -451,3 +451,55 @@ def test_demoting_one_full_repository_moves_only_its_subscriptions():
     report = run(maintenance(demote("FR1")))
     assert subscribed_at(report, "PR3", "CQ1") == ["FR2", "FR3"]
     assert arrived(report, "h1") == {"PR1": 2, "PR2": 2}
+
+
+# =======================================================================================
+# 3. Several CLUSRCVRs per queue manager per cluster, and NETPRTY — 001 rule 12; 000 §Workload
+# management features: "the higher network priority route is always used when its channel
+# is in a good state"
+# =======================================================================================
+
+def two_routes(p1: int, p2: int, second_server: bool = False) -> str:
+    server = ("[qmgrs.SERVER]\nmqsc = '''\n"
+              f"DEFINE CHANNEL(TO.SERVER.A) CHLTYPE(CLUSRCVR) CONNAME('server(1414)') CLUSTER(DEMO) NETPRTY({p1})\n"
+              + ("" if second_server else
+                 f"DEFINE CHANNEL(TO.SERVER.B) CHLTYPE(CLUSRCVR) CONNAME('server(1415)') CLUSTER(DEMO) NETPRTY({p2})\n")
+              + "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n"
+              "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\n'''\n")
+    other = ("[qmgrs.OTHER]\nmqsc = '''\n"
+             f"DEFINE CHANNEL(TO.OTHER) CHLTYPE(CLUSRCVR) CONNAME('other(1414)') CLUSTER(DEMO) NETPRTY({p2})\n"
+             "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n"
+             "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\n'''\n") if second_server else ""
+    return (fr("FR1", "FR2") + fr("FR2", "FR1") + pr("PR3", "FR1") + server + other
+            + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1", bind = "NOT_FIXED" }',
+                    'put = { handle = "h1", count = 4 }'))
+
+
+def channels_used(report) -> dict:
+    used: dict = {}
+    for q in report.final.qmgrs:
+        for d in q.decisions:
+            if d.chosen:
+                used[d.chosen[1]] = used.get(d.chosen[1], 0) + 1
+    return used
+
+
+@pytest.mark.parametrize("p1, p2, expected", [
+    (1, 2, {"TO.SERVER.B": 4}),                   # the higher NETPRTY route to SERVER, always
+    (5, 0, {"TO.SERVER.A": 4}),
+    (3, 3, {"TO.SERVER.A": 2, "TO.SERVER.B": 2}),  # equal: both routes, round robin
+])
+def test_netprty_chooses_between_two_routes_to_one_queue_manager(p1, p2, expected):
+    report = run(two_routes(p1, p2))
+    assert arrived(report, "h1") == {"SERVER": 4}
+    assert channels_used(report) == expected
+    # both CLUSRCVRs are published: the full repositories hold a record for each
+    fr1 = report.final.qmgr("FR1").cache("DEMO")
+    assert sorted(r.info.channel for r in fr1.qmgr_records() if r.owner_name == "SERVER") == ["TO.SERVER.A",
+                                                                                              "TO.SERVER.B"]
+
+
+def test_netprty_does_not_choose_between_queue_managers():
+    # neighbouring case: rule 12 compares routes to the same queue manager only
+    report = run(two_routes(1, 2, second_server=True))
+    assert arrived(report, "h1") == {"SERVER": 2, "OTHER": 2}

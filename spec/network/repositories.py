@@ -34,10 +34,16 @@ def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str,
     if rcvr is None:
         return own
     suspended = cluster in _suspended(q)
-    own[(rp.QMGR, "")] = rp.QmgrInfo(
-        channel=rcvr.name, conname=rcvr.conname, full_repository=cluster in objects.repos_clusters(q.defs),
-        suspended=suspended, clwlwght=rcvr.clwlwght, clwlrank=rcvr.clwlrank, clwlprty=rcvr.clwlprty,
-        netprty=rcvr.netprty)
+    # the first CLUSRCVR of the cluster is the queue manager's record (key ""); 001 rule 12
+    # (NETPRTY) chooses between routes to one queue manager, so every further CLUSRCVR in
+    # the cluster is a record too, keyed by its channel name (000: "the higher network
+    # priority route is always used when its channel is in a good state")
+    for rcvr_n in [ch for ch in q.defs.channels
+                   if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs)]:
+        own[(rp.QMGR, "" if rcvr_n is rcvr else rcvr_n.name)] = rp.QmgrInfo(
+            channel=rcvr_n.name, conname=rcvr_n.conname,
+            full_repository=cluster in objects.repos_clusters(q.defs), suspended=suspended,
+            clwlwght=rcvr_n.clwlwght, clwlrank=rcvr_n.clwlrank, clwlprty=rcvr_n.clwlprty, netprty=rcvr_n.netprty)
     for queue in q.defs.queues:
         if cluster in objects.clusters_of(queue, q.defs):
             own[(rp.QUEUE, queue.name)] = rp.QueueInfo(queue.put, queue.defbind, queue.clwlrank, queue.clwlprty,
