@@ -21,7 +21,7 @@ EXIT_INCOMPLETE = 3
 
 
 def _json_text(data: dict) -> str:
-    """JSON for ``run``/``match``: non-ASCII stays readable, but the control characters json
+    """JSON for ``run``/``match``/``check``: non-ASCII stays readable, but the control characters json
     leaves raw (C1 controls such as CSI, line separators, bidi overrides) are \\u-escaped like
     the C0 ones, so the output cannot drive a terminal. Outside strings JSON is ASCII, so
     the replacement only ever touches string contents."""
@@ -87,6 +87,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(_render_explanations(data["explanations"]))
     for note in report.unmodelled:
         print(f"mqcheck: note: {printable(note)}", file=sys.stderr)
+    if report.blocked:  # a deadlock before the scenario's end is a finding, never a pass
+        return EXIT_FAILED
     return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
 
 
@@ -258,15 +260,26 @@ def _check_properties(scenario) -> tuple:
             return state.next_step == len(scenario.steps) and state.in_flight() == 0
 
         def expectations_hold(model, state) -> bool:
-            return not at_end(state) or all(r.ok for r in check_expectations(scenario, state))
+            if not at_end(state):
+                return not _deadlocked(model, state)
+            return all(r.ok for r in check_expectations(scenario, state))
 
         props.append(Property.at_quiescence(
-            "EXPECT", "the scenario's [[expect]] blocks hold in every settled final state", expectations_hold,
-            citation=scenario.file, witness="EXPECT-END"))
+            "EXPECT", "the scenario's steps can all be taken and its [[expect]] blocks hold in every settled "
+            "final state", expectations_hold, citation=scenario.file, witness="EXPECT-END"))
         props.append(Property.sometimes(
             "EXPECT-END", "the scenario's last step is taken and the network settles",
             lambda model, state: at_end(state), citation=scenario.file))
     return tuple(props)
+
+
+def _deadlocked(model, state) -> bool:
+    """A settled state before the scenario's end where nothing at all can happen: the next
+    step waits for ever (a put waiting for a repository answer that cannot come). A step
+    that can never be taken is a finding, never a vacuous pass (issue #18)."""
+    if state.next_step >= len(model.scenario.steps):
+        return False
+    return all(model.next_state(state, action) is None for action in model.actions(state))
 
 
 def _check_backend_options(args: argparse.Namespace) -> None:
@@ -1089,11 +1102,32 @@ def _add_prove_parser(sub) -> None:
     prove.set_defaults(handler=_cmd_prove)
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's), or, when mqcheck runs from
+    a source tree that was never installed, the version pyproject.toml declares."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mqcheck")
+    except PackageNotFoundError:
+        import re
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        try:
+            m = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.MULTILINE)
+        except OSError:
+            m = None
+        return m.group(1) if m else "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
         description="A model checker for IBM MQ clusters and distributed publish/subscribe.",
     )
+    parser.add_argument("--version", action="version", version=f"mqcheck {_version()}",
+                        help="print mqcheck's version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     match = sub.add_parser(

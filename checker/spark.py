@@ -44,11 +44,12 @@ this backend", never a pass. Fingerprints are 64-bit only (Spark ``bigint``).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pickle
 import shutil
+import signal
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -91,6 +92,15 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.executorEnv.PYTHONWARNINGS": f"ignore:{PANDAS_NOTICE}:FutureWarning",
     "spark.python.worker.reuse": "true",
 }
+
+# Only errors from the JVM mqcheck starts (Spark's bundled log4j2-defaults.properties logs
+# at INFO and prints some eight lines of start-up warnings on every run). Applies when this
+# process starts the JVM; under spark-submit, pass --driver-java-options the same way.
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
+def _java_options() -> str:
+    return f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}"
 
 
 def parse_conf(pairs: Iterable[str]) -> dict[str, str]:
@@ -162,19 +172,69 @@ def _make_session(master, conf, app_name):
     if under_submit:
         SparkContext._ensure_initialized()
         user_keys |= {k for k, _ in SparkConf().getAll()}
-    builder = SparkSession.builder.appName(app_name)
+    options: dict[str, str] = {"spark.app.name": app_name}
     for key, value in DEFAULT_CONF.items():
         if key not in user_keys:
-            builder = builder.config(key, value)
+            options[key] = value
+    if not under_submit and "spark.driver.extraJavaOptions" not in user_keys | set(explicit):
+        options["spark.driver.extraJavaOptions"] = _java_options()
     if master is not None:
-        builder = builder.master(master)
+        options["spark.master"] = master
     elif not under_submit and "spark.master" not in user_keys:
-        builder = builder.master("local[*]")
-    for key, value in explicit.items():
+        options["spark.master"] = "local[*]"
+    options.update(explicit)
+    if not under_submit:
+        _launch_gateway_in_own_session(options)
+    builder = SparkSession.builder
+    for key, value in options.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _launch_gateway_in_own_session(options: dict[str, str]) -> None:
+    """Start the JVM as pyspark would, but in a session of its own, so a Ctrl-C at the
+    terminal reaches only this process (:class:`_Interrupts`), not the JVM's Python workers
+    (pyspark.daemon gives them Python's default SIGINT handler: each would print a
+    KeyboardInterrupt traceback and the JVM the failed task's stack trace). The JVM still
+    ends with this process: it exits when its stdin, a pipe from here, closes."""
+    from pyspark import SparkConf
+    from pyspark.core.context import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    import subprocess
+
+    with SparkContext._lock:
+        if SparkContext._gateway is None:
+            conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
+            gateway = launch_gateway(conf, popen_kwargs={"start_new_session": True, "stderr": subprocess.PIPE})
+            threading.Thread(target=_relay_jvm_stderr, args=(gateway.proc.stderr,),
+                             name="mqcheck-jvm-stderr", daemon=True).start()
+            SparkContext._gateway = gateway
+            SparkContext._jvm = gateway.jvm
+
+
+# What the JVM writes to stderr itself, outside log4j, on every run: Spark 4 starts Java
+# with --add-modules=jdk.incubator.vector and the JVM says so; Spark's Logging prints the
+# level it gives a pyspark-shell driver (the interpreter case), whatever log4j2 says.
+_JVM_NOTICES = (
+    b"WARNING: Using incubator modules:",
+    b'Setting default log level to "',
+    b"To adjust logging level use sc.setLogLevel(newLevel).",
+    b"Using Spark's default log4j profile:",
+)
+
+
+def _relay_jvm_stderr(stream) -> None:
+    """Copy the JVM's stderr to ours, without its start-up notices (errors still show)."""
+    import sys
+
+    for line in iter(stream.readline, b""):
+        if not line.startswith(_JVM_NOTICES):
+            sys.stderr.buffer.write(line) if hasattr(sys.stderr, "buffer") else sys.stderr.write(
+                line.decode("utf-8", "replace"))
+            sys.stderr.flush()
 
 
 # ---------------------------------------------------------------------------------------
@@ -639,6 +699,7 @@ class _Search:
     partitions: int | None = None
     on_level: Any = None  # test hook: called as on_level(event, level)
     session_args: tuple = (None, ())  # make_session(master, conf) when Spark is first needed
+    interrupts: Any = None  # the run's _Interrupts (Ctrl-C handling), set by explore_spark
     rows_per_task: int = ROWS_PER_TASK
     graph_checked: bool = False  # the driver's termination pass ran
     split_timing: bool = False  # benchmarks: time expand, dedup and write separately
@@ -870,6 +931,8 @@ class _Search:
         if p.phase == "driver":
             seen_mem, frontier_mem = self.load_driver_levels(p.level)
         while True:
+            if self.interrupts is not None:
+                self.interrupts.check()
             level = p.level
             p.depth = level if p.last_new else max(level - 1, 0)
             if p.last_new == 0:
@@ -891,6 +954,8 @@ class _Search:
             if p.phase == "spark":
                 if self.spark is None:
                     self.spark = make_session(*self.session_args)
+                    if self.interrupts is not None:
+                        self.interrupts.reinstall()
                 new, tally, times = self.spark_level(level)
                 if room is not None and new > room:
                     cut_chunk = self.spark_cut_chunk(level, room)
@@ -1218,19 +1283,29 @@ def explore_spark(
             progress.levels.append(stats)
             search.commit()
         lasso = None
-        terminated: list[int] = []
+        interrupts = search.interrupts = _Interrupts(search)
         try:
-            with _sigterm_as_ctrl_c(terminated):
-                stop = search.run(max_states, max_depth, driver_threshold, keep_frontiers)
-                if (progress.phase == "driver" and progress.back_edges and search.track_back_edges):
-                    visited = progress.depth + 1 if progress.distinct else 0
-                    lasso = search.find_lasso(visited, min(progress.expanded, visited))
-                    search.graph_checked = True
+            with interrupts:
+                try:
+                    stop = search.run(max_states, max_depth, driver_threshold, keep_frontiers)
+                    interrupts.check()
+                    if (progress.phase == "driver" and progress.back_edges and search.track_back_edges):
+                        visited = progress.depth + 1 if progress.distinct else 0
+                        lasso = search.find_lasso(visited, min(progress.expanded, visited))
+                        search.graph_checked = True
+                    interrupts.check()
+                except Exception:
+                    if not interrupts.requested:
+                        raise
+                    raise KeyboardInterrupt from None  # a Spark call failed because Ctrl-C cancelled it
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM: report what the last complete level established; resume continues.
+            interrupts.cancel_jobs()
+            if search.spark is not None:
+                search.spark.sparkContext.setLogLevel("ERROR")
             search.progress = run.read_manifest(identity)
             search.progress.depth = search.progress.level if search.progress.last_new else max(search.progress.level - 1, 0)
-            stop = "terminated (SIGTERM)" if terminated else "interrupted"
+            stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
             lasso = None
         return _result(search, stop, search.elapsed(), lasso)
     finally:
@@ -1238,33 +1313,84 @@ def explore_spark(
             shutil.rmtree(root, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def _sigterm_as_ctrl_c(terminated: list):
-    """SIGTERM (``kill``, ``timeout``) during the search is handled like Ctrl-C: whatever
-    handles SIGINT now runs (pyspark's handler cancels the running Spark jobs, then
-    raises KeyboardInterrupt), and the search reports what its last complete level
-    established. Installed only in the main thread and only over SIGTERM's default
-    action; ``terminated`` gets the signal number when it fires."""
-    import signal
-    import threading
+class _Interrupts:
+    """Ctrl-C during a run: the honest incomplete result, and nothing else on the terminal.
 
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
+    pyspark's own SIGINT handler calls ``cancelAllJobs`` from inside the signal handler,
+    re-entering py4j while the interrupted call is still reading its socket: py4j then logs
+    tracebacks ("reentrant call", "KeyboardInterrupt while sending command") and the JVM
+    logs the cancelled jobs with a stack trace. Here, while a run is under way, SIGINT in
+    the middle of a py4j call only asks for the interruption: another thread cancels the
+    jobs with the JVM's logging off, the call returns or fails as cancelled, and the run
+    stops as interrupted (:meth:`check`); anywhere else it raises KeyboardInterrupt at
+    once. A second Ctrl-C always raises at once.
 
-    def on_sigterm(signum, frame):
-        terminated.append(signum)
-        handler = signal.getsignal(signal.SIGINT)
-        if callable(handler):
-            handler(signal.SIGINT, frame)
+    SIGTERM (``kill``, ``timeout``) is handled the same way (issue #17), when its action was
+    the default; ``terminated`` says it was SIGTERM, for the result's stop reason.
+    """
+
+    def __init__(self, search: "_Search") -> None:
+        self.search = search
+        self.requested = False
+        self.previous: Any = None
+        self.previous_term: Any = None
+        self.terminated = False
+        self.active = threading.current_thread() is threading.main_thread()
+
+    def __enter__(self) -> "_Interrupts":
+        if self.active:
+            self.previous = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self.handler)
+            self.previous_term = signal.getsignal(signal.SIGTERM)
+            if self.previous_term is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            signal.signal(signal.SIGINT, self.previous)
+            if self.previous_term is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    def reinstall(self) -> None:
+        """After a SparkContext starts: it installs pyspark's handler in place of ours."""
+        if self.active:
+            signal.signal(signal.SIGINT, self.handler)
+
+    def handler(self, signum: int, frame: Any) -> None:
+        self.terminated = self.terminated or signum == signal.SIGTERM
+        first = not self.requested
+        self.requested = True
+        if first and self.search.spark is not None and _inside_py4j(frame):
+            threading.Thread(target=self.cancel_jobs, name="mqcheck-cancel", daemon=True).start()
+            return
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if an interruption was asked for."""
+        if self.requested:
+            raise KeyboardInterrupt
+
+    def cancel_jobs(self) -> None:
+        """Cancel every running job, the JVM's logging off (its cancellations are not errors)."""
+        spark = self.search.spark
+        if spark is None:
+            return
+        try:
+            spark.sparkContext.setLogLevel("OFF")
+            spark.sparkContext.cancelAllJobs()
+        except Exception:  # the JVM may be going away; nothing left to cancel then
+            pass
+
+
+def _inside_py4j(frame: Any) -> bool:
+    """Is the interrupted Python code in the middle of a call to the JVM?"""
+    marker = f"{os.sep}py4j{os.sep}"
+    while frame is not None:
+        if marker in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _select(model: Any, property_ids: Iterable[str] | None) -> tuple:

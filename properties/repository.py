@@ -127,18 +127,25 @@ def _reference_fr(state: NetworkState, cluster: str):
 
 def prs_converge(model, state: NetworkState) -> bool:
     # 000 §First MQOPEN of a Queue: FRs notify subscribers of every change, so a PR's view
-    # of what it subscribed for matches the FRs' once updates have flowed.
+    # of what it subscribed for matches the FRs' once updates have flowed — from the FRs
+    # holding its subscription. 000 §Considerations for Full Repositories: "if the 2 Full
+    # Repositories to which a queue manager subscribed for a queue are both off-line, then
+    # that queue manager will not find out about administrative changes to the queue, even
+    # if there are other Full Repositories available": while none of them is running, the
+    # PR is not expected to have converged (issue #18; it does once one is back).
     if not settled(state) or fr_disagreement(state):
         return True  # FR disagreement is RP-FR-CONVERGENCE's finding
     for q, cache in _caches(state):
         if cache.full or cache.tempqmgr:
             continue
-        ref = _reference_fr(state, cache.cluster)
-        if ref is None:
-            continue
+        running = _frs(state).get(cache.cluster, [])
         for key in cache.interests:
+            holders = [fr for _, fr in running
+                       if any(s[0] == q.qmid and (s[2], s[3]) == key for s in fr.subscribers)]
+            if not holders:
+                continue
             mine = {(r.ident, r.seq) for r in rp.records_for(cache, key)}
-            theirs = {(r.ident, r.seq) for r in rp.records_for(ref, key)}
+            theirs = {(r.ident, r.seq) for r in rp.records_for(holders[0], key)}
             if mine != theirs:
                 return False
     return True

@@ -65,8 +65,11 @@ def _enabled(cands: list[bd.Candidate]) -> list[bd.Candidate]:
 
 
 def _local_used(d: bd.Decision) -> bool:
-    # 001 rule 6: the local instance is used (CLWLUSEQ LOCAL, or arrived over a channel)
-    survivors = _enabled(_rank_survivors(d))
+    # 001 rule 6: the local instance is used (CLWLUSEQ LOCAL, or arrived over a channel) —
+    # if rule 5 left any instance: "If only put disabled instances remain then ... all
+    # other operations will fail with MQRC_CLUSTER_PUT_INHIBITED" (rule 5's note), and rule
+    # 6 never applies (WL-PUT-INHIBITED's case; issue #18)
+    survivors = [c for c in _rank_survivors(d) if c.put_enabled]
     return any(c.local for c in survivors) and (d.useq == "LOCAL" or d.via_cluster_channel)
 
 

@@ -305,6 +305,13 @@ def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_q
 # ---------------------------------------------------------------------------------------
 # The view (DESIGN §3.5: what the network model supplies to the algorithm)
 # ---------------------------------------------------------------------------------------
+def local_receiver_key(qmgr: str, channel: str) -> str:
+    """Where the network keeps the status of ``qmgr``'s own CLUSRCVR ``channel`` (STOP/START
+    CHANNEL at ``qmgr``) among its channels' statuses: ``:`` is not allowed in MQ names,
+    so the key cannot be a queue manager's."""
+    return f"{qmgr}:{channel}"
+
+
 def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> wl.QmgrView:
     """The view of queue manager ``q`` (a ``spec.network.QmgrState``): its cluster caches'
     live records of others, its own CLUSRCVRs and clustered QLOCALs, and ``status_of``
@@ -363,6 +370,10 @@ def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> w
                                                      queue.clwlrank, queue.clwlprty, queue.clwluseq, queue.defbind))
     statuses = tuple(wl.ChannelState(r.qmgr, r.channel, status_of.get(r.qmgr, "INACTIVE"))
                      for r in sorted(receivers.values(), key=lambda r: r.key))
+    # 001 rule 6: with CLWLUSEQ(ANY) "the local queue is chosen, based on the status of the
+    # locally-defined CLUSRCVR channels in the same cluster as the queue"
+    statuses += tuple(wl.ChannelState(r.qmgr, r.channel, status_of[local_receiver_key(r.qmgr, r.channel)])
+                      for r in local_receivers if local_receiver_key(r.qmgr, r.channel) in status_of)
     return wl.QmgrView(q.name, tuple(local_receivers), tuple(sorted(receivers.values(), key=lambda r: r.key)),
                        tuple(sorted(queues.values(), key=lambda x: (x.qmgr, x.name))),
                        tuple(sorted(aliases.values(), key=lambda x: (x.qmgr, x.name))),

@@ -23,11 +23,15 @@ import struct
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from spec import lookup
 from spec.topic_tree import Node, TopicSpace, is_blocked, node_of
 from spec.topics import compile_subscription
 
 SCOPE_ALL = "ALL"
 SCOPE_QMGR = "QMGR"
+# MQSO_SCOPE_ALL asked for explicitly: overrides the topic's SUBSCOPE(QMGR) (002 §Subscription
+# scope); SCOPE_ALL, the default, is no option (the topic's SUBSCOPE decides)
+SCOPE_OPTION_ALL = "MQSO_SCOPE_ALL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +133,8 @@ class LocalPubSub:
     parent_judged: str = ""  # the PARENT value last checked (an unusable one is logged once per change)
 
     def subscription(self, name: str) -> Subscription | None:
-        for sub in self.subscriptions:
-            if sub.name == name:
-                return sub
-        return None
+        # a table lookup, not a scan: 10^4 DEFINE SUBs must load in seconds (spec.lookup)
+        return lookup.first(self.subscriptions, "name", name)
 
 
 def arrived_from_neighbour(pub: Publication) -> bool:
@@ -144,11 +146,15 @@ def arrived_from_neighbour(pub: Publication) -> bool:
 def effective_scope(space: TopicSpace, sub: Subscription) -> str:
     """ALL when the subscription may receive publications from other queue managers.
 
-    002 §Subscription scope: the subscription's own option (MQSO_SCOPE_QMGR) or the
-    SUBSCOPE of the topic object it resolves to, inherited through ASPARENT.
+    002 §Subscription scope: the subscription's own option or the SUBSCOPE of the topic
+    object it resolves to, inherited through ASPARENT: "Subscribers can override the
+    SUBSCOPE setting by specifying either the MQSO_SCOPE_QMGR or MQSO_SCOPE_ALL
+    subscription option when creating a subscription."
     """
     if sub.scope == SCOPE_QMGR:
         return SCOPE_QMGR
+    if sub.scope == SCOPE_OPTION_ALL:
+        return SCOPE_ALL
     return space.effective_for_subscription(sub.topic, sub.scheme, "subscope")
 
 
@@ -256,7 +262,8 @@ def subscribe(
         )
     created = replace(sub, blocking=space.blocking_nodes(sub.topic, sub.scheme), order=ps.next_order)
     created = replace(created, new_only=new_publications_only)
-    ps = replace(ps, subscriptions=ps.subscriptions + (created,), next_order=ps.next_order + 1)
+    subscriptions = lookup.handed_over(ps.subscriptions, ps.subscriptions + (created,), "name", created)
+    ps = replace(ps, subscriptions=subscriptions, next_order=ps.next_order + 1)
     if new_publications_only:
         return ps, ()
     sent = tuple(
@@ -535,9 +542,10 @@ def demand_sources(space: TopicSpace, ps: LocalPubSub, held: tuple[HeldProxy, ..
     with the demand paths they carry (``held`` overrides ``ps.proxy_paths``)."""
     out: list[tuple[str, str | None, str | None, tuple[Path, ...]]] = []
     for sub in ps.subscriptions:
-        # 002 §Subscription scope: MQSO_SCOPE_QMGR or SUBSCOPE(QMGR): no proxy subscription
+        # 002 §Subscription scope: MQSO_SCOPE_QMGR or SUBSCOPE(QMGR): no proxy subscription;
+        # MQSO_SCOPE_ALL overrides SUBSCOPE(QMGR) (its via marks it for _may_send)
         if effective_scope(space, sub) == SCOPE_ALL:
-            out.append((proxy_topic(sub), None, None, ((),)))
+            out.append((proxy_topic(sub), None, SCOPE_OPTION_ALL if sub.scope == SCOPE_OPTION_ALL else None, ((),)))
     out.extend((t, None, None, ((),)) for t in _forced_topics(space))
     out.extend((t, n, v, paths) for (n, v, t), paths in (ps.proxy_paths if held is None else held))
     return tuple(out)
@@ -581,8 +589,9 @@ def _may_send(space: TopicSpace, topic: str, source: str | None, source_via: str
         return False  # demand from N is never sent back to N
     subscope_all, cluster = _topic_facts(space, topic)
     # DESIGN §3.3: forwarding needs the topic's effective SUBSCOPE ALL here (002 §Combine
-    # and isolate topic spaces in multiple clusters: the bridge's SUBSCOPE(QMGR) isolates)
-    if not subscope_all:
+    # and isolate topic spaces in multiple clusters: the bridge's SUBSCOPE(QMGR) isolates),
+    # unless a local subscriber asked for MQSO_SCOPE_ALL (002 §Subscription scope)
+    if not subscope_all and not (source is None and source_via == SCOPE_OPTION_ALL):
         return False
     # 002 §Topic spaces: hierarchies propagate every proxy subscription; in a cluster only
     # subscriptions resolving to a cluster topic of that cluster; §Overlapping cluster

@@ -171,13 +171,17 @@ class ClusterCache:
         return tuple(r for r in self.live() if r.kind == QMGR)
 
     def full_repositories(self) -> tuple[Record, ...]:
-        """Queue-manager records of the full repositories this cache knows, by name."""
-        return tuple(sorted((r for r in self.qmgr_records() if r.info.full_repository),
+        """Queue-manager records of the full repositories this cache knows, by name (one
+        per queue manager: its first CLUSRCVR's)."""
+        return tuple(sorted((r for r in self.qmgr_records() if r.info.full_repository and r.key == ""),
                             key=lambda r: (r.owner_name, r.owner)))
 
     def qmgr_record_of(self, name: str) -> Record | None:
+        """The queue manager's record (its first CLUSRCVR's; further CLUSRCVRs of the
+        cluster have records keyed by channel name)."""
         found = [r for r in self.qmgr_records() if r.owner_name == name]
-        return found[-1] if found else None
+        primary = [r for r in found if r.key == ""]
+        return (primary or found)[-1] if found else None
 
     def is_pubsub_cluster(self) -> bool:
         """002 §Cluster topics / 000 §Cluster Topics: "Pub/Sub Cluster exists when there are
@@ -222,16 +226,24 @@ def apply_record(cache: ClusterCache, record: Record, check_sequence: bool = Tru
         # 000 §Initial definitions: the TEMPQMGR name "will be changed when the Partial
         # Repository has communicated with the Full Repository and found out the real name"
         # (the CONNAMEs compared as addresses: 'FR1' is 'fr1(1414)' — DESIGN §3.4)
-        key = conname_key(record.info.conname)
-        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr if conname_key(c) != key))
+        cache = replace(cache, tempqmgr=tuple(c for c in cache.tempqmgr
+                                              if not _same_listener(c, record.info.conname)))
     return cache, True
 
 
 def answers_tempqmgr(cache: ClusterCache, record: Record) -> bool:
     """Whether a queue-manager record is the one a SYSTEM.TEMPQMGR entry waits for: its
-    CLUSRCVR CONNAME is the manual CLUSSDR's, as an address (``objects.conname_key``)."""
-    key = conname_key(record.info.conname)
-    return any(conname_key(c) == key for c in cache.tempqmgr)
+    CLUSRCVR CONNAME is the manual CLUSSDR's, as an address (``objects.conname_key``), or
+    names the same host without a port (003 §Auto-definition of channels: the manual
+    CLUSSDR's port reached it)."""
+    return any(_same_listener(c, record.info.conname) for c in cache.tempqmgr)
+
+
+def _same_listener(manual: str, clusrcvr: str) -> bool:
+    if conname_key(manual) == conname_key(clusrcvr):
+        return True
+    return ("(" not in clusrcvr and bool(clusrcvr.strip())
+            and [h for h, _ in conname_key(manual)] == [h for h, _ in conname_key(clusrcvr)])
 
 
 def remove_owner(cache: ClusterCache, qmid: str, tombstones: tuple[Record, ...] = ()) -> ClusterCache:

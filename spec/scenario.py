@@ -28,7 +28,9 @@ scenario file) or neither (an empty queue manager), never both.
   means no such option (the topic's PUBSCOPE decides).
 - ``subscribe = {qmgr, name, topic, scheme? = "topic" | "char", scope? = "ALL" | "QMGR",
   group?, dest?, new_only? = false, durable? = false, topicobj?}`` — ``durable`` defaults to
-  the MQI's default, MQSO_NON_DURABLE; ``new_only`` is MQSO_NEW_PUBLICATIONS_ONLY.
+  the MQI's default, MQSO_NON_DURABLE; ``new_only`` is MQSO_NEW_PUBLICATIONS_ONLY; ``scope``
+  left out is no scope option (the topic's SUBSCOPE decides), ``"ALL"``/``"QMGR"`` are
+  MQSO_SCOPE_ALL/MQSO_SCOPE_QMGR, which override SUBSCOPE (002 §Subscription scope).
 - ``unsubscribe = {qmgr, name}``
 - ``republish = {qmgr, subscription, action = "NEW" | "FORWARD", topic?}`` — an application
   that gets the publications of ``subscription`` and publishes them again (under ``topic``
@@ -260,7 +262,7 @@ class SubscribeStep:
     name: str
     topic: str  # "" when only topicobj is given
     scheme: str = "topic"
-    scope: str = "ALL"  # "QMGR" = MQSO_SCOPE_QMGR
+    scope: str = ""  # "" = no option (the topic's SUBSCOPE decides); "ALL"/"QMGR" = MQSO_SCOPE_ALL/_QMGR
     group: str = ""
     dest: str = ""
     new_only: bool = False
@@ -458,6 +460,23 @@ def _read_text(path: str) -> str:
     return raw.decode("utf-8-sig")
 
 
+def utf8_error_position(err: UnicodeDecodeError) -> tuple[int, int]:
+    """(line, column), 1-based, of the first byte UTF-8 cannot decode: the column counts the
+    characters before it on its line, as an editor shows them.
+
+    >>> try:
+    ...     b"ab\\nc\\xe9\\xff".decode("utf-8")
+    ... except UnicodeDecodeError as e:
+    ...     utf8_error_position(e)
+    (2, 2)
+    """
+    raw = bytes(err.object)
+    before = raw[: err.start]
+    line_start = before.rfind(b"\n") + 1
+    column = len(before[line_start:].decode("utf-8-sig" if line_start == 0 else "utf-8", "replace")) + 1
+    return before.count(b"\n") + 1, column
+
+
 def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read a scenario file and the ``mqsc_file``s it names (the module's only I/O)."""
     path = os.fspath(path)
@@ -467,8 +486,10 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     except OSError as e:
         raise InputError(f"cannot read the scenario file: {e.strerror or e}", file=path) from None
     except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text (byte {e.start + 1}); TOML files are UTF-8",
-                         file=path) from None
+        line, column = utf8_error_position(e)
+        raise InputError(f"not UTF-8 text: byte 0x{e.object[e.start]:02x} cannot start or continue a "
+                         "character here", file=path, line=line, column=column,
+                         suggestion="TOML files are UTF-8; save the file as UTF-8") from None
 
     def read_file(name: str) -> str:
         return _read_text(os.path.join(base, name))
@@ -500,10 +521,41 @@ def parse_scenario(text: str, file: str = "<scenario>", read_file: ReadFile | No
     except tomllib.TOMLDecodeError as e:
         raise _toml_error(str(e), text, file) from None
     except ValueError as e:  # tomllib lets int()'s digit limit through
-        raise InputError(f"invalid TOML: {e}", file=file) from None
+        line, column = _long_number_position(text)
+        what = "a number with more digits than mqcheck reads (4300 at most)" if "digits" in str(e) else str(e)
+        raise InputError(f"invalid TOML: {what}", file=file, line=line, column=column) from None
     except RecursionError:
-        raise InputError("invalid TOML: nested too deeply", file=file) from None
+        line, column = _deepest_nesting_position(text)
+        raise InputError(f"invalid TOML: arrays and inline tables nested too deeply (more than "
+                         f"{MAX_NESTING} levels here)", file=file, line=line, column=column) from None
     return _Parser(text, file, read_file).scenario(doc)
+
+
+MAX_NESTING = 100  # where a nesting error is reported; tomllib's own limit is the recursion limit
+
+
+def _deepest_nesting_position(text: str) -> tuple[int, int]:
+    """Where arrays/inline tables first nest more than :data:`MAX_NESTING` deep (else where
+    they nest deepest), outside strings and comments."""
+    masked, _ = _scan(text)
+    depth, deepest, at = 0, 0, 0
+    for i, c in enumerate(masked):
+        if c in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, i
+            if depth > MAX_NESTING:
+                break
+        elif c in "]}":
+            depth -= 1
+    return _Locator(text).position(at)
+
+
+def _long_number_position(text: str) -> tuple[int, int]:
+    """Where the first number too long for Python's int() (4300 digits) starts."""
+    masked, _ = _scan(text)
+    m = re.search(r"[0-9][0-9_]{4299,}", masked)
+    return _Locator(text).position(m.start()) if m else (0, 0)
 
 
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -519,9 +571,42 @@ def _toml_error(message: str, text: str, file: str) -> InputError:
         message = message[: m.start()]
     elif _TOML_AT_END.search(message):
         message = message[: _TOML_AT_END.search(message).start()]
-        line = text.rstrip().count("\n") + 1  # the last line with something on it
+        line, column, message = _end_of_document_error(message, text)
     return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
                       suggestion="see https://toml.io for the syntax")
+
+
+def _end_of_document_error(message: str, text: str) -> tuple[int, int, str]:
+    """tomllib says "at end of document" when something opened earlier is never closed:
+    point at what was opened (a string's quotes, an array's '[' or an inline table's '{'),
+    else just after the last character written."""
+    masked, unclosed = _scan(text)
+    locator = _Locator(text)
+    if unclosed is not None and ("string" in message.lower() or message.startswith("Expected \"")
+                                 or message.startswith("Expected '")):
+        line, column = locator.position(unclosed)
+        return line, column, f"{message}: the string opened here is never closed"
+    stack: list[int] = []
+    for i, c in enumerate(masked):
+        if c in "[{":
+            stack.append(i)
+        elif c in "]}" and stack:
+            stack.pop()
+    if stack:
+        opener = stack[-1]
+        what = "array" if masked[opener] == "[" else "inline table"
+        line, column = locator.position(opener)
+        if _line_is_header(masked, opener):
+            return line, column, f"{message}: the table header opened here is never closed with ']'"
+        return line, column, f"{message}: the {what} opened here is never closed"
+    end = len(text.rstrip())
+    line, column = locator.position(end - 1) if end else (1, 0)
+    return line, column + 1, message
+
+
+def _line_is_header(masked: str, offset: int) -> bool:
+    start = masked.rfind("\n", 0, offset) + 1
+    return masked[start:offset].strip() == "" or masked[start:offset].strip() == "["
 
 
 # ---------------------------------------------------------------------------------------
@@ -547,8 +632,14 @@ def _render_path(path: Path) -> str:
 def _mask(text: str) -> str:
     """``text`` with comments and the contents of strings blanked (newlines and string
     delimiters kept), so structural regexes cannot match inside them."""
+    return _scan(text)[0]
+
+
+def _scan(text: str) -> tuple[str, int | None]:
+    """:func:`_mask`'s text, and the offset of the first string never closed (or None)."""
     out = list(text)
     i, n = 0, len(text)
+    unclosed: int | None = None
 
     def blank(a: int, b: int) -> None:
         for k in range(a, min(b, n)):
@@ -569,6 +660,7 @@ def _mask(text: str) -> str:
                 j = text.find(delim, j)
                 if j < 0:
                     j = n
+                    unclosed = i if unclosed is None else unclosed
                     break
                 if delim == '"""' and _escaped(text, j):
                     j += 1
@@ -584,11 +676,13 @@ def _mask(text: str) -> str:
                 if text[j] == c and not (c == '"' and _escaped(text, j)):
                     break
                 j += 1
+            if (j >= n or text[j] == "\n") and unclosed is None:
+                unclosed = i
             blank(i + 1, j)
             i = j + 1
         else:
             i += 1
-    return "".join(out)
+    return "".join(out), unclosed
 
 
 def _escaped(text: str, j: int) -> bool:
@@ -603,6 +697,11 @@ _KEY_PART = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*(?:\.
 
 
 def _split_key(raw: str) -> tuple[str, ...]:
+    return tuple(key for key, _ in _split_key_at(raw))
+
+
+def _split_key_at(raw: str) -> list[tuple[str, int]]:
+    """A dotted key's parts, each with its offset in ``raw``."""
     parts = []
     pos = 0
     while pos < len(raw):
@@ -610,9 +709,9 @@ def _split_key(raw: str) -> tuple[str, ...]:
         if not m or m.end() == pos:
             break
         key = m.group(1)
-        parts.append(key[1:-1] if key[0] in "'\"" else key)
+        parts.append((key[1:-1] if key[0] in "'\"" else key, m.start(1)))
         pos = m.end()
-    return tuple(parts)
+    return parts
 
 
 class _Locator:
@@ -623,10 +722,13 @@ class _Locator:
         self.masked = _mask(text)
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.sections: list[tuple[Path, int, int]] = []  # (path, header offset, body start)
+        self.header_keys: list[tuple[tuple[str, ...], tuple[int, ...]]] = []  # each header's keys, offsets
         counts: dict[tuple[str, ...], int] = {}
         self.sections.append(((), 0, 0))
         for m in _HEADER.finditer(self.masked):
-            keys = _split_key(self.text[m.start(2):m.end(2)])
+            parts = _split_key_at(self.text[m.start(2):m.end(2)])
+            keys = tuple(k for k, _ in parts)
+            self.header_keys.append((keys, tuple(m.start(2) + at for _, at in parts)))
             if m.group(1) == "[[":
                 index = counts.get(keys, 0)
                 counts[keys] = index + 1
@@ -653,6 +755,10 @@ class _Locator:
                 best, best_len = k, len(spath)
         spath, header, pos = self.sections[best]
         end = self.ends[best]
+        if len(path) > len(spath):
+            named = self._in_header(path)  # [a.b.c] defines a and a.b without a header of their own
+            if named is not None:
+                return named
         found = header if spath else None
         for part in path[len(spath):]:
             if isinstance(part, int):
@@ -663,6 +769,16 @@ class _Locator:
                 break
             found, pos = hit, hit + (0 if isinstance(part, int) else len(part))
         return found
+
+    def _in_header(self, path: Path) -> int | None:
+        """The offset of ``path``'s last key in the first table header whose dotted key
+        starts with ``path`` (``[a.a.a]`` writes ``a`` and ``a.a``), or None."""
+        if any(isinstance(part, int) for part in path):
+            return None
+        for keys, offsets in self.header_keys:
+            if len(keys) >= len(path) and keys[: len(path)] == path:
+                return offsets[len(path) - 1]
+        return None
 
     def _nth_element(self, n: int, start: int, end: int) -> int | None:
         """Offset of element ``n`` of the inline array that is the value of the key at
@@ -703,8 +819,10 @@ class _Locator:
         return min(hits) if hits else None
 
     def locate(self, path: Path) -> tuple[int, int]:
+        """(line, column) of ``path`` or of the nearest enclosing key written; a path
+        nothing of which is written (a missing top-level key) is the document: 1:1."""
         off = self.offset(path)
-        return (0, 0) if off is None else self.position(off)
+        return (1, 1) if off is None else self.position(off)
 
     def string_locator(self, path: Path, value: str) -> Callable[[int, int], tuple[int, int]] | None:
         """For the string ``value`` at ``path``: a function mapping a (line, column) inside
@@ -1001,8 +1119,12 @@ class _Parser(UniformParsing):
         except FileNotFoundError:
             raise self.error(path + ("mqsc_file",), f"file not found: {shown}",
                              "mqsc_file is relative to the scenario file") from None
-        except UnicodeDecodeError:
-            raise self.error(path + ("mqsc_file",), f"{shown} is not UTF-8 text") from None
+        except UnicodeDecodeError as e:
+            line, column = utf8_error_position(e)
+            raise InputError(f"not UTF-8 text: byte 0x{e.object[e.start]:02x} cannot start or continue a "
+                             f"character here (read as {_render_path(path + ('mqsc_file',))} of {self.file})",
+                             file=shown, line=line, column=column,
+                             suggestion="MQSC files are read as UTF-8; save the file as UTF-8") from None
         except OSError as e:
             raise self.error(path + ("mqsc_file",), f"cannot read {shown}: {e.strerror or e}") from None
 
@@ -1099,7 +1221,7 @@ class _Parser(UniformParsing):
         dest = self.string(t, "dest", path, "")
         step = SubscribeStep(
             index, line, qmgr, name, topic, scheme,
-            scope=self.keyword(t, "scope", path, SCOPES, "ALL"),
+            scope=self.keyword(t, "scope", path, SCOPES, None) if "scope" in t else "",
             group=self.string(t, "group", path, ""),
             dest=self.mq_name(dest, path + ("dest",), "queue") if dest else "",
             new_only=self.boolean(t, "new_only", path),

@@ -216,13 +216,18 @@ def test_elements_of_inline_arrays_are_located():
 
 ERRORS = [
     # -- TOML syntax: tomllib's own position
-    ("toml_unterminated", 'name = "x', 's.toml:1: invalid TOML: Unterminated string (see https://toml.io for the syntax)'),
+    ("toml_unterminated", 'name = "x', 's.toml:1:8: invalid TOML: Unterminated string: the string opened here is never closed (see https://toml.io for the syntax)'),
     ("toml_statement", '[qmgrs.QMA]\nfoo bar', "s.toml:2:5: invalid TOML: Expected '=' after a key in a key/value pair (see https://toml.io for the syntax)"),
-    ("toml_end_of_document", '[qmgrs.QMA]\nx = [1,\n\n', 's.toml:2: invalid TOML: Invalid value (see https://toml.io for the syntax)'),
+    ("toml_end_of_document", '[qmgrs.QMA]\nx = [1,\n\n', 's.toml:2:5: invalid TOML: Invalid value: the array opened here is never closed (see https://toml.io for the syntax)'),
+    ("toml_unterminated_mqsc", '[qmgrs.QMA]\nmqsc = \'\'\'\nDEFINE QLOCAL(Q)\n\n', "s.toml:2:8: invalid TOML: Expected \"'''\": the string opened here is never closed (see https://toml.io for the syntax)"),
+    ("toml_header_not_closed", '[qmgrs.QMA]\n[check\n', "s.toml:2:7: invalid TOML: Expected ']' at the end of a table declaration (see https://toml.io for the syntax)"),
+    ("toml_no_value_at_end", '[qmgrs.QMA]\nx = ', 's.toml:2:4: invalid TOML: Invalid value (see https://toml.io for the syntax)'),
+    ("dotted_header_unknown_key", '[qmgrs.QMA]\n[a.a.a]\nb = 1\n', 's.toml:2:2: a: unknown key; expected one of name, description, qmgrs, steps, expect, check'),
+    ("dotted_header_unknown_check_key", '[qmgrs.QMA]\n[check.x.y]\n', 's.toml:2:8: check.x: unknown key; expected one of faults, max_states, max_depth, explore_initial'),
     ("toml_duplicate_key", 'name = "a"\nname = "b"\n', 's.toml:2:11: invalid TOML: Cannot overwrite a value (see https://toml.io for the syntax)'),
     # -- top level and [qmgrs]
     ("unknown_top_key", 'qmgr = {}\n', "s.toml:1:1: qmgr: unknown key; expected one of name, description, qmgrs, steps, expect, check, pytest, lint, ccdt, prove (did you mean 'qmgrs'?)"),
-    ("missing_qmgrs", 'name = "x"\n', 's.toml: qmgrs: required key is missing (add a [qmgrs.NAME] table for each queue manager)'),
+    ("missing_qmgrs", 'name = "x"\n', 's.toml:1:1: qmgrs: required key is missing (add a [qmgrs.NAME] table for each queue manager)'),
     ("empty_qmgrs", 'qmgrs = {}\n', 's.toml:1:1: qmgrs: expected at least one queue manager, as a [qmgrs.NAME] table'),
     ("name_type", 'name = 3\n' + QMS, 's.toml:1:1: name: expected a string, got an integer (3)'),
     ("steps_not_array", 'steps = 3\n' + QMS, 's.toml:1:1: steps: expected an array of tables ([[steps]] blocks), got an integer'),
@@ -359,8 +364,8 @@ def test_subscriptions_defined_and_deleted_in_mqsc_are_known_to_later_steps():
 
 
 @pytest.mark.parametrize("text, message", [
-    (QMS + "x = " + "9" * 5000, r"^s\.toml: invalid TOML: Exceeds the limit \(4300 digits\)"),
-    (QMS + "x = " + "[" * 5000 + "]" * 5000, r"^s\.toml: invalid TOML: nested too deeply$"),
+    (QMS + "x = " + "9" * 5000, r"^s\.toml:3:5: invalid TOML: a number with more digits than mqcheck reads \(4300 at most\)$"),
+    (QMS + "x = " + "[" * 5000 + "]" * 5000, r"^s\.toml:3:105: invalid TOML: arrays and inline tables nested too deeply \(more than 100 levels here\)$"),
     (QMS + "[[steps]]\nadvance = { days = " + "9" * 100 + " }", r"^s\.toml:4:13: steps\[0\]\.advance\.days: expected an integer from 1 to 3650, got 9{57}\.\.\.$"),
     (QMS + "[[steps]]\nadvance = { days = inf }", r"^s\.toml:4:13: steps\[0\]\.advance\.days: expected an integer, got a float \(inf\)$"),
 ], ids=["digits", "nesting", "huge", "inf"])
@@ -380,14 +385,14 @@ def test_unreadable_scenario_files(tmp_path):
         load_scenario(tmp_path / "absent.toml")
     latin1 = tmp_path / "latin1.toml"
     latin1.write_bytes(b'name = "caf\xe9"\n')
-    with pytest.raises(InputError, match=r"latin1\.toml: not UTF-8 text \(byte 12\); TOML files are UTF-8"):
+    with pytest.raises(InputError, match=r"latin1\.toml:1:12: not UTF-8 text: byte 0xe9 cannot start or continue a character here \(TOML files are UTF-8; save the file as UTF-8\)$"):
         load_scenario(latin1)
 
 
 def test_mqsc_file_that_is_not_utf8(tmp_path):
     (tmp_path / "s.toml").write_text('[qmgrs.QMA]\nmqsc_file = "qma.mqsc"\n')
     (tmp_path / "qma.mqsc").write_bytes(b"* caf\xe9\n")
-    with pytest.raises(InputError, match=r"s\.toml:2:1: qmgrs\.QMA\.mqsc_file: .*qma\.mqsc is not UTF-8 text"):
+    with pytest.raises(InputError, match=r"qma\.mqsc:1:6: not UTF-8 text: byte 0xe9 .*\(read as qmgrs\.QMA\.mqsc_file of .*s\.toml\)"):
         load_scenario(tmp_path / "s.toml")
 
 

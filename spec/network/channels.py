@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from spec.binding import local_receiver_key
 from spec.network.state import Channel, ChannelRecover, LogEntry, NetworkState, QmgrState, add_log
 from spec.network.topology import resolve_conname
 
@@ -56,6 +57,10 @@ def set_status_by_name(state: NetworkState, name: str, channel: str, status: str
     if not targets:
         targets = sorted({r.owner_name for c in q.caches for r in c.qmgr_records()
                           if r.info.channel == channel and r.owner != q.qmid and state.find(r.owner_name)})
+    if not targets and any(ch.name == channel and ch.chltype == "CLUSRCVR" for ch in q.defs.channels):
+        # its own CLUSRCVR: other queue managers' CLUSSDRs to it are theirs; here its status
+        # is what 001 rule 6 compares under CLWLUSEQ(ANY) (spec.binding.view_of)
+        targets = [local_receiver_key(name, channel)]
     if not targets and not any(ch.name == channel for ch in q.defs.channels):
         return add_log(state, [LogEntry(name, "CHANNEL_NOT_FOUND", f"channel {channel} not found at {name} (no "
                                                                 "manual or auto-defined sender of that name)",

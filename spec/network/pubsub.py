@@ -177,12 +177,17 @@ def publish_step(state: NetworkState, step: sc.PublishStep, mut: Mutations) -> N
     return state
 
 
+# a subscribe step's scope: none given (the topic's SUBSCOPE decides), MQSO_SCOPE_ALL
+# (overrides SUBSCOPE(QMGR)) or MQSO_SCOPE_QMGR (002 §Subscription scope)
+_SUBSCRIBE_SCOPES = {"": pubsub.SCOPE_ALL, "ALL": pubsub.SCOPE_OPTION_ALL, "QMGR": pubsub.SCOPE_QMGR}
+
+
 def subscribe_step(state: NetworkState, step: sc.SubscribeStep, mut: Mutations) -> NetworkState:
     q = state.qmgr(step.qmgr)
     topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
     if topic is None:
         return add_log(state, log)
-    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=step.scope, group=step.group,
+    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=_SUBSCRIBE_SCOPES[step.scope], group=step.group,
                               dest=step.dest, durable=step.durable, created=step.index)
     ps, errors = pubsub.subscribe(pubsub_space(q), q.pubsub, sub, step.new_only)
     return add_log(put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])

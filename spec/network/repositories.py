@@ -19,12 +19,12 @@ from dataclasses import replace
 from typing import Any
 
 from spec import objects, repository as rp, scenario as sc
-from spec.network.channels import send
+from spec.network.channels import hold_channel, send, set_channel
 from spec.network.state import (
-    FLOWING, NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
+    FLOWING, NO_MUTATIONS, Channel, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
 )
 from spec.network.topology import (
-    clusrcvr, fr_targets_manual, manual_clussdrs, member_clusters, resolve_conname,
+    clusrcvr, fr_targets_manual, listener_port_mismatch, manual_clussdrs, member_clusters, resolve_conname,
 )
 
 def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str, Any]]:
@@ -34,10 +34,16 @@ def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str,
     if rcvr is None:
         return own
     suspended = cluster in _suspended(q)
-    own[(rp.QMGR, "")] = rp.QmgrInfo(
-        channel=rcvr.name, conname=rcvr.conname, full_repository=cluster in objects.repos_clusters(q.defs),
-        suspended=suspended, clwlwght=rcvr.clwlwght, clwlrank=rcvr.clwlrank, clwlprty=rcvr.clwlprty,
-        netprty=rcvr.netprty)
+    # the first CLUSRCVR of the cluster is the queue manager's record (key ""); 001 rule 12
+    # (NETPRTY) chooses between routes to one queue manager, so every further CLUSRCVR in
+    # the cluster is a record too, keyed by its channel name (000: "the higher network
+    # priority route is always used when its channel is in a good state")
+    for rcvr_n in [ch for ch in q.defs.channels
+                   if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs)]:
+        own[(rp.QMGR, "" if rcvr_n is rcvr else rcvr_n.name)] = rp.QmgrInfo(
+            channel=rcvr_n.name, conname=rcvr_n.conname,
+            full_repository=cluster in objects.repos_clusters(q.defs), suspended=suspended,
+            clwlwght=rcvr_n.clwlwght, clwlrank=rcvr_n.clwlrank, clwlprty=rcvr_n.clwlprty, netprty=rcvr_n.netprty)
     for queue in q.defs.queues:
         if cluster in objects.clusters_of(queue, q.defs):
             own[(rp.QUEUE, queue.name)] = rp.QueueInfo(queue.put, queue.defbind, queue.clwlrank, queue.clwlprty,
@@ -199,11 +205,30 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
     """The full repositories a partial repository publishes and subscribes to: its manual
     CLUSSDR's FR first, then one other it knows (003: "sent to the chosen repository and
     also to one other repository (if there is one)"). Also returns how many it knows."""
-    manual = fr_targets_manual(state, q, cache.cluster)
+    manual = [m for m in fr_targets_manual(state, q, cache.cluster)
+              if (r := cache.qmgr_record_of(m)) is None or r.info.full_repository]  # not a demoted one
     known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
     ordered = list(dict.fromkeys([*manual[:1], *known]))
     limit = 1 if mut.publish_to_one_fr else 2
-    return tuple(ordered[:limit]), len(set(known) | set(manual[:1]))
+    # 000 §Considerations for Full Repositories: the manual CLUSSDR's FR is tried first,
+    # "but if that Full Repository is unavailable, it will then use any other Full
+    # Repositories that it knows about": available ones first; still two when two are
+    # known (003: "also to one other repository (if there is one)", "to reduce the risk of
+    # it being delayed if a repository queue manager is out of service"): what goes to an
+    # unavailable one waits on the transmission queue
+    available = [fr for fr in ordered if _fr_available(state, q.name, fr)]
+    chosen = (available + [fr for fr in ordered if fr not in available])[:limit]
+    return tuple(chosen), len(set(known) | set(manual[:1]))
+
+
+def _fr_available(state: NetworkState, name: str, fr: str) -> bool:
+    """A full repository is available when it is running and the channel to it can move
+    messages (not RETRYING, STOPPED, ...)."""
+    far = state.find(fr)
+    if far is None or not far.running:
+        return False
+    ch = state.channel(name, fr)
+    return ch is None or ch.status in FLOWING
 
 
 def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: "Outbox") -> rp.ClusterCache:
@@ -261,6 +286,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             if not own:
                 continue
             cache = rp.ClusterCache(cluster)
+        demoted = cache.full and cluster not in objects.repos_clusters(q.defs)
         cache = replace(cache, full=cluster in objects.repos_clusters(q.defs))
         changed: list[rp.Record] = []
         seq = q.seq
@@ -300,10 +326,40 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             for fr in targets:
                 out.update(fr, cluster, changed)
             cache = replace(cache, last_publish=(targets, known))
+            if demoted:
+                cache = _tell_subscribers_of_demotion(cache, changed, out)
         q = put_cache(q, cache)
         state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(name))
     return add_log(state, log)
+
+
+def _tell_subscribers_of_demotion(cache: rp.ClusterCache, changed: Sequence[rp.Record], out: Outbox
+                                  ) -> rp.ClusterCache:
+    """A full repository altered to a partial one tells the queue managers that subscribed
+    at it, which remake their subscriptions at other full repositories
+    (:func:`_resubscribe_after_demotion`); it holds subscriptions no more. 000
+    §Considerations for Full Repositories: "altering the Full Repositories to be Partial
+    Repositories before taking them off-line ... will cause the queue managers within the
+    cluster to remake their subscriptions elsewhere."
+    """
+    mine = [r for r in changed if r.kind == rp.QMGR and not r.deleted]
+    for subscriber in sorted({s[1] for s in cache.subscribers}):
+        out.update(subscriber, cache.cluster, mine)
+    return replace(cache, subscribers=())
+
+
+def _resubscribe_after_demotion(state: NetworkState, q: QmgrState, before: rp.ClusterCache,
+                                cache: rp.ClusterCache, applied: Sequence[rp.Record], out: Outbox,
+                                mut: Mutations) -> None:
+    """A partial repository that learns a full repository became partial subscribes again,
+    for everything it subscribed for, at the full repositories it now knows."""
+    demoted = [r for r in applied if r.kind == rp.QMGR and not r.deleted and not r.info.full_repository
+               and (old := before.qmgr_record_of(r.owner_name)) is not None and old.info.full_repository]
+    if not demoted or not cache.interests:
+        return
+    for fr in two_frs(state, q, cache, mut)[0]:
+        out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=cache.interests))
 
 
 def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int,
@@ -339,6 +395,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
         _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
     elif msg.op == rp.UPDATE:
+        before_update = cache
         records, refused = _fr_refuses_topics(q, cache, msg, step)
         cache, applied, log = _apply_all(q, cache, records, step, mut)
         log = refused + log
@@ -346,6 +403,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         if cache.full:
             _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
         else:
+            _resubscribe_after_demotion(state, q, before_update, cache, applied, out, mut)
             cache = _pr_follow_up(state, q, cache, out, mut)
             q = put_cache(q, cache)
     elif msg.op == rp.SUBSCRIBE:
@@ -366,7 +424,27 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
                     out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
     state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(dst))
+    state = _auto_defined_fails(state, dst, msg, step)
     return add_log(state, log)
+
+
+def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int) -> NetworkState:
+    """Once ``dst`` holds another queue manager's record, its channel there is the
+    auto-defined CLUSSDR, with the CLUSRCVR's CONNAME (even over a manual CLUSSDR: 003
+    §Auto-definition of channels); a CONNAME without a port where the listener is on
+    another port cannot connect: the channel goes into RETRYING and stays there."""
+    for r in msg.records:
+        if r.kind != rp.QMGR or r.deleted or r.owner_name == dst or state.find(r.owner_name) is None:
+            continue
+        why = listener_port_mismatch(state, r.owner_name, r.info.conname)
+        ch = state.channel(dst, r.owner_name)
+        if not why or (ch is not None and ch.status == "RETRYING"):
+            continue
+        state = set_channel(state, replace(ch or Channel(dst, r.owner_name), status="RETRYING"))
+        state = hold_channel(state, dst, r.owner_name)
+        state = add_log(state, [LogEntry(dst, "CHANNEL_RETRYING", f"auto-defined CLUSSDR {r.info.channel} to "
+                                                                  f"{r.owner_name}: {why}", step)])
+    return state
 
 
 def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut: Mutations) -> NetworkState:
@@ -488,7 +566,8 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
     of makes its repository subscribe for it at two full repositories (000 §First MQOPEN
     of a Queue). Where messages then go is the workload algorithm's part."""
     q = state.qmgr(step.qmgr)
-    if q.defs.queue(step.queue) is not None and not step.target_qmgr:
+    local = q.defs.queue(step.queue)
+    if local is not None and not step.target_qmgr and not _competes_with_remote(q, local):
         return state
     key = (rp.QUEUE, step.queue)
     out = Outbox()
@@ -502,6 +581,16 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
         q = put_cache(q, cache)
     state = put_qmgr(state, q)
     return out.flush(state, q)
+
+
+def _competes_with_remote(q: QmgrState, queue: objects.Queue) -> bool:
+    """A clustered local queue with CLWLUSEQ(ANY) (its own, or QMGR and the queue manager's)
+    lets the algorithm "choose either local or remote queues" (000 §Utilising remote
+    destinations; 001 rule 6), which presumes the remote instances are known: so its first
+    MQOPEN subscribes for the queue at the full repositories (000 §First MQOPEN of a Queue)
+    even though its own instance is in the cache."""
+    useq = queue.clwluseq if queue.clwluseq != "QMGR" else q.defs.clwluseq
+    return queue.qtype == "QLOCAL" and useq == "ANY" and bool(objects.clusters_of(queue, q.defs))
 
 
 def advance_clock(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> NetworkState:

@@ -11,11 +11,11 @@ from spec import scenario as sc
 from spec.network.model import MQNetwork, settle
 from spec.network.pubsub import deliveries_of
 from spec.network.repositories import repositories_of
-from spec.network.state import Mutations, NetworkState, ScenarioStep
-from spec.network.steps import unmodelled_in
+from spec.network.state import LogEntry, Mutations, NetworkState, ScenarioStep, add_log
+from spec.network.steps import describe_step, unmodelled_in
 from spec.network.topology import why_not_joined
 from spec.network.uniform import apstatus_failures
-from spec.network.workload import messages_of
+from spec.network.workload import handle_qmgr, messages_of
 
 @dataclass(frozen=True, slots=True)
 class ExpectationResult:
@@ -81,6 +81,7 @@ class RunReport:
     expectations: tuple[ExpectationResult, ...]
     unmodelled: tuple[str, ...]
     not_joined: tuple[tuple[str, str], ...] = ()
+    blocked: str = ""  # a step that could never be taken (a deadlock before the scenario's end)
 
     def to_json(self) -> dict:
         return {
@@ -94,6 +95,7 @@ class RunReport:
                 for r in self.expectations
             ],
             "not_joined": [{"qmgr": q, "reason": why} for q, why in self.not_joined],
+            **({"blocked": self.blocked} if self.blocked else {}),
             "unmodelled": list(self.unmodelled),
         }
 
@@ -104,7 +106,25 @@ def run_scenario(scenario: sc.Scenario, explain: bool = False) -> RunReport:
     workload choice's explanation (:func:`explanations_of`)."""
     model = MQNetwork(scenario, faults=0, explore_initial=False, mutations=Mutations(explain=explain))
     (state,) = model.init_states()
+    blocked = ""
     while state.next_step < len(scenario.steps):
-        state = settle(model, model.next_state(state, ScenarioStep(state.next_step)))
+        after = model.next_state(state, ScenarioStep(state.next_step))
+        if after is None:
+            # the network is settled and the step still waits (a put for a repository answer
+            # that cannot come): it never will be taken. A finding, not a pass.
+            state, blocked = _never_taken(state, scenario)
+            break
+        state = settle(model, after)
     not_joined = tuple((q.name, why) for q in state.qmgrs for why in why_not_joined(state, q))
-    return RunReport(scenario.name, state, check_expectations(scenario, state), unmodelled_in(scenario), not_joined)
+    return RunReport(scenario.name, state, check_expectations(scenario, state), unmodelled_in(scenario), not_joined,
+                     blocked)
+
+
+def _never_taken(state: NetworkState, scenario: sc.Scenario) -> tuple[NetworkState, str]:
+    index = state.next_step
+    step = scenario.steps[index]
+    qmgr = getattr(step, "qmgr", "") or handle_qmgr(state, getattr(step, "handle", ""))
+    detail = (f"steps[{index}] {describe_step(step)} can never be taken: it waits for messages that cannot "
+              f"arrive (e.g. a repository answer from full repositories that are not running); a deadlock "
+              f"before the scenario's end, so steps[{index}:] were not run")
+    return add_log(state, [LogEntry(qmgr, "STEP_NEVER_TAKEN", detail, index)]), detail

@@ -65,7 +65,10 @@ def manual_clussdrs(q: QmgrState, cluster: str) -> tuple[objects.Channel, ...]:
 
 def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | None:
     """The queue manager listening at ``conname``: the one whose CLUSRCVR for ``cluster``
-    has that CONNAME (falling back to a CLUSRCVR of any cluster)."""
+    has that CONNAME (falling back to a CLUSRCVR of any cluster). A CLUSRCVR CONNAME
+    without a port says nothing of the listener's port: a manual CLUSSDR naming the host
+    with a port reaches it (003 §Auto-definition of channels: initial contact works; the
+    auto-defined CLUSSDR fails later, :func:`listener_port_mismatch`)."""
     want = norm_conname(conname)
     fallback = None
     for q in state.qmgrs:
@@ -74,7 +77,38 @@ def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | No
                 if cluster in objects.clusters_of(ch, q.defs):
                     return q.name
                 fallback = fallback or q.name
+    if fallback is None and "(" in conname:
+        hosts = tuple(host for host, _ in want)
+        for q in state.qmgrs:
+            for ch in q.defs.channels:
+                if (ch.chltype == "CLUSRCVR" and "(" not in ch.conname and ch.conname.strip()
+                        and tuple(host for host, _ in norm_conname(ch.conname)) == hosts
+                        and cluster in objects.clusters_of(ch, q.defs)):
+                    return q.name
     return fallback
+
+
+def listener_port_mismatch(state: NetworkState, owner: str, conname: str) -> str:
+    """Why a channel built from ``owner``'s CLUSRCVR CONNAME cannot connect, or "": the
+    CONNAME gives no port, so the default one is used, while the manual CLUSSDRs that reach
+    ``owner`` name its listener at another port. 003 §Auto-definition of channels: "When
+    the auto-defined CLUSSDR replaces the manually defined one, the port number (taken from
+    the CLUSRCVR) becomes blank. The default port number is used and the channel fails."
+    """
+    if "(" in conname or not conname.strip():
+        return ""
+    used = norm_conname(conname)
+    for q in state.qmgrs:
+        for ch in q.defs.channels:
+            if ch.chltype != "CLUSSDR" or "(" not in ch.conname:
+                continue
+            given = norm_conname(ch.conname)
+            if (tuple(h for h, _ in given) == tuple(h for h, _ in used) and given != used
+                    and resolve_conname(state, ch.conname, ch.cluster) == owner):
+                return (f"CONNAME('{conname}') from {owner}'s CLUSRCVR has no port: the default port is used, "
+                        f"but {owner} listens where {q.name}'s manual CLUSSDR {ch.name} reached it "
+                        f"('{ch.conname}') (003 §Auto-definition of channels)")
+    return ""
 
 
 def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:

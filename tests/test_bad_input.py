@@ -1,0 +1,122 @@
+"""Bad and large input (issue #18): `mqcheck --version`, `check --json` escaping what the
+user wrote, and large but legal MQSC loading in time linear in its size.
+
+Loading used to be quadratic (every definition scanned the ones before it: 8,000 TOPICs
+9.5 CPU s, 10^4 SUBs past 20 s). Lookups are now by name (binary search on the sorted
+tuples) or through spec.lookup's tables, which a tuple made by adding one object takes
+over from the tuple before. The linearity is asserted deterministically: the objects
+scanned to build lookup tables while loading n definitions grow as n, not n^2. Loading
+10^4 definitions of each kind is the slow test (a generous alarm, never a wall-clock
+comparison); benchmarks/RESULTS.md has the CPU seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import signal
+from pathlib import Path
+
+import pytest
+
+from checker.cli import main
+from spec import lookup
+from spec.network import run_scenario
+from spec.scenario import parse_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as e:  # argparse's --version and usage errors
+            status = e.code
+    return status, out.getvalue(), err.getvalue()
+
+
+# -- mqcheck --version ------------------------------------------------------------------
+
+def test_version_is_pyprojects():
+    declared = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)[1]
+    status, out, err = cli("--version")
+    assert (status, out, err) == (0, f"mqcheck {declared}\n", "")
+
+
+# -- check --json escapes C1 controls and bidi overrides like every other output ---------
+
+def test_check_json_escapes_c1_controls_and_bidi_overrides(tmp_path):
+    name = "evil \u009b31m red \u202e reversed \u2066 isolate \x1b[0m"
+    path = tmp_path / "s.toml"
+    path.write_text(f'name = {json.dumps(name)}\n[qmgrs.QMA]\n[[steps]]\n'
+                    'publish = { qmgr = "QMA", topic = "a\u202eb" }\n', encoding="utf-8")
+    status, out, _ = cli("check", str(path), "--json", "--quiet", "--workers", "1")
+    assert status == 0
+    for raw in ("\u009b", "\u202e", "\u2066", "\x1b"):
+        assert raw not in out
+    assert "\\u009b" in out and "\\u202e" in out
+    assert json.loads(out)["scenario"] == name  # escaped, not lost
+
+
+# -- large MQSC: linear loading ---------------------------------------------------------
+
+def _big_mqsc(n: int) -> str:
+    return "DEFINE QLOCAL(Q)\n" + "".join(
+        f"DEFINE TOPIC(T{i}) TOPICSTR('a/t{i}')\nDEFINE SUB(S{i}) TOPICSTR('a/s{i}') DEST(Q)\n"
+        f"DEFINE QLOCAL(Q{i})\nDEFINE CHANNEL(C{i}) CHLTYPE(SDR) CONNAME('h{i}') XMITQ(Q)\n"
+        f"DEFINE NAMELIST(N{i}) NAMES(A,B)\n" for i in range(n))
+
+
+def _table_work(n: int, monkeypatch) -> int:
+    """Objects scanned to build lookup tables while `run` loads n definitions of each kind."""
+    work = 0
+    build = lookup.table
+
+    def counting(objects, field):
+        nonlocal work
+        hit = lookup._TABLES.get((id(objects), field))
+        if hit is None or hit[0] is not objects:
+            work += len(objects)
+        return build(objects, field)
+
+    monkeypatch.setattr(lookup, "table", counting)
+    report = run_scenario(parse_scenario(f"[qmgrs.QMA]\nmqsc = '''\n{_big_mqsc(n)}'''\n", "s.toml"))
+    q = report.final.qmgr("QMA")
+    assert len(q.defs.topics) == n + 1 and len(q.defs.queues) == n + 1 and len(q.pubsub.subscriptions) == n
+    return work
+
+
+def test_loading_scans_grow_linearly(monkeypatch):
+    small, large = _table_work(200, monkeypatch), _table_work(800, monkeypatch)
+    assert large <= 4 * small + 50, (small, large)  # quadratic would be 16x
+    assert large <= 4 * 800
+
+
+def _alarm(seconds: int):
+    def ring(signum, frame):
+        raise TimeoutError(f"loading took more than {seconds} s")
+
+    signal.signal(signal.SIGALRM, ring)
+    signal.alarm(seconds)
+
+
+@pytest.mark.slow
+def test_ten_thousand_definitions_of_each_kind_load(tmp_path):
+    """10^4 TOPICs, SUBs, QLOCALs, CHANNELs and NAMELISTs on one queue manager (CI: the
+    MQCHECK_SLOW_BOUND default, 1,500 of each): `mqcheck run` answers, well within a
+    generous alarm (quadratic loading took minutes)."""
+    n = int(os.environ.get("MQCHECK_SLOW_BOUND", "1500")) or 10_000
+    (tmp_path / "big.mqsc").write_text(_big_mqsc(n))
+    (tmp_path / "s.toml").write_text('[qmgrs.QMA]\nmqsc_file = "big.mqsc"\n')
+    _alarm(300)
+    try:
+        status, out, err = cli("run", str(tmp_path / "s.toml"), "--json")
+    finally:
+        signal.alarm(0)
+    assert status == 0, err
+    assert len(json.loads(out)["deliveries"]["QMA"]) == n
