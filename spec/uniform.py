@@ -82,6 +82,7 @@ class Rules:
     donation: str = "oldest"
     mutant_move_fixed: bool = False  # donate instances without auto-reconnect too
     mutant_ignore_ccdt: bool = False  # direct a client to a member the CCDT has no real-name entry for
+    mutant_forget_asked: bool = False  # ask again on the same knowledge after a refusal
 
 
 DEFAULT_RULES = Rules()
@@ -369,7 +370,7 @@ def _detect(u: UniformState, ctx: Context, m: Member, fx: Effects) -> Member:
         if donor is None:
             continue
         key = (app, donor[0], donor[1], own)
-        if key in m.asked:
+        if key in m.asked and not u.rules.mutant_forget_asked:
             continue  # asked already on the same knowledge: wait for a change
         fx.sends.append((m.name, donor[0], DonationRequest(m.cluster, m.name, app, own)))
         m = replace(m, pending=tuple(sorted(m.pending + ((app, donor[0]),))),
@@ -403,9 +404,11 @@ def _donate(u: UniformState, ctx: Context, donor: str, msg: DonationRequest, fx:
         return u, ""
     inst = can[0] if u.rules.donation == "oldest" else can[-1]
     if msg.requester not in ctx.reach.get(msg.requester, ()) and not u.rules.mutant_ignore_ccdt:
-        fx.logs.append((donor, NO_CCDT_ENTRY, f"{inst.label} cannot be directed to {msg.requester}: the CCDT has "
-                        f"no entry under {msg.requester}'s real name"))
-        return _event(u, NO_CCDT_ENTRY), ""
+        once = f"{NO_CCDT_ENTRY} {donor}>{msg.requester}"  # logged once per donor and target: a bounded log
+        if once not in u.events:
+            fx.logs.append((donor, NO_CCDT_ENTRY, f"{inst.label} cannot be directed to {msg.requester}: the CCDT "
+                            f"has no entry under {msg.requester}'s real name"))
+        return _event(_event(u, NO_CCDT_ENTRY), once), ""
     u = _put_instances(u, {inst.ident: replace(inst, qmgr=msg.requester)})
     return _event(_event(u, DONATED), f"{DIRECTED} {msg.requester}"), inst.label
 

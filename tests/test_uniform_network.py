@@ -147,6 +147,14 @@ def test_mutant_ignoring_the_ccdt_is_caught():
     assert v.status.value == "violated" and v.trace.length <= 8
 
 
+def test_mutant_asking_again_after_a_refusal_never_settles():
+    # without the memory of what it asked on which knowledge, a member whose request is
+    # refused (no CCDT entry under its name) asks again for ever: UC-TERMINATION's lasso
+    result = check("uc-ccdt-missing-real-names.toml", uc.Rules(mutant_forget_asked=True))
+    v = result.verdicts["UC-TERMINATION"]
+    assert v.status.value == "violated" and v.trace.loop_start is not None
+
+
 # =============================================================================== no uniform cluster
 # blake2b-128 of the settled initial state's encoding, computed before issue #19 (commit 7b581b2)
 BEFORE = {
