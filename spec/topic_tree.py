@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from spec import lookup
 from spec.topics import compile_subscription, split_levels
 
 ASPARENT = "ASPARENT"
@@ -89,12 +90,16 @@ class TopicSpace:
         over a cluster topic that is defined elsewhere and resolves to the same topic
         string"; among cluster records the latest wins.
         """
-        for obj in self.local:
-            if node_of(obj.topicstr) == node:
-                return obj
+        # the node's topic string is its levels joined (node_of inverts it, but for ('',),
+        # which no topic string has): a table lookup, not a scan of every topic object —
+        # each DEFINE SUB resolves several nodes, and 10^4 topics must still load in seconds
+        topicstr = "/".join(node)
+        obj = lookup.first(self.local, "topicstr", topicstr)
+        if obj is not None and node_of(obj.topicstr) == node:
+            return obj
         latest = None
         for record in self.cluster:
-            if node_of(record.topicstr) == node:
+            if record.topicstr == topicstr and node_of(record.topicstr) == node:
                 latest = record
         return latest
 

@@ -113,7 +113,7 @@ def test_ten_thousand_definitions_of_each_kind_load(tmp_path):
     n = int(os.environ.get("MQCHECK_SLOW_BOUND", "1500")) or 10_000
     (tmp_path / "big.mqsc").write_text(_big_mqsc(n))
     (tmp_path / "s.toml").write_text('[qmgrs.QMA]\nmqsc_file = "big.mqsc"\n')
-    _alarm(300)
+    _alarm(600)
     try:
         status, out, err = cli("run", str(tmp_path / "s.toml"), "--json")
     finally:
