@@ -222,7 +222,7 @@ ERRORS = [
     ("toml_unterminated_mqsc", '[qmgrs.QMA]\nmqsc = \'\'\'\nDEFINE QLOCAL(Q)\n\n', "s.toml:2:8: invalid TOML: Expected \"'''\": the string opened here is never closed (see https://toml.io for the syntax)"),
     ("toml_header_not_closed", '[qmgrs.QMA]\n[check\n', "s.toml:2:7: invalid TOML: Expected ']' at the end of a table declaration (see https://toml.io for the syntax)"),
     ("toml_no_value_at_end", '[qmgrs.QMA]\nx = ', 's.toml:2:4: invalid TOML: Invalid value (see https://toml.io for the syntax)'),
-    ("dotted_header_unknown_key", '[qmgrs.QMA]\n[a.a.a]\nb = 1\n', 's.toml:2:2: a: unknown key; expected one of name, description, qmgrs, steps, expect, check'),
+    ("dotted_header_unknown_key", '[qmgrs.QMA]\n[a.a.a]\nb = 1\n', 's.toml:2:2: a: unknown key; expected one of name, description, qmgrs, steps, expect, check, pytest, lint, ccdt, prove'),
     ("dotted_header_unknown_check_key", '[qmgrs.QMA]\n[check.x.y]\n', 's.toml:2:8: check.x: unknown key; expected one of faults, max_states, max_depth, explore_initial'),
     ("toml_duplicate_key", 'name = "a"\nname = "b"\n', 's.toml:2:11: invalid TOML: Cannot overwrite a value (see https://toml.io for the syntax)'),
     # -- top level and [qmgrs]
