@@ -471,7 +471,6 @@ def fuzz_target(mode: str = "configs", max_qmgrs: int = 3, mutations=None, max_s
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from checker.fuzz import fuzz_configs, fuzz_walks, write_counterexample
-    from checker.model import select_properties
 
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps)
     from spec.errors import near_miss
@@ -501,6 +500,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     report.bounds["max_qmgrs"] = args.max_qmgrs
     if report.counterexample is not None:
         write_counterexample(report, fuzz, args.out)
+    _write_report(args.report, [report.to_dict(timings=not args.no_timings)])
     if args.json:
         print(_json_text(report.to_dict(timings=not args.no_timings)))
     else:
@@ -1059,11 +1059,12 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     if ids or scenario is None:
         records += _prove_catalogue(args, ids)
     status = exit_status(records)
+    data = {"command": "prove", "scenario": scenario, "claims": [r.to_dict() for r in records],
+            "exit_status": status}
+    if reach is not None:
+        data["reachability"] = reach
+    _write_report(args.report, [data])
     if args.json:
-        data = {"command": "prove", "scenario": scenario, "claims": [r.to_dict() for r in records],
-                "exit_status": status}
-        if reach is not None:
-            data["reachability"] = reach
         print(_json_text(data))
         return status
     # names and topic strings come from the user's files: escaped before they reach a terminal
@@ -1217,6 +1218,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_parser(sub)
     _add_prove_parser(sub)
     _add_fuzz_parser(sub)
+    _add_report_option(sub.choices["prove"])
+    _add_report_option(sub.choices["fuzz"])
     return parser
 
 

@@ -334,3 +334,19 @@ def test_states_per_level_are_recorded_by_both_engines(tmp_path):
     explore_spark(model, spark=None, driver_threshold=10**9, max_depth=3, run_dir=str(tmp_path))
     resumed = explore_spark(model, spark=None, driver_threshold=10**9, run_dir=str(tmp_path), resume=True)
     assert resumed.statistics.levels == explore(model, workers=1).statistics.levels
+
+
+# ------------------------------------------------------- prove and fuzz write their reports too
+def test_prove_writes_its_report(tmp_path, capsys):
+    out = tmp_path / "prove.html"
+    assert main(["prove", "PS-CFG-LOOP-BOUND", "--bound", "3", "--report", str(out)]) == 0
+    html = out.read_text()
+    assert "PS-CFG-LOOP-BOUND" in html and "proved" in html and "<script" not in html
+
+
+def test_fuzz_writes_its_report(tmp_path, capsys):
+    out = tmp_path / "fuzz.html"
+    assert main(["fuzz", "--examples", "3", "--seed", "1", "--no-database", "--out", str(tmp_path / "cx"),
+                 "--report", str(out)]) == 0
+    html = out.read_text()
+    assert "fuzz" in html and "witness" in html.lower() and "<script" not in html
