@@ -959,23 +959,13 @@ def _prove_catalogue(args: argparse.Namespace, ids: list[str]) -> list:
     return records
 
 
-def _prove_scenario(args: argparse.Namespace, path: str) -> tuple[dict, list]:
-    import tomllib
-
-    from checker.model import Property
-    from checker.prove import COUNTEREXAMPLE, PROVED, prove, witnesses
+def _reach_table(args: argparse.Namespace, config, ctx, bound: int) -> dict:
+    """``mqcheck prove SCENARIO``'s table: per publish/subscribe neighbour pair, which topic
+    subtrees reach which kinds of subscription."""
+    from checker.prove import witnesses
     from properties import scenario_claims as sc
-    from spec.network import run_scenario
-    from spec.scenario import load_scenario
-    from spec.symbolic.scenario import alphabet, configuration
+    from spec.symbolic.scenario import alphabet
 
-    scenario = load_scenario(path)
-    with open(path, "rb") as f:
-        doc = tomllib.load(f)
-    config = configuration(run_scenario(scenario).final)
-    ctx = sc.Context(scenario.name, config, tuple((q.name, q.mqsc) for q in scenario.qmgrs),
-                     sc.render_steps(doc.get("steps", [])))
-    bound = args.bound or sc.default_bound(config)
     table, seconds = [], 0.0
     for publisher, subscriber in sc.pairs(config):
         if not sc.linked(config, publisher, subscriber):
@@ -990,9 +980,35 @@ def _prove_scenario(args: argparse.Namespace, path: str) -> tuple[dict, list]:
             rows.append({"topics": sc.row_label(row), **{c: cells[c][0] for c in sc.COLUMNS},
                          "witness": cells["any"][1]})
         table.append({"publisher": publisher, "subscriber": subscriber, "linked": True, "rows": rows})
-    reach = {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table}
+    return {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table}
+
+
+def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
+                    only: set[int] | None = None) -> tuple[dict | None, list]:
+    """The reachability table of the scenario at ``path`` (unless ``table`` is false) and
+    the records of its ``[[prove]]`` claims (those whose index is in ``only``, if given);
+    ``args`` carries ``bound``, ``timeout`` and ``out`` as ``mqcheck prove`` has them."""
+    import tomllib
+
+    from checker.model import Property
+    from checker.prove import COUNTEREXAMPLE, PROVED, prove
+    from properties import scenario_claims as sc
+    from spec.network import run_scenario
+    from spec.scenario import load_scenario
+    from spec.symbolic.scenario import configuration
+
+    scenario = load_scenario(path)
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    config = configuration(run_scenario(scenario).final)
+    ctx = sc.Context(scenario.name, config, tuple((q.name, q.mqsc) for q in scenario.qmgrs),
+                     sc.render_steps(doc.get("steps", [])))
+    bound = args.bound or sc.default_bound(config)
+    reach = _reach_table(args, config, ctx, bound) if table else None
     records = []
     for claim in scenario.proves:
+        if only is not None and claim.index not in only:
+            continue
         prop = Property.config(f"prove[{claim.index}]", claim.name, None, citation=f"{path}:{claim.line}")
         verdict, facts, cex, took, reason = PROVED if claim.expect == "never" else COUNTEREXAMPLE, set(), None, 0.0, ""
         cpu = 0.0

@@ -13,8 +13,7 @@ changes nothing global (tavern #825): it adds two ini options and the ``mqcheck`
 and every other hook returns at once for files that are not scenarios. spec, properties
 and checker.explore are imported only when a scenario file is collected.
 
-Items, from a registry of item kinds (:data:`ITEM_KINDS`; ``mqcheck prove``'s ``[[prove]]``
-claims can register a kind the same way):
+Items, from a registry of item kinds (:data:`ITEM_KINDS`):
 
 - ``FILE::run`` — the scenario's ``[[expect]]`` blocks under ``mqcheck run``'s
   deterministic scheduler (only when it has some); a failure lists each failed block with
@@ -26,6 +25,10 @@ claims can register a kind the same way):
   by a bound fails ("incomplete") unless ``[pytest] accept_incomplete = true``. A
   property named in ``[pytest] properties`` must also be non-vacuous (its witness
   reached), and a ``sometimes`` property named there must be witnessed.
+
+- ``FILE::prove[N]`` — one per ``[[prove]]`` claim, decided with Z3 as ``mqcheck prove
+  FILE`` does; a refutation (or a "possible" claim without witness, or Z3's unknown) fails
+  with the counterexample scenario and its replay command.
 
 ``[pytest]`` table (spec.scenario.PytestOptions): ``marks``, ``xfail``/``skip`` (a reason
 for every item, or ``{ ITEM = "reason" }``), ``check``, ``properties``, ``backend``,
@@ -45,7 +48,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["ITEM_KINDS", "MqcheckFailure", "PropertyItem", "RunItem", "ScenarioFile", "register_item_kind"]
+__all__ = ["ITEM_KINDS", "MqcheckFailure", "PropertyItem", "ProveItem", "RunItem", "ScenarioFile", "register_item_kind"]
 
 DEFAULT_PATTERNS = ("*.mqcheck.toml",)
 _TABLES = re.compile(r"^[ \t]*(\[\[expect\]\]|\[check\]|\[pytest\])[ \t]*(#.*)?$", re.MULTILINE)
@@ -355,5 +358,47 @@ def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
         yield PropertyItem.from_parent(file, name=pid, property_id=pid, explicit=options.properties is not None)
 
 
+class ProveItem(pytest.Item):
+    """``FILE::prove[N]``: the file's ``[[prove]]`` claim number N, decided with Z3 as
+    ``mqcheck prove FILE`` decides it: a "never" claim passes when it is proved, a
+    "possible" claim when a witness is found; a refutation, a claim left without witness
+    and Z3's unknown fail, with the scenario file that replays the counterexample."""
+
+    def __init__(self, *, claim, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.claim = claim
+
+    def runtest(self) -> None:
+        import argparse
+        import tempfile
+
+        from checker.cli import _prove_scenario
+        from checker.prove import PROVED, format_record
+
+        factory = getattr(self.config, "_tmp_path_factory", None)
+        out = factory.mktemp("mqcheck-prove") if factory is not None else tempfile.mkdtemp(prefix="mqcheck-prove-")
+        timeout = self.parent.scenario.pytest.timeout or 60.0
+        args = argparse.Namespace(bound=None, timeout=timeout, out=str(out))
+        _, (record,) = _prove_scenario(args, str(self.path), table=False, only={self.claim.index})
+        if record.verdict != PROVED:
+            raise MqcheckFailure([f"{self.parent.scenario.file}:{self.claim.line}: [[prove]] #{self.claim.index} "
+                                  f"{_printable(self.claim.name)!r}: {record.verdict}"]
+                                 + [_printable(line) for line in format_record(record)])
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, MqcheckFailure):
+            return _shown(self, str(excinfo.value))
+        return _user_error(excinfo) or super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, self.claim.line - 1, f"mqcheck prove: {self.path.name} [[prove]] #{self.claim.index}"
+
+
+def _prove_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
+    for claim in scenario.proves:
+        yield ProveItem.from_parent(file, name=f"prove[{claim.index}]", claim=claim)
+
+
 register_item_kind("run", _run_items)
 register_item_kind("check", _check_items)
+register_item_kind("prove", _prove_items)

@@ -292,3 +292,25 @@ def test_the_spark_backend_from_the_file_gives_the_same_counterexample(pytester)
     out = result.stdout.str()
     assert "explored: 33 distinct states, depth 8, complete, spark backend" in out
     assert "RP-FR-CONVERGENCE: violated (trace of 4 steps)" in out
+
+
+# ======================================================================================
+# [[prove]] claims (mqcheck prove)
+# ======================================================================================
+
+def test_prove_claims_are_items_proved_ones_pass_and_a_refuted_one_fails_with_its_scenario(pytester):
+    # examples/prove-sports.toml: claim 0 is proved, claim 1 refuted (Sports/Football/# names
+    # the WILDCARD(BLOCK) node itself), claim 2 has a witness
+    text = example("prove-sports.toml") + '[pytest]\ncheck = false\n'
+    pytester.makefile(".mqcheck.toml", sports=text)
+    ids = [ln for ln in run(pytester, "--collect-only", "-q").outlines if "::" in ln]
+    assert ids == ["sports.mqcheck.toml::run", "sports.mqcheck.toml::prove[0]", "sports.mqcheck.toml::prove[1]",
+                   "sports.mqcheck.toml::prove[2]"]
+    result = run(pytester, "-k", "prove")
+    result.assert_outcomes(passed=2, failed=1)
+    out = result.stdout.str()
+    assert "FAILED sports.mqcheck.toml::prove[1]" in out
+    line = text.splitlines().index("[[prove]]", text.splitlines().index("[[prove]]") + 1) + 1
+    assert f"sports.mqcheck.toml:{line}: [[prove]] #1" in out and "counterexample" in out
+    assert "replay:   mqcheck run " in out
+    assert "Traceback" not in out and "pytest_plugin.py" not in out
