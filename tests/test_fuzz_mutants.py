@@ -38,11 +38,10 @@ CATALOGUE: dict[str, tuple[str, int, int, str, bool, bool]] = {
     # scenario is beyond a 20,000-state exploration (check says "holds up to bound")
     "ignore_sequence_numbers": ("walks", 1, 100, 5, "RP-NO-STALE-APPLY", True, False),
     "publish_to_one_fr": ("walks", 1, 100, 5, "RP-TWO-FRS", True, True),
+    "fr_forwarding_swapped": ("walks", 1, 100, 5, "RP-FR-CONVERGENCE", False, True),
 }
 # mutant: (mode, seed, examples tried, what is missing) — measured, benchmarks/RESULTS.md
 NOT_FOUND: dict[str, tuple[str, int, int, str]] = {
-    "fr_forwarding_swapped": ("configs", 1, 150, "complete meshes of two full repositories plus a record "
-                              "change reaching one of them"),
     "no_fingerprint_check": ("configs", 1, 150, "a hierarchy loop with a subscription and a publication on it"),
     "relay_within_cluster": ("configs", 1, 150, "a cluster topic with subscribers at two other members"),
     "ignore_subscope_remote": ("configs", 1, 150, "SUBSCOPE(QMGR) on a topic a remote publication reaches"),
