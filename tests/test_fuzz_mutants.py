@@ -46,7 +46,8 @@ NOT_FOUND: dict[str, tuple[str, int, int, str]] = {
                              "walks (seed 1) meet the real WL-LOCAL-USEQ counterexample first"),
     "relay_within_cluster": ("configs", 1, 150, "a cluster topic with subscribers at two other members; walks "
                              "(seed 1) meet the real WL-LOCAL-USEQ counterexample first"),
-    "ignore_subscope_remote": ("configs", 1, 150, "SUBSCOPE(QMGR) on a topic a remote publication reaches"),
+    "ignore_subscope_remote": ("configs", 1, 150, "SUBSCOPE(QMGR) on a topic a remote publication reaches; "
+                               "walks (seed 1) meet the real WL-LOCAL-USEQ counterexample first"),
     "rank_after_status": ("configs", 1, 150, "WL-RANKS-DIFFER: ranked routes with a channel not RUNNING"),
     "weight_ignored": ("configs", 1, 150, "WL-WEIGHTED-CYCLE: a full weight cycle over unequal CLWLWGHT"),
     "redrive_bound_messages": ("configs", 1, 150, "BIND_ON_OPEN messages queued behind a channel that fails"),
