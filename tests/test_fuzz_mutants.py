@@ -79,7 +79,9 @@ def test_fuzzing_finds_the_mutant_within_its_budget(tmp_path, name, mode, seed, 
     assert c is not None, f"{name} not found within {budget} examples"
     assert c.property_id == prop and report.examples == needed
     path = write_counterexample(report, fuzz, tmp_path)
-    replay_bound = max(bound, 20000)
+    # a scenario check cannot reproduce is beyond 20,000 states (benchmarks/RESULTS.md); 2,000
+    # states (a prefix of the same breadth-first search) show the same "holds up to bound"
+    replay_bound = max(bound, 20000) if replays else 2000
     # the shrunk scenario replays under the mutant, and the real spec keeps the property
     assert bench.replay(path, mutation, prop, replay_bound).value == ("violated" if replays else "holds up to bound")
     assert bench.replay(path, Mutations(), prop, replay_bound).value != "violated"
