@@ -58,7 +58,7 @@ def test_the_generator_covers_the_issue_list():
     for needle in ("PUBSCOPE(", "SUBSCOPE(", "WILDCARD(BLOCK)", "PROXYSUB(FORCE)",
                    "ASPARENT", "REPOSNL(", "CLUSNL(BOTH)", "ALTER QMGR PARENT(", "QALIAS(CQ1) TARGET(CQ1)",
                    "CLWLWGHT(", "CLWLRANK(", "CLWLPRTY(", "NETPRTY(", "CLWLUSEQ(", "DEFBIND(", "PUT(DISABLED)",
-                   "CLWLMRUC(", "REFRESH CLUSTER(", "RESET CLUSTER(", "SUSPEND QMGR", "scheme = \"char\"",
+                   "CLWLMRUC(", "REFRESH CLUSTER(", "RESET CLUSTER(", "scheme = \"char\"",
                    "faults = true", "explore_initial = true", 'action = "stop"', 'action = "start"',
                    'action = "delete"', "advance = {", "channel = {", "unsubscribe = {", "close = {",
                    "retain = true", 'group = "g1"'):
