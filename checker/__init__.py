@@ -1,5 +1,5 @@
 """Generic model-checking machinery: knows the Model protocol, never spec internals.
 
-Only ``checker.cli`` (the composition root) imports ``spec``, ``properties`` or ``reports``
-(DESIGN.md §1).
+Only the composition roots, ``checker.cli`` and ``checker.pytest_plugin``, import ``spec``,
+``properties`` or ``reports`` (DESIGN.md §1).
 """

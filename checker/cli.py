@@ -64,12 +64,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from spec.scenario import load_scenario
     from spec.network import run_scenario
 
-    report = run_scenario(load_scenario(args.scenario), explain=args.explain)
-    data = report.to_json()
+    scenario = load_scenario(args.scenario)
+    report = run_scenario(scenario, explain=args.explain)
+    data = {"command": "run", **report.to_json()}
     if args.explain:
         from spec.network import explanations_of
 
         data["explanations"] = explanations_of(report.final)
+    data["scenario_file"] = str(scenario.file)
+    data["description"] = scenario.description
+    data["topology"] = _topology_data(report.final)
+    workload = _workload_data(report.final, data)
+    if workload:
+        data["workload"] = workload
+    _write_report(args.report, [data])
     if args.json:
         print(_json_text(data))
     else:
@@ -280,11 +288,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
         result = explore(model, timeout=args.timeout, progress=progress, workers=args.workers,
                          fingerprint_bits=args.fingerprint_bits, memory_limit_mb=args.memory_limit_mb,
                          stop_on_violation=args.stop_on_violation, **bounds)
-    if args.json:
+    if args.json or args.report:
         data = result.to_dict()
         data["scenario"] = scenario.name
         data["explore_initial"] = model.explore_initial
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        _check_report_data(args, scenario, model, data)
+        _write_report(args.report, [data])
+    if args.json:
+        print(_json_text(data))  # scenario names and traces quote what the user wrote
         return result.exit_status()
     print(_render_check(scenario, model, result, format_verdict))
     return result.exit_status()
@@ -346,6 +357,331 @@ def _at_least(lowest: int | float, kind=int):
             raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {text}")
         return value
     return parse
+
+
+def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[list, list[str]]:
+    """``mqcheck lint``'s inputs as lint configurations: each scenario (.toml) alone, all MQSC
+    files together (one queue manager each, named by the file); each with its ``[lint]``
+    table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2)."""
+    from properties.lint import RULE_IDS, config_of_mqsc, config_of_scenario
+    from spec.errors import near_miss
+    from spec.mqsc import parse as parse_mqsc
+    from spec.scenario import _read_text, load_scenario
+
+    configs, mqsc = [], []
+    for path in paths:
+        if path.lower().endswith(".toml"):
+            scenario = load_scenario(path)
+            for rule, _, line, column in scenario.lint.disable:
+                if rule not in RULE_IDS:
+                    raise InputError(f"lint.disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
+                                     file=path, line=line, column=column, suggestion=near_miss(rule, RULE_IDS))
+            configs.append((config_of_scenario(scenario), {r: why for r, why, _, _ in scenario.lint.disable}))
+        else:
+            try:
+                text = _read_text(path)
+            except OSError as e:
+                raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path) from None
+            except UnicodeDecodeError as e:
+                raise InputError(f"not UTF-8 text (byte {e.start + 1})", file=path) from None
+            mqsc.append((path, parse_mqsc(text, file=path)))
+    if mqsc:
+        configs.append((config_of_mqsc(mqsc, whole_network), {}))
+    return configs, list(paths)
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from checker import lint
+    from properties.lint import RULE_IDS, RULES
+    from spec.errors import near_miss
+
+    disabled = {}
+    for item in args.disable or ():
+        rule, _, reason = item.partition("=")
+        rule = rule.strip().upper()
+        if rule not in RULE_IDS:
+            raise InputError(f"--disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
+                             file="<command line>", suggestion=near_miss(rule, RULE_IDS))
+        disabled[rule] = reason.strip() or "--disable on the command line"
+    configs, files = _lint_configs(args.files, args.whole_network)
+    report = lint.run_rules(configs, RULES, disabled, files)
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
+        print(_json_text(lint.to_dict(report)))
+    elif fmt == "sarif":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            mine = version("mqcheck")
+        except PackageNotFoundError:  # run from a source tree that is not installed
+            mine = ""
+        print(_json_text(lint.to_sarif(report, mine)))
+    else:
+        print(lint.render_text(report, printable))
+    return lint.exit_status(report, lint.Severity(args.fail_on))
+
+
+def _add_lint_parser(sub) -> None:
+    lint = sub.add_parser(
+        "lint",
+        help="check scenario and MQSC files statically against the documents' advice",
+        description=(
+            "Static checks of queue managers' definitions (scenario files, or MQSC files: one queue "
+            "manager each, named by the file) against IBM's documented advice. Never runs the model; "
+            "each finding names the file, line and column, the rule, the document section, a fix, and "
+            "the mqcheck command that confirms it where one can. Exit status 0 if no finding is at or "
+            "above --fail-on, 1 if one is, 2 for bad input."
+        ),
+    )
+    lint.add_argument("files", nargs="+", metavar="SCENARIO|MQSC", help="scenario files (.toml) and MQSC files")
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                      help="text (grouped by file), json, or sarif (SARIF 2.1.0 for code scanning)")
+    lint.add_argument("--json", action="store_true", help="the same as --format json")
+    lint.add_argument("--fail-on", choices=("error", "warning", "info"), default="warning",
+                      help="exit 1 when a finding has this severity or a higher one (default warning)")
+    lint.add_argument("--whole-network", action="store_true",
+                      help="the MQSC files given are every queue manager of the network: also check CLUSSDR "
+                           "targets, full repository counts and meshes (a scenario file always is)")
+    lint.add_argument("--disable", action="append", metavar="RULE[=REASON]",
+                      help="turn a rule off, with the reason (repeatable); a scenario's [lint] table does the "
+                           "same for one file")
+    lint.set_defaults(handler=_cmd_lint)
+# --- HTML reports (issue #15; docs/report-data.md) ---------------------------------------
+# The report renders plain result data; this block adds to the JSON of run/check what the
+# report draws (the topology, each trace step's event, the workload weights) and writes the
+# HTML. Another command plugs in the same way: give its parser `_add_report_option(p)`, put
+# `"command": NAME` in its result data, and end with `_write_report(args.report, [data])`.
+def _add_report_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--report FILE.html`` option every result-producing command takes."""
+    parser.add_argument("--report", metavar="FILE.html",
+                        help="also write a self-contained HTML report of the result to this file")
+
+
+def _write_report(path: str | None, sections: list[dict]) -> None:
+    """Write the HTML report of ``sections`` to ``path`` (nothing when ``path`` is None);
+    a path that cannot be written is bad input (exit 2), said in one line."""
+    if path is None:
+        return
+    import reports
+
+    try:
+        size = reports.write(path, sections)
+    except reports.ReportDataError as err:
+        raise InputError(f"cannot report this result: {err}", file="<command line>") from None
+    except OSError as err:
+        raise InputError(f"cannot write the report: {err.strerror or err}", file=path) from None
+    print(f"mqcheck: report written to {printable(path)} ({size:,} bytes)", file=sys.stderr)
+
+
+def _topology_data(state) -> dict:
+    """Queue managers, clusters (members, full repositories), manual CLUSSDRs, the other
+    (auto-defined) channels the network has used, hierarchy links, and channel states."""
+    from spec.network import resolve_conname
+    from spec.objects import clusters_of
+
+    qmgrs, clusters = [], {}
+    for q in state.qmgrs:
+        member = {c for ch in q.defs.channels if ch.chltype == "CLUSRCVR" for c in clusters_of(ch, q.defs)}
+        full = {c.cluster for c in q.caches if c.full} | ({q.defs.repos} if q.defs.repos else set())
+        full |= {n for nl in q.defs.namelists if nl.name == q.defs.reposnl for n in nl.names}
+        for c in member | full:
+            entry = clusters.setdefault(c, {"name": c, "members": set(), "full_repositories": set()})
+            entry["members"].add(q.name)
+            if c in full:
+                entry["full_repositories"].add(q.name)
+        qmgrs.append({"name": q.name, "running": q.running, "clusters": sorted(member | full),
+                      "full_repository_for": sorted(full), "parent": q.defs.parent, "psmode": q.defs.psmode})
+    names = {q.name for q in state.qmgrs}
+
+    def status(src: str, dst: str) -> str:
+        live = state.channel(src, dst)
+        return live.status if live is not None else "INACTIVE"
+
+    channels, drawn = [], set()
+    for q in state.qmgrs:
+        for ch in q.defs.channels:
+            for cluster in (clusters_of(ch, q.defs) if ch.chltype == "CLUSSDR" else ()):
+                target = resolve_conname(state, ch.conname, cluster)
+                if target and target != q.name and (q.name, target) not in drawn:
+                    drawn.add((q.name, target))
+                    channels.append({"src": q.name, "dst": target, "kind": "manual", "name": ch.name,
+                                     "cluster": cluster, "status": status(q.name, target)})
+    hierarchy = set()
+    for q in state.qmgrs:
+        if q.defs.parent and q.defs.parent in names and q.defs.parent != q.name:
+            hierarchy |= {(q.name, q.defs.parent), (q.defs.parent, q.name)}
+            channels.append({"src": q.name, "dst": q.defs.parent, "kind": "hierarchy", "name": "", "cluster": "",
+                             "status": status(q.name, q.defs.parent)})
+    member_of = {q["name"]: set(q["clusters"]) for q in qmgrs}
+    for ch in state.channels:
+        shared = sorted(member_of.get(ch.src, set()) & member_of.get(ch.dst, set()))
+        if (ch.src, ch.dst) in drawn or ((ch.src, ch.dst) in hierarchy and not shared):
+            continue
+        channels.append({"src": ch.src, "dst": ch.dst, "kind": "auto", "name": "",
+                         "cluster": ", ".join(shared), "status": ch.status})
+    return {"qmgrs": qmgrs,
+            "clusters": [{"name": c["name"], "members": sorted(c["members"]),
+                          "full_repositories": sorted(c["full_repositories"])} for _, c in sorted(clusters.items())],
+            "channels": channels}
+
+
+_MESSAGE_KINDS = {"RepoMsg": "repository", "ProxySubMsg": "proxy subscription", "PublicationMsg": "publication",
+                  "AppMessage": "application"}  # the spec's message types, as reports name them
+
+
+def _step_event(model, state, action) -> dict:
+    """What a trace step did, as data for the sequence chart (docs/report-data.md)."""
+    from spec import scenario as sc
+    from spec.network import ChannelDeliver, ChannelFail, ChannelRecover, QmgrStart, QmgrStop, ScenarioStep
+
+    if isinstance(action, ChannelDeliver):
+        ch = state.channel(action.src, action.dst)
+        head = ch.messages[0] if ch is not None and ch.messages else None
+        return {"kind": "deliver", "src": action.src, "dst": action.dst,
+                "message": "" if head is None else str(head), "message_kind": _MESSAGE_KINDS.get(type(head).__name__, "")}
+    if isinstance(action, ChannelFail):
+        return {"kind": "fault", "src": action.src, "dst": action.dst,
+                "label": f"channel {action.src}->{action.dst} RETRYING"}
+    if isinstance(action, ChannelRecover):
+        return {"kind": "recover", "src": action.src, "dst": action.dst,
+                "label": f"channel {action.src}->{action.dst} RUNNING again"}
+    if isinstance(action, QmgrStop):
+        return {"kind": "fault", "qmgr": action.name, "label": f"{action.name} stops"}
+    if isinstance(action, QmgrStart):
+        return {"kind": "recover", "qmgr": action.name, "label": f"{action.name} starts again"}
+    if isinstance(action, ScenarioStep):
+        step = model.scenario.steps[action.index]
+        qmgr = step.name if isinstance(step, sc.QmgrStep) else getattr(step, "qmgr", None)
+        if qmgr is None and hasattr(step, "handle"):  # put/close: the queue manager that opened it
+            qmgr = next((q.name for q in state.qmgrs for h in q.handles if h.name == step.handle), None)
+        event = {"kind": "step", "index": action.index, "qmgr": qmgr, "label": model.describe_action(action)}
+        if isinstance(step, sc.MqscStep):
+            event["mqsc"] = step.text.strip("\n")
+        return event
+    return {"kind": "other", "label": str(action)}
+
+
+def _annotate_traces(model, data: dict) -> None:
+    """Give each trace step its ``event``, found by replaying the trace on the model: the
+    action with the step's description that reaches the step's fingerprint. A trace that
+    does not replay (another backend's fingerprints) keeps the steps it has without
+    events; the report then infers deliveries from the states."""
+    from checker.explore import fingerprint
+    from checker.model import describe_action
+
+    bits = data.get("statistics", {}).get("fingerprint_bits", 64)
+
+    def fp(state) -> str:
+        return format(fingerprint(model.encode(state), bits), "x")
+
+    inits = list(model.init_states())
+    for verdict in data.get("verdicts", {}).values():
+        trace = verdict.get("trace")
+        if not trace or not trace.get("steps"):
+            continue
+        steps = trace["steps"]
+        state = next((s for s in inits if fp(s) == steps[0].get("fingerprint")), None)
+        for step in steps[1:]:
+            found = None
+            for action in (model.actions(state) if state is not None else ()):
+                if describe_action(model, action) == step.get("action"):
+                    after = model.next_state(state, action)
+                    if after is not None and fp(after) == step.get("fingerprint"):
+                        found = action, after
+                        break
+            if found is None:
+                break
+            step["event"] = _step_event(model, state, found[0])
+            state = found[1]
+
+
+def _check_report_data(args: argparse.Namespace, scenario, model, data: dict) -> dict:
+    """``check --json`` with what reports draw: the command, the scenario, the topology of
+    the start state, trace events, evidence links and replay commands."""
+    import shlex
+
+    (start,) = model.init_states()[:1]
+    data["command"] = "check"
+    data["scenario_file"] = str(scenario.file)
+    data["description"] = scenario.description
+    data["topology"] = _topology_data(start)
+    data["evidence"] = {p.id: p.evidence for p in model.properties() if p.evidence and p.id in data["verdicts"]}
+    _annotate_traces(model, data)
+    bounds = []
+    for flag, value in (("--max-states", args.max_states), ("--max-depth", args.max_depth), ("--faults", args.faults)):
+        if value is not None:
+            bounds += [flag, str(value)]
+    if args.explore_initial:
+        bounds.append("--explore-initial")
+    data["replay"] = {pid: shlex.join(["mqcheck", "check", str(scenario.file), "--property", pid, *bounds])
+                      for pid, v in data["verdicts"].items() if v.get("trace") is not None}
+    return data
+
+
+def _workload_data(state, data: dict) -> dict:
+    """Per open handle: where its messages arrived against the weights configured on each
+    host's CLUSRCVR channels in the queue's cluster (000 §Channel Weight)."""
+    from spec.objects import clusters_of
+
+    out = {}
+    for q in state.qmgrs:
+        views = data.get("repositories", {}).get(q.name, {})
+        for h in q.handles:
+            arrived = data.get("messages", {}).get(h.name, {})
+            clusters = sorted(c for c, view in views.items() if h.queue in view["queues"])
+            hosts = set(arrived) | {host for c in clusters for host in views[c]["queues"][h.queue]}
+            dests = []
+            for host in sorted(hosts):
+                hq = state.find(host)
+                rcvrs = [ch for ch in (hq.defs.channels if hq is not None else ())
+                         if ch.chltype == "CLUSRCVR" and (not clusters or set(clusters_of(ch, hq.defs)) & set(clusters))]
+                dests.append({"qmgr": host, "channel": ", ".join(ch.name for ch in rcvrs),
+                              "weight": sum(ch.clwlwght for ch in rcvrs) or 50,
+                              "messages": arrived.get(host, 0)})
+            if dests:
+                out[h.name] = {"qmgr": q.name, "queue": h.queue, "bind": h.option, "destinations": dests}
+    return out
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    import reports
+
+    sections = []
+    for path in args.results:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", file=path) from None
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text (expected the --json output of an mqcheck command)", file=path) from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputError(f"not JSON: {err.msg} (expected the --json output of an mqcheck command)",
+                             file=path, line=err.lineno, column=err.colno) from None
+        try:
+            reports.infer_command(data)
+        except reports.ReportDataError as err:
+            raise InputError(str(err), file=path) from None
+        sections.append(data)
+    _write_report(args.out, sections)
+    return EXIT_OK
+
+
+def _add_report_parser(sub) -> None:
+    report = sub.add_parser(
+        "report",
+        help="combine saved results (--json output) into one HTML report",
+        description=(
+            "Render the saved --json output of run/check (and of any other mqcheck command) as one "
+            "self-contained HTML file: verdicts, topology, counterexamples as sequence charts, charts. "
+            "Exit status 0, or 2 for unreadable input."
+        ),
+    )
+    report.add_argument("results", nargs="+", metavar="RESULT.json")
+    report.add_argument("--out", required=True, metavar="FILE.html", help="the HTML file to write")
+    report.set_defaults(handler=_cmd_report)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,6 +772,10 @@ def build_parser() -> argparse.ArgumentParser:
     spark.add_argument("--driver-threshold", type=_at_least(0), metavar="N",
                        help="frontier size above which levels run on Spark rather than the driver (default 20000)")
     check.set_defaults(handler=_cmd_check)
+    _add_lint_parser(sub)
+    _add_report_option(run)
+    _add_report_option(check)
+    _add_report_parser(sub)
     return parser
 
 

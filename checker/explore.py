@@ -1248,6 +1248,7 @@ class _Explorer:
             visited_bytes_per_state=round(visited_bytes / n, 2) if n else 0.0,
             complete=complete,
             stop_reason=self.stop_reason,
+            levels=[b - a for a, b in zip(self.level_start, self.level_start[1:])],
         )
         verdicts: dict[str, Verdict] = {}
         for p in self.props:

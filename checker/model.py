@@ -286,6 +286,9 @@ class Statistics:
     visited_bytes_per_state: float = 0.0
     complete: bool = True
     stop_reason: str = ""
+    # distinct states first reached at each BFS depth (levels[0]: the initial states); empty
+    # when a backend does not record it. Reports chart it (issue #15).
+    levels: list[int] = field(default_factory=list)
 
 
 @dataclass

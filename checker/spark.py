@@ -1307,6 +1307,8 @@ def _result(search: _Search, stop: str, seconds: float, lasso=None):
         visited_bytes_per_state=round(seen_bytes / p.distinct, 2) if p.distinct else 0.0,
         complete=complete,
         stop_reason=stop,
+        # new distinct states per level, as the local engine counts them (a level cut to 0 is none)
+        levels=[int(lv["new"]) for lv in sorted(p.levels, key=lambda lv: lv["level"]) if lv["new"]],
     )
     verdicts: dict = {}
     graph_checked = search.graph_checked

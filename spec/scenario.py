@@ -12,7 +12,9 @@ Every problem is an :class:`~spec.errors.InputError` whose one-line form is
 Format reference
 ----------------
 Top level: ``name`` (string; default: the file name without extension), ``description``
-(string), ``[qmgrs.NAME]`` (at least one), ``[[steps]]``, ``[[expect]]``, ``[check]``.
+(string), ``[qmgrs.NAME]`` (at least one), ``[[steps]]``, ``[[expect]]``, ``[check]``,
+``[pytest]`` (:class:`PytestOptions`, for checker/pytest_plugin.py) and ``[lint]``
+(:class:`LintOptions`, for ``mqcheck lint``).
 
 ``[qmgrs.NAME]``: ``mqsc = '''...'''`` or ``mqsc_file = "x.mqsc"`` (relative to the
 scenario file) or neither (an empty queue manager), never both.
@@ -108,6 +110,8 @@ __all__ = [
     "Scenario",
     "QmgrSpec",
     "CheckOptions",
+    "PytestOptions",
+    "LintOptions",
     "MqscStep",
     "PublishStep",
     "SubscribeStep",
@@ -165,6 +169,42 @@ class CheckOptions:
     max_states: int | None = None
     max_depth: int | None = None
     explore_initial: bool = False  # explore the joining of the initial configuration too
+
+
+@dataclass(frozen=True, slots=True)
+class PytestOptions:
+    """``[pytest]``: how the pytest plugin (checker/pytest_plugin.py) runs this file.
+
+    ``marks``: pytest mark names put on every item; ``xfail``/``skip``: (item, reason)
+    pairs, item ``""`` = every item of the file, else ``run`` or a property id;
+    ``check``: explore and make one item per property (default true); ``properties``:
+    the property ids to make items for (``None``: every non-``sometimes`` property);
+    ``backend``, ``max_states``, ``max_depth``, ``timeout``: as ``mqcheck check``'s options
+    (``None``: the ``[check]`` table's or unbounded); ``accept_incomplete``: an exploration
+    stopped by a bound passes instead of failing. Property ids are checked by the plugin
+    (spec does not know the catalogue); ``line`` is the table's line for its messages.
+    """
+
+    marks: tuple[str, ...] = ()
+    xfail: tuple[tuple[str, str], ...] = ()
+    skip: tuple[tuple[str, str], ...] = ()
+    check: bool = True
+    properties: tuple[str, ...] | None = None
+    backend: str = "local"
+    max_states: int | None = None
+    max_depth: int | None = None
+    timeout: float | None = None
+    accept_incomplete: bool = False
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LintOptions:
+    """``[lint]``: ``disable = { RULE = "reason" }`` turns lint rules off for this file, each
+    with the reason a reviewer reads; (rule, reason, line, column) with the key's position
+    (rule ids are checked by ``mqcheck lint``, which knows them)."""
+
+    disable: tuple[tuple[str, str, int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +391,8 @@ class Scenario:
     steps: tuple[Step, ...]
     expects: tuple[Expect, ...]
     check: CheckOptions = CheckOptions()
+    pytest: PytestOptions = PytestOptions()
+    lint: LintOptions = LintOptions()
 
 
 STEP_KINDS = (
@@ -857,7 +899,7 @@ class _Parser:
     # -- the document ----------------------------------------------------------------
 
     def scenario(self, doc: dict) -> Scenario:
-        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check"))
+        self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check", "pytest", "lint"))
         if "qmgrs" not in doc:
             raise self.error(("qmgrs",), "required key is missing",
                              "add a [qmgrs.NAME] table for each queue manager")
@@ -868,7 +910,9 @@ class _Parser:
         steps = tuple(self.step(s, i) for i, s in enumerate(self.array(doc, "steps")))
         expects = tuple(self.expect(e, i) for i, e in enumerate(self.array(doc, "expect")))
         check = self.check(doc.get("check", {}))
-        return Scenario(name, description, self.file, qmgrs, steps, expects, check)
+        return Scenario(name, description, self.file, qmgrs, steps, expects, check,
+                        self.pytest_options(doc["pytest"]) if "pytest" in doc else PytestOptions(),
+                        self.lint_options(doc.get("lint", {})))
 
     def array(self, doc: dict, key: str) -> list:
         value = doc.get(key, [])
@@ -1230,6 +1274,62 @@ class _Parser:
                  for k in ("max_states", "max_depth")}
         return CheckOptions(self.boolean(t, "faults", path), bound["max_states"], bound["max_depth"],
                             self.boolean(t, "explore_initial", path))
+
+    # -- [pytest] and [lint] (issue 16) -------------------------------------------------
+
+    def pytest_options(self, value: object) -> PytestOptions:
+        path: Path = ("pytest",)
+        t = self.table(value, path, "[pytest] with marks, xfail, skip, check, properties, backend, ...")
+        self.keys(t, path, ("marks", "xfail", "skip", "check", "properties", "backend", "max_states",
+                            "max_depth", "timeout", "accept_incomplete"))
+        marks = self.string_list(t.get("marks", []), path + ("marks",), "mark names")
+        for i, mark in enumerate(marks):
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", mark):
+                raise self.error(path + ("marks", i), f"expected a pytest mark name such as slow, got {_show(mark)}")
+        props = t.get("properties")
+        timeout = t.get("timeout")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not 0 < timeout < float("inf")):
+            raise self.error(path + ("timeout",), f"expected a positive number of seconds, got {_show(timeout)}")
+        return PytestOptions(
+            marks=tuple(marks),
+            xfail=self.reasons(t.get("xfail"), path + ("xfail",)),
+            skip=self.reasons(t.get("skip"), path + ("skip",)),
+            check=self.boolean(t, "check", path, True),
+            properties=None if props is None else tuple(self.string_list(props, path + ("properties",),
+                                                                         "property ids")),
+            backend=self.keyword(t, "backend", path, ("local", "spark"), "local"),
+            max_states=self.integer(t["max_states"], path + ("max_states",), 1, None) if "max_states" in t else None,
+            max_depth=self.integer(t["max_depth"], path + ("max_depth",), 0, None) if "max_depth" in t else None,
+            timeout=None if timeout is None else float(timeout),
+            accept_incomplete=self.boolean(t, "accept_incomplete", path),
+            line=self.line_of(path),
+        )
+
+    def reasons(self, value: object, path: Path) -> tuple[tuple[str, str], ...]:
+        """``"reason"`` (every item) or ``{ ITEM = "reason" }`` -> (item, reason) pairs."""
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            pairs = [("", value, path)]
+        else:
+            pairs = [(k, v, path + (k,)) for k, v in self.table(value, path, '"reason" or { ITEM = "reason" }').items()]
+        for _, reason, at in pairs:
+            if not isinstance(reason, str) or not reason.strip():
+                raise self.error(at, f"expected a non-empty reason string, got {_show(reason)}")
+        return tuple((item, reason) for item, reason, _ in pairs)
+
+    def lint_options(self, value: object) -> LintOptions:
+        path: Path = ("lint",)
+        t = self.table(value, path, '[lint] with disable = { RULE = "reason" }')
+        self.keys(t, path, ("disable",))
+        out = []
+        for rule, reason in self.table(t.get("disable", {}), path + ("disable",), '{ RULE = "reason" }').items():
+            if not isinstance(reason, str) or not reason.strip():
+                raise self.error(path + ("disable", rule), f"expected the reason this rule is off, got {_show(reason)}",
+                                 'write RULE = "why it does not apply here"')
+            out.append((rule, reason) + self.locator.locate(path + ("disable", rule)))
+        return LintOptions(tuple(out))
 
 
 # kind -> (allowed keys, required keys)

@@ -221,7 +221,7 @@ ERRORS = [
     ("toml_end_of_document", '[qmgrs.QMA]\nx = [1,\n\n', 's.toml:2: invalid TOML: Invalid value (see https://toml.io for the syntax)'),
     ("toml_duplicate_key", 'name = "a"\nname = "b"\n', 's.toml:2:11: invalid TOML: Cannot overwrite a value (see https://toml.io for the syntax)'),
     # -- top level and [qmgrs]
-    ("unknown_top_key", 'qmgr = {}\n', "s.toml:1:1: qmgr: unknown key; expected one of name, description, qmgrs, steps, expect, check (did you mean 'qmgrs'?)"),
+    ("unknown_top_key", 'qmgr = {}\n', "s.toml:1:1: qmgr: unknown key; expected one of name, description, qmgrs, steps, expect, check, pytest, lint (did you mean 'qmgrs'?)"),
     ("missing_qmgrs", 'name = "x"\n', 's.toml: qmgrs: required key is missing (add a [qmgrs.NAME] table for each queue manager)'),
     ("empty_qmgrs", 'qmgrs = {}\n', 's.toml:1:1: qmgrs: expected at least one queue manager, as a [qmgrs.NAME] table'),
     ("name_type", 'name = 3\n' + QMS, 's.toml:1:1: name: expected a string, got an integer (3)'),

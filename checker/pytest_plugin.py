@@ -1,0 +1,359 @@
+"""pytest collects mqcheck scenario files as tests (entry point ``pytest11``: ``mqcheck``).
+
+An MQ team keeps its queue managers' MQSC in a repository and runs ``pytest`` in CI: every
+scenario file becomes test items, and a change that breaks a property fails the build with
+the counterexample in the failure. Shaped like pytest's "Working with non-python tests"
+example and tavern's plugin (a ``pytest.File`` per document, marks read from the file, a
+failure that shows the user's file and line instead of a traceback).
+
+Which files: a ``.toml`` whose name matches an ``mqcheck_patterns`` ini pattern (default
+``*.mqcheck.toml``), or any ``.toml`` under an ``mqcheck_paths`` directory that has an
+``[[expect]]``, ``[check]`` or ``[pytest]`` table. Nothing else is opened, and the plugin
+changes nothing global (tavern #825): it adds two ini options and the ``mqcheck`` marker,
+and every other hook returns at once for files that are not scenarios. spec, properties
+and checker.explore are imported only when a scenario file is collected.
+
+Items, from a registry of item kinds (:data:`ITEM_KINDS`; ``mqcheck prove``'s ``[[prove]]``
+claims can register a kind the same way):
+
+- ``FILE::run`` — the scenario's ``[[expect]]`` blocks under ``mqcheck run``'s
+  deterministic scheduler (only when it has some); a failure lists each failed block with
+  its TOML line and what differed.
+- ``FILE::PROPERTY-ID`` — one per property of ``mqcheck check``'s catalogue (plus
+  ``EXPECT`` when the file has expectations), from one exploration per file shared by its
+  items (of the items selected, so ``-k`` narrows the exploration too). A violation shows
+  the shortest counterexample trace, each scenario step with its TOML line. A run stopped
+  by a bound fails ("incomplete") unless ``[pytest] accept_incomplete = true``. A
+  property named in ``[pytest] properties`` must also be non-vacuous (its witness
+  reached), and a ``sometimes`` property named there must be witnessed.
+
+``[pytest]`` table (spec.scenario.PytestOptions): ``marks``, ``xfail``/``skip`` (a reason
+for every item, or ``{ ITEM = "reason" }``), ``check``, ``properties``, ``backend``,
+``max_states``, ``max_depth``, ``timeout``, ``accept_incomplete``.
+
+Limits: with pytest-xdist, items of one file on different workers explore separately (the
+same verdicts, more work): use ``--dist loadfile``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
+
+__all__ = ["ITEM_KINDS", "MqcheckFailure", "PropertyItem", "RunItem", "ScenarioFile", "register_item_kind"]
+
+DEFAULT_PATTERNS = ("*.mqcheck.toml",)
+_TABLES = re.compile(r"^[ \t]*(\[\[expect\]\]|\[check\]|\[pytest\])[ \t]*(#.*)?$", re.MULTILINE)
+_SNIFF_BYTES = 1 << 20  # a scenario under mqcheck_paths declares its tables within the first MiB
+
+
+# --------------------------------------------------------------------------- hooks
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("mqcheck_patterns", type="args", default=list(DEFAULT_PATTERNS),
+                  help="mqcheck: file name patterns of scenario files to collect (default *.mqcheck.toml)")
+    parser.addini("mqcheck_paths", type="paths", default=[],
+                  help="mqcheck: directories under which any .toml with [[expect]], [check] or [pytest] "
+                       "is a scenario file to collect")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "mqcheck: an item collected from an mqcheck scenario file")
+
+
+def pytest_collect_file(file_path, parent: pytest.Collector):
+    if file_path.suffix != ".toml":
+        return None
+    config = parent.config
+    if any(fnmatch.fnmatch(file_path.name, p) for p in config.getini("mqcheck_patterns")):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    roots = config.getini("mqcheck_paths")
+    if roots and any(_is_under(file_path, r) for r in roots) and _declares_tables(file_path):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+def _is_under(path, root) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _declares_tables(path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_SNIFF_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _TABLES.search(head) is not None
+
+
+# --------------------------------------------------------------------------- failures
+class MqcheckFailure(Exception):
+    """A failed item: ``lines`` are shown as the failure, with no traceback."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def _shown(item: pytest.Item | pytest.File, text: str) -> str:
+    """``text`` with the scenario's directory written relative to where pytest was started
+    (as pytest writes node ids), so messages read ``mesh.mqcheck.toml:36``."""
+    base = str(item.path.parent)
+    rel = os.path.relpath(base, item.config.invocation_params.dir)
+    prefix = "" if rel == "." else (rel + os.sep if not rel.startswith("..") else base + os.sep)
+    return text.replace(base + os.sep, prefix)
+
+
+def _printable(text: str) -> str:
+    from spec.errors import printable
+
+    return printable(text)
+
+
+def _user_error(excinfo) -> str | None:
+    """The one line for bad input (spec.errors.InputError), as ``mqcheck`` prints it."""
+    from spec.errors import InputError
+
+    if isinstance(excinfo.value, InputError):
+        return f"mqcheck: error: {excinfo.value.one_line()}"
+    return None
+
+
+# --------------------------------------------------------------------------- the file
+class ScenarioFile(pytest.File):
+    """One scenario file: loads it once, asks every item kind for its items, applies the
+    ``[pytest]`` table's marks, and keeps the exploration its property items share."""
+
+    def collect(self):
+        from spec.errors import InputError
+        from spec.scenario import load_scenario
+
+        self.scenario = load_scenario(self.path)
+        options = self.scenario.pytest
+        items = [item for factory in ITEM_KINDS.values() for item in factory(self, self.scenario)]
+        names = {item.name for item in items}
+        for what, pairs in (("xfail", options.xfail), ("skip", options.skip)):
+            for name, _ in pairs:
+                if name and name not in names:
+                    raise InputError(f"pytest.{what}: {name} is not an item of this file; its items: "
+                                     f"{', '.join(sorted(names)) or 'none'}", file=str(self.path),
+                                     line=options.line, column=1)
+        for item in items:
+            item.add_marker(pytest.mark.mqcheck)
+            for mark in options.marks:
+                item.add_marker(getattr(pytest.mark, mark))
+            for name, reason in options.xfail:
+                if name in ("", item.name):
+                    item.add_marker(pytest.mark.xfail(reason=reason))
+            for name, reason in options.skip:
+                if name in ("", item.name):
+                    item.add_marker(pytest.mark.skip(reason=reason))
+        self._exploration = None
+        self._explored_ids: frozenset[str] = frozenset()
+        return items
+
+    def repr_failure(self, excinfo, style=None):
+        error = _user_error(excinfo)
+        return _shown(self, error) if error else super().repr_failure(excinfo)
+
+    def exploration(self, property_id: str):
+        """The shared ``check`` exploration: of the property items of this file that the
+        session runs (so ``-k`` and ``--lf`` narrow it), explored once."""
+        selected = {i.name for i in self.session.items if isinstance(i, PropertyItem) and i.parent is self}
+        selected.add(property_id)
+        if self._exploration is None or property_id not in self._explored_ids:
+            self._explored_ids = frozenset(selected)
+            self._exploration = _explore(self.scenario, self.model, sorted(selected))
+        return self._exploration
+
+    @property
+    def model(self):
+        if getattr(self, "_model", None) is None:
+            from checker.cli import _check_properties
+            from spec.network import MQNetwork
+
+            self._model = MQNetwork(self.scenario, _check_properties(self.scenario))
+        return self._model
+
+
+def _explore(scenario, model, property_ids: list[str]):
+    options = scenario.pytest
+    bounds = dict(
+        max_states=options.max_states if options.max_states is not None else scenario.check.max_states,
+        max_depth=options.max_depth if options.max_depth is not None else scenario.check.max_depth,
+        property_ids=property_ids,
+    )
+    if options.backend == "spark":
+        from checker.spark import explore_spark
+
+        return explore_spark(model, **bounds)
+    from checker.explore import explore
+
+    # one process: no helper outlives the item, and xdist workers do not fork more
+    return explore(model, timeout=options.timeout, workers=1, **bounds)
+
+
+# --------------------------------------------------------------------------- item kinds
+ItemFactory = Callable[[ScenarioFile, Any], Iterable[pytest.Item]]
+ITEM_KINDS: dict[str, ItemFactory] = {}
+
+
+def register_item_kind(name: str, factory: ItemFactory) -> None:
+    """Add a kind of item every scenario file may produce (``factory(file, scenario)``
+    yields items); kinds are collected in registration order."""
+    ITEM_KINDS[name] = factory
+
+
+class RunItem(pytest.Item):
+    """``FILE::run``: the ``[[expect]]`` blocks, after ``mqcheck run``'s deterministic run."""
+
+    def runtest(self) -> None:
+        from spec.network import run_scenario
+
+        scenario = self.parent.scenario
+        report = run_scenario(scenario)
+        failed = [r for r in report.expectations if not r.ok]
+        if failed:
+            lines = [f"{len(failed)} of {len(report.expectations)} [[expect]] blocks failed after `mqcheck run "
+                     f"{self.path.name}`"]
+            by_index = {e.index: e for e in scenario.expects}
+            for r in failed:
+                line = by_index[r.index].line if r.index in by_index else 0
+                lines.append(f"{scenario.file}:{line}: [[expect]] #{r.index}:")
+                lines.extend(f"    - {_printable(f)}" for f in r.failures)
+            raise MqcheckFailure(lines)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, MqcheckFailure):
+            return _shown(self, str(excinfo.value))
+        return _user_error(excinfo) or super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        line = min((e.line for e in self.parent.scenario.expects), default=1)
+        return self.path, line - 1, f"mqcheck run: {self.path.name} [[expect]]"
+
+
+def _run_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
+    if scenario.expects:
+        yield RunItem.from_parent(file, name="run")
+
+
+class PropertyItem(pytest.Item):
+    """``FILE::ID``: one property's verdict from the file's shared exploration."""
+
+    def __init__(self, *, property_id: str, explicit: bool, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.property_id = property_id
+        self.explicit = explicit  # named in [pytest] properties: vacuity and "never reached" fail
+
+    def runtest(self) -> None:
+        from checker.model import Status
+
+        scenario = self.parent.scenario
+        result = self.parent.exploration(self.property_id)
+        verdict = result.verdicts[self.property_id]
+        self.user_properties.append(("verdict", verdict.status.value))
+        st = result.statistics
+        if verdict.status is Status.VIOLATED:
+            raise MqcheckFailure(self._violation(verdict, result))
+        if verdict.status is Status.NOT_CHECKED:
+            pytest.skip(f"{self.property_id}: {verdict.status.value} ({verdict.note or result.backend})")
+        if not st.complete and not scenario.pytest.accept_incomplete:
+            raise MqcheckFailure(self._head(verdict, result) + [
+                f"The exploration stopped at a bound ({st.stop_reason}) after {st.distinct_states} states, depth "
+                f"{st.max_depth}: an incomplete run does not pass.",
+                "Raise max_states/max_depth/timeout in the file's [pytest] or [check] table, or accept bounded "
+                "evidence with [pytest] accept_incomplete = true."])
+        if self.explicit and verdict.status in (Status.NEVER_REACHED, Status.NOT_REACHED_UP_TO_BOUND):
+            raise MqcheckFailure(self._head(verdict, result) + [
+                f"{self.property_id} is listed in [pytest] properties but no explored state satisfies it."])
+        if self.explicit and verdict.vacuous:
+            raise MqcheckFailure(self._head(verdict, result) + [
+                f"{self.property_id} is listed in [pytest] properties but holds vacuously: its witness "
+                f"{verdict.witness} was never reached, so nothing it speaks of happened."])
+        if verdict.vacuous:
+            self.user_properties.append(("vacuous", verdict.witness or ""))
+
+    def _head(self, verdict, result) -> list[str]:
+        from checker.model import format_verdict
+
+        scenario, st = self.parent.scenario, result.statistics
+        state = "complete" if st.complete else f"INCOMPLETE ({st.stop_reason})"
+        return [f"{self.property_id}: {format_verdict(verdict)}",
+                _printable(f"{verdict.title} ({verdict.citation})"),
+                _printable(f"scenario: {scenario.file} ({scenario.name})"),
+                f"explored: {st.distinct_states} distinct states, depth {st.max_depth}, {state}, "
+                f"{result.backend} backend", ""]
+
+    def _violation(self, verdict, result) -> list[str]:
+        from checker.cli import _trace_lines
+
+        scenario = self.parent.scenario
+        lines = self._head(verdict, result) + ["Counterexample (shortest; `mqcheck check "
+                                       f"{self.path.name} --property {self.property_id}` prints it too):"]
+        step_lines = {s.index: s.line for s in scenario.steps}
+        for text in _trace_lines(verdict.trace):
+            lines.append(_STEP_REF.sub(lambda m: _with_line(m, step_lines, scenario.file), text, count=1))
+        if self.property_id == "EXPECT":
+            lines.append("")
+            lines.append("[[expect]] blocks: " + ", ".join(f"#{e.index} at {scenario.file}:{e.line}"
+                                                            for e in scenario.expects))
+        lines += ["", "MQSC of the queue managers: " + ", ".join(f"{q.name} at {q.source}:{q.line}"
+                                                                     if q.source == scenario.file else
+                                                                     f"{q.name} in {q.source}"
+                                                                     for q in scenario.qmgrs)]
+        return lines
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, MqcheckFailure):
+            return _shown(self, str(excinfo.value))
+        return _user_error(excinfo) or super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, max(self.parent.scenario.pytest.line - 1, 0), f"mqcheck check: {self.property_id}"
+
+
+_STEP_REF = re.compile(r"steps\[(\d+)\]")
+
+
+def _with_line(m: re.Match, step_lines: dict[int, int], file: str) -> str:
+    line = step_lines.get(int(m.group(1)))
+    return f"{m.group(0)} ({file}:{line})" if line else m.group(0)
+
+
+def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
+    from checker.model import Kind
+    from spec.errors import InputError, near_miss
+
+    options = scenario.pytest
+    if not options.check:
+        return
+    if options.backend == "spark" and options.timeout is not None:
+        raise InputError("pytest.timeout only applies with the local backend (as mqcheck check --timeout)",
+                         file=str(file.path), line=options.line, column=1,
+                         suggestion="bound a Spark run with max_states or max_depth")
+    props = file.model.properties()
+    known = {p.id: p for p in props}
+    if options.properties is None:
+        wanted = [p.id for p in props if p.kind is not Kind.SOMETIMES]
+    else:
+        for pid in options.properties:
+            if pid not in known:
+                raise InputError(f"pytest.properties: unknown property {pid}; known: {', '.join(sorted(known))}",
+                                 file=str(file.path), line=options.line, column=1,
+                                 suggestion=near_miss(pid, known))
+        wanted = list(dict.fromkeys(options.properties))
+    for pid in wanted:
+        yield PropertyItem.from_parent(file, name=pid, property_id=pid, explicit=options.properties is not None)
+
+
+register_item_kind("run", _run_items)
+register_item_kind("check", _check_items)
