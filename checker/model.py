@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -343,18 +343,26 @@ class Result:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Result":
+        """The result ``to_dict`` gave; keys the CLI adds to its JSON for reports (a trace
+        step's ``event``, ``replay``, the topology, ...) are not part of it and are left out."""
         verdicts = {}
         for pid, v in d.get("verdicts", {}).items():
-            v = dict(v)
+            v = _known(Verdict, v)
             t = v.get("trace")
             if t is not None:
-                v["trace"] = Trace([TraceStep(**s) for s in t["steps"]], t.get("loop_start"))
+                v["trace"] = Trace([TraceStep(**_known(TraceStep, s)) for s in t["steps"]], t.get("loop_start"))
             verdicts[pid] = Verdict(**v)
-        return cls(d["model"], d["backend"], Statistics(**d["statistics"]), verdicts)
+        return cls(d["model"], d["backend"], Statistics(**_known(Statistics, d["statistics"])), verdicts)
 
     @classmethod
     def from_json(cls, text: str) -> "Result":
         return cls.from_dict(json.loads(text))
+
+
+def _known(cls: type, d: dict) -> dict:
+    """The items of ``d`` that are fields of the dataclass ``cls``."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in d.items() if k in names}
 
 
 def _plain(x: Any) -> Any:
