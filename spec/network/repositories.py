@@ -100,8 +100,9 @@ def _members(cache: rp.ClusterCache, *exclude: str) -> tuple[str, ...]:
     return tuple(sorted({r.owner_name for r in cache.qmgr_records()} - set(exclude)))
 
 
-def _fr_after_apply(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, applied: Sequence[rp.Record],
-                    sender_name: str, sender_full: bool, out: Outbox, mut: Mutations) -> None:
+def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, cache: rp.ClusterCache,
+                    applied: Sequence[rp.Record], sender_name: str, sender_full: bool, out: Outbox,
+                    mut: Mutations) -> None:
     """What a full repository does with records it has just applied (DESIGN §3.4)."""
     if not applied:
         return
@@ -119,6 +120,18 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, a
         for _, name in rp.interested_in(cache, record):
             if name not in (sender_name, record.owner_name, q.name):
                 out.update(name, cache.cluster, [record])
+    # 003 §Queue managers and repositories: a queue manager that joins "immediately learns
+    # which other queue managers in the cluster hold full repositories" — and keeps
+    # knowing: a full repository that learns of one it did not know (a queue manager
+    # altered to hold a full repository, or one this FR forgot in a REFRESH CLUSTER) tells
+    # the partial repositories it knows, so that they publish to two (issue #14's fuzzing
+    # found a partial repository left knowing one FR after a concurrent refresh).
+    new_frs = [r for r in applied if r.kind == rp.QMGR and r.key == "" and not r.deleted and r.info.full_repository
+               and not ((old := before.qmgr_record_of(r.owner_name)) is not None and old.info.full_repository)]
+    if new_frs:
+        partial = {r.owner_name for r in cache.qmgr_records() if not r.info.full_repository}
+        for name in sorted(partial - {sender_name, q.name}):
+            out.update(name, cache.cluster, [r for r in new_frs if r.owner_name != name])
     # the deletion of the last cluster topic ends the pub/sub cluster, but it must still
     # reach every member that holds the topic (002 §Cluster topics)
     topic_deleted = any(r.kind == rp.TOPIC and r.deleted for r in applied)
@@ -304,6 +317,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             q = put_cache(q, _send_joins(state, q, cache, out))
             state = put_qmgr(state, q)
             continue
+        before = cache
         cache, applied, entries = _apply_all(q, cache, changed, step, mut)
         log.extend(entries)
         q = replace(q, seq=seq)
@@ -316,11 +330,11 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             cache = _send_joins(state, q, cache, out)
             if cache.full:
                 q = put_cache(q, cache)
-                _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+                _fr_after_apply(state, q, before, cache, applied, q.name, False, out, mut)
         elif cache.full:
             # an FR's own change: as if received from a non-FR (forward to its manual FRs)
             q = put_cache(q, cache)
-            _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+            _fr_after_apply(state, q, before, cache, applied, q.name, False, out, mut)
         else:
             targets, known = two_frs(state, q, cache, mut)
             for fr in targets:
@@ -379,6 +393,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
                                          f"{msg.sender_name}'s manual CLUSSDR for {msg.cluster} reaches {dst}, "
                                          "which is not a full repository; the join is ignored", step)])
         records, refused = _fr_refuses_topics(q, cache, msg, step)
+        before_join = cache
         cache, applied, log = _apply_all(q, cache, records, step, mut)
         log = refused + log
         q = put_cache(q, cache)
@@ -393,7 +408,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         elif cache.is_pubsub_cluster():
             answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
-        _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
+        _fr_after_apply(state, q, before_join, cache, applied, msg.sender_name, msg.sender_full, out, mut)
     elif msg.op == rp.UPDATE:
         before_update = cache
         records, refused = _fr_refuses_topics(q, cache, msg, step)
@@ -401,7 +416,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         log = refused + log
         q = put_cache(q, cache)
         if cache.full:
-            _fr_after_apply(state, q, cache, applied, msg.sender_name, msg.sender_full, out, mut)
+            _fr_after_apply(state, q, before_update, cache, applied, msg.sender_name, msg.sender_full, out, mut)
         else:
             _resubscribe_after_demotion(state, q, before_update, cache, applied, out, mut)
             cache = _pr_follow_up(state, q, cache, out, mut)
@@ -545,12 +560,13 @@ def suspend_or_resume(state: NetworkState, name: str, op: Any, step: int, mut: M
             continue
         seq = q.seq + 1
         record = replace(held, seq=seq, published=state.clock, info=replace(held.info, suspended=suspend))
+        before = cache
         cache, _ = rp.apply_record(cache, record)
         q = replace(put_cache(q, cache), seq=seq)
         state = put_qmgr(state, q)
         out = Outbox()
         if cache.full:
-            _fr_after_apply(state, q, cache, [record], q.name, False, out, mut)
+            _fr_after_apply(state, q, before, cache, [record], q.name, False, out, mut)
         else:
             targets, known = two_frs(state, q, cache, mut)
             for fr in targets:
@@ -687,10 +703,11 @@ def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) ->
         for r in own:
             seq += 1
             fresh.append(replace(r, seq=seq, published=state.clock))
+        before = cache
         cache, applied, _ = _apply_all(q, cache, fresh, step, mut)
         q = replace(put_cache(q, cache), seq=seq)
         if cache.full:
-            _fr_after_apply(state, q, cache, applied, q.name, False, out, mut)
+            _fr_after_apply(state, q, before, cache, applied, q.name, False, out, mut)
         else:
             targets, known = two_frs(state, q, cache, mut)
             for fr in targets:
