@@ -121,16 +121,20 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
             if name not in (sender_name, record.owner_name, q.name):
                 out.update(name, cache.cluster, [record])
     # 003 §Queue managers and repositories: a queue manager that joins "immediately learns
-    # which other queue managers in the cluster hold full repositories" — and keeps
-    # knowing: a full repository that learns of one it did not know (a queue manager
-    # altered to hold a full repository, or one this FR forgot in a REFRESH CLUSTER) tells
-    # the partial repositories it knows, so that they publish to two (issue #14's fuzzing
-    # found a partial repository left knowing one FR after a concurrent refresh).
-    new_frs = [r for r in applied if r.kind == rp.QMGR and r.key == "" and not r.deleted and r.info.full_repository
-               and not ((old := before.qmgr_record_of(r.owner_name)) is not None and old.info.full_repository)]
-    if new_frs:
-        partial = {r.owner_name for r in cache.qmgr_records() if not r.info.full_repository}
-        for name in sorted(partial - {sender_name, q.name}):
+    # which other queue managers in the cluster hold full repositories". A full repository
+    # that answers joins while it is itself still waiting for its manual CLUSSDR full
+    # repositories to answer (SYSTEM.TEMPQMGR shown: after its REFRESH CLUSTER, or while it
+    # joins) answered with what it had; when it learns a full repository it did not know,
+    # it passes that on to the partial repositories it answered meanwhile (issue #14's
+    # fuzzing: an FR and a PR refreshing in a row left the PR knowing one FR for good).
+    # Only then: a full repository added to a settled cluster is not pushed to every member
+    # (docs/decisions.md, "Session 12").
+    if before.tempqmgr:
+        new_frs = [r for r in applied if r.kind == rp.QMGR and r.key == "" and not r.deleted
+                   and r.info.full_repository and not ((old := before.qmgr_record_of(r.owner_name)) is not None
+                                                       and old.info.full_repository)]
+        answered = {r.owner_name for r in before.qmgr_records() if not r.info.full_repository}
+        for name in sorted(answered - {sender_name, q.name}) if new_frs else ():
             out.update(name, cache.cluster, [r for r in new_frs if r.owner_name != name])
     # the deletion of the last cluster topic ends the pub/sub cluster, but it must still
     # reach every member that holds the topic (002 §Cluster topics)
