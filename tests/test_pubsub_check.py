@@ -16,6 +16,10 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def explore_example(name: str, **bounds):
+    from explored import explore_example as shared  # one exploration per session (tests/explored.py)
+
+    if set(bounds) <= {"max_states", "max_depth"}:
+        return shared(name, **bounds)
     scenario = load_scenario(EXAMPLES / name)
     model = MQNetwork(scenario, _check_properties(scenario))
     return explore(model, workers=1, **bounds)

@@ -34,6 +34,7 @@ from checker.test_util import (
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from explored import explore_example  # noqa: E402
 from ff_model import FingerprintFlood  # noqa: E402
 
 MANIFEST = json.loads((ROOT / "tests" / "manifests" / "ff.json").read_text())
@@ -364,7 +365,7 @@ def test_example_manifest_on_the_spark_backend_driver_levels(name):
     assert result.backend == "spark"
     pinned = {k: v for k, v in ALL_EXAMPLES[name].items() if k != "max_states"}
     assert _example_summary(result, pinned) == pinned
-    local = explore(_example_model(name), workers=1, **bounds)
+    local = explore_example(name, bounds["max_states"], bounds["max_depth"])  # shared with the manifest tests
     assert summary(result) == summary(local)
     assert _trace_shapes(result) == _trace_shapes(local)
 
@@ -377,7 +378,7 @@ def test_large_examples_on_the_spark_backend_at_the_slow_bound(name):
     where the Spark backend must keep the local engine's states and verdicts."""
     bound = int(os.environ.get("MQCHECK_SLOW_BOUND", "1500")) or None
     result = explore_spark(_example_model(name), driver_threshold=10**9, max_states=bound)
-    local = explore(_example_model(name), workers=1, max_states=bound)
+    local = explore_example(name, bound, None)
     assert summary(result) == summary(local)
     assert _trace_shapes(result) == _trace_shapes(local)
     if bound is None:
