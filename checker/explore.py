@@ -367,9 +367,10 @@ class _Ctx:
         fn = getattr(model, "is_internal", None)
         # partial-order reduction (docs/por.md): the model's optional ample(state, actions,
         # reads), with what the checked always/sometimes properties read
-        amp = getattr(model, "ample", None) if por else None
-        self.ample: Callable[[Any, Any, Any], Any] | None = amp if callable(amp) else None
         self.reads = por_reads(props)
+        # no reduction while a checked invariant or witness reads everything
+        amp = getattr(model, "ample", None) if por and self.reads is not None else None
+        self.ample: Callable[[Any, Any, Any], Any] | None = amp if callable(amp) else None
         if self.ample is not None and fn is None:
             fn = _all_internal   # the general loop below (it alone applies ample sets)
         self.internal: Callable[[Any], bool] | None = fn
