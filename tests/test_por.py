@@ -52,7 +52,11 @@ def _statuses(result) -> dict:
 # examples whose [[expect]] blocks give a property reduction may apply to (EXPECT, with its
 # witness EXPECT-END, which reads only "settled"), chosen small enough for the default suite
 EXPECT_EXAMPLES = ["fr-mesh-broken.toml", "reset-deleted-qmgr.toml", "ps-proxy-race.toml",
-                   "wl-gateway-scenarios.toml", "wl-failed-server.toml", "cluster-two-frs.toml"]
+                   "wl-gateway-scenarios.toml", "wl-failed-server.toml", "cluster-two-frs.toml",
+                   "ps-football-results.toml", "wl-arrival-stays.toml"]
+# where the reduction removes states (measured: 564 of 671, 309 of 313 with its EXPECT
+# violation, 275 of 320)
+REDUCED = {"wl-gateway-scenarios.toml", "ps-football-results.toml", "wl-arrival-stays.toml"}
 
 
 @pytest.mark.parametrize("name", EXPECT_EXAMPLES)
@@ -69,29 +73,12 @@ def test_examples_same_verdicts_and_settled_states(name):
     assert _statuses(reduced) == _statuses(full)
     assert rseen == fseen
     assert reduced.distinct_states <= full.distinct_states
+    if name in REDUCED:
+        assert reduced.distinct_states < full.distinct_states
     # a shortest trace is still reported (the pinned trace lengths stay)
     for pid, v in full.verdicts.items():
         if v.trace is not None:
             assert reduced.verdicts[pid].trace.length == v.trace.length
-
-
-@pytest.mark.slow
-def test_reduction_applies_and_keeps_the_shortest_trace():
-    """wl-channel-weight's messages land at three hosts that send nothing on: the reduced
-    search is much smaller, and the violation it reports is as short as the full search's."""
-    scenario = load_scenario(EXAMPLES / "wl-channel-rank.toml")
-
-    def model_for(seen):
-        return MQNetwork(scenario, _check_properties(scenario) + (_settled_recorder(seen),))
-
-    reduced, rseen, full, fseen = _both(model_for, property_ids=["EXPECT", "SETTLED-STATES"], max_states=60000)
-    assert reduced.complete and full.complete
-    assert _statuses(reduced) == _statuses(full)
-    assert rseen == fseen
-    assert reduced.distinct_states < full.distinct_states / 2
-    assert reduced.verdicts["EXPECT"].status is Status.VIOLATED
-    assert reduced.verdicts["EXPECT"].trace.length == full.verdicts["EXPECT"].trace.length
-    assert reduced.verdicts["EXPECT-END"].trace.length == full.verdicts["EXPECT-END"].trace.length
 
 
 def test_no_reduction_while_a_property_reads_everything():
