@@ -873,7 +873,9 @@ def explore(
             property_ids, stop_on_violation, progress, workers)
     explorer = _Explorer(*args, por=por)
     result = explorer.run()
-    if explorer.reduced:
+    stopped = result.statistics.stop_reason
+    if explorer.reduced and (not stopped or stopped.startswith(("max_states", "max_depth"))):
+        # not after Ctrl-C, SIGTERM, a timeout or the memory guard: the run is over
         _shortest_traces(result, explorer.props, args, time.perf_counter() - explorer.start)
     return result
 
