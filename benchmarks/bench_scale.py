@@ -27,6 +27,13 @@ and whether the run was complete. A family stops after its first incomplete poin
 ``--root DIR`` runs another checkout's engine (e.g. a ``git worktree`` of the commit
 before a change) on the same generated scenarios, so before/after can be measured side
 by side in one session.
+
+Partial-order reduction (issue #17, docs/por.md): the engine runs as ``mqcheck check`` does,
+reduction on (an engine from before it has none). ``--compare-por`` puts the same engine
+without reduction in the "base" column instead. ``--property ID`` checks only these
+properties (reduction applies only when no checked invariant reads everything: e.g.
+``--property EXPECT``); ``--expect`` adds an ``[[expect]] no_errors = true`` block to every
+family's scenario, so that EXPECT exists there.
 """
 
 from __future__ import annotations
@@ -121,6 +128,8 @@ extra = json.loads(sys.argv[4])
 scenario = load_scenario(sys.argv[2])
 initial = extra.pop("explore_initial", None)
 model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial or scenario.check.explore_initial or None)
+if extra.get("property_ids") is None:
+    extra.pop("property_ids", None)
 cap = float(sys.argv[3])
 capped = []
 def watch():   # the CPU cap: SIGTERM ends the run with an honest incomplete result
@@ -144,6 +153,10 @@ print(json.dumps({"states": st.distinct_states, "generated": st.generated_states
 
 
 def run_point(root: Path, scenario: Path, cap: float, extra: dict | None = None) -> dict:
+    return _run_point(root, scenario, cap, extra)
+
+
+def _run_point(root: Path, scenario: Path, cap: float, extra: dict | None = None) -> dict:
     """Explore one generated scenario with the engine of checkout ``root`` in a subprocess."""
     env = dict(os.environ, PYTHONPATH=str(root))
     try:   # the cap is CPU time; on a loaded machine wall time can be many times more
@@ -166,6 +179,10 @@ def main() -> None:
     parser.add_argument("--show", metavar="FAMILY:K", help="print the scenario file of one point and exit")
     parser.add_argument("--base", type=Path, help="also run this checkout's engine on every point, alternating "
                                                    "with --root, and print both with the CPU ratio")
+    parser.add_argument("--compare-por", action="store_true",
+                        help="base column: this engine without partial-order reduction (instead of --base)")
+    parser.add_argument("--property", action="append", metavar="ID", help="check only these properties")
+    parser.add_argument("--expect", action="store_true", help="families: add [[expect]] no_errors = true")
     parser.add_argument("--example", action="append", metavar="FILE[:initial]",
                         help="instead of the families: these scenario files (':initial' explores the joining; "
                              "'@N' caps at N states, e.g. examples/wl-channel-weight.toml@5000)")
@@ -175,7 +192,7 @@ def main() -> None:
         print(FAMILIES[family](int(k)))
         return
     root = args.root.resolve()
-    base = args.base.resolve() if args.base else None
+    base = args.base.resolve() if args.base else (root if args.compare_por else None)
     for r in ([root, base] if base else [root]):
         head = subprocess.run(["git", "-C", str(r), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
         print(f"engine: {r} ({head.stdout.strip() or 'not a git checkout'}), cap {args.cap:g} CPU s per point")
@@ -211,6 +228,16 @@ def _done(row: dict) -> str:
 
 def _cases(args, root: Path, base: Path | None, work: Path):
     """(case name, row, base row or None) for the examples or the families."""
+    common = {"property_ids": args.property} if args.property else {}
+    new = {**common, "por": True}
+    old = {**common, "por": False} if args.compare_por else common
+
+    def run_base(scenario: Path, cap: float, extra: dict | None = None) -> dict:
+        return _run_point(base, scenario, cap, {**(extra or {}), **old})
+
+    def run_new(scenario: Path, cap: float, extra: dict | None = None) -> dict:
+        return _run_point(root, scenario, cap, {**(extra or {}), **new})
+
     if args.example:
         for spec in args.example:
             name, _, cap_states = spec.partition("@")
@@ -219,19 +246,19 @@ def _cases(args, root: Path, base: Path | None, work: Path):
             if cap_states:
                 extra["max_states"] = int(cap_states)
             scenario = Path(path).resolve()
-            before = run_point(base, scenario, args.cap, dict(extra)) if base else None
-            yield spec, run_point(root, scenario, args.cap, dict(extra)), before
+            before = run_base(scenario, args.cap, dict(extra)) if base else None
+            yield spec, run_new(scenario, args.cap, dict(extra)), before
         return
     for family in args.family or sorted(FAMILIES):
         stopped = {"new": False, "base": False}
         for k in range(START[family], args.max_k + 1):
             path = work / f"{family}-{k}.toml"
-            path.write_text(FAMILIES[family](k))
+            path.write_text(FAMILIES[family](k) + ("\n[[expect]]\nno_errors = true\n" if args.expect else ""))
             before = None
             if base is not None and not stopped["base"]:
-                before = run_point(base, path, args.cap)
+                before = run_base(path, args.cap)
                 stopped["base"] = "error" in before or not before["complete"]
-            row = run_point(root, path, args.cap) if not stopped["new"] else dict(before or {}, skipped=True)
+            row = run_new(path, args.cap) if not stopped["new"] else dict(before or {}, skipped=True)
             if not stopped["new"]:
                 stopped["new"] = "error" in row or not row["complete"]
             if base is not None and before is None:

@@ -109,6 +109,8 @@ from checker.model import (
     describe_action,
     describe_state,
     model_name,
+    por_reads,
+    settled_only,
 )
 
 BACKEND = "local"
@@ -352,16 +354,25 @@ class _Part:
     marks: list = field(default_factory=list)
     cut: str = ""                                   # why the level was cut short ("" = not)
     keep: bytes = b""                               # which of the helper's new states were kept
+    reduced: int = 0                                # parents expanded with a reduced (ample) set
 
 
 class _Ctx:
     """Everything an expansion needs; inherited by forked children."""
 
-    def __init__(self, model: Any, props: list, bits: int) -> None:
+    def __init__(self, model: Any, props: list, bits: int, por: bool = False) -> None:
         self.model = model
         self.bits = bits
         self.digest = bits // 8
         fn = getattr(model, "is_internal", None)
+        # partial-order reduction (docs/por.md): the model's optional ample(state, actions,
+        # reads), with what the checked always/sometimes properties read
+        self.reads = por_reads(props)
+        # no reduction while a checked invariant or witness reads everything
+        amp = getattr(model, "ample", None) if por and self.reads is not None else None
+        self.ample: Callable[[Any, Any, Any], Any] | None = amp if callable(amp) else None
+        if self.ample is not None and fn is None:
+            fn = _all_internal   # the general loop below (it alone applies ample sets)
         self.internal: Callable[[Any], bool] | None = fn
         # the optional batched successor method (checker.model: ``successors``); only used
         # when every action is internal (it does not hand the action objects back)
@@ -382,6 +393,10 @@ class _Ctx:
 
     def digest_of(self, state: Any) -> bytes:
         return blake2b(self.model.encode(state), digest_size=self.digest).digest()
+
+
+def _all_internal(action: Any) -> bool:
+    return True
 
 
 class _Level:
@@ -466,15 +481,21 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
                         part.quiet_fail.append((base + i, p.id))
         inner_in = None
         lo = hi   # skip the general loop below
+    ample, reads = ctx.ample, ctx.reads
     for i in range(lo, hi):
         if tick is not None and not (i - lo + 1) % TICK:
             tick(i - lo, n - first)
         s = frontier[i]
         settled = True
-        ai = -1
-        for a in actions(s):
-            ai += 1
-            t = next_state(s, a)
+        acts = actions(s)
+        steps = None
+        if ample is not None:
+            steps = _reduced(ctx, s, acts, ample(s, acts, reads))
+            if steps is not None:
+                part.reduced += 1
+        if steps is None:
+            steps = [(ai, a, next_state(s, a)) for ai, a in enumerate(acts)]
+        for ai, a, t in steps:
             if t is None:
                 continue
             generated += 1
@@ -500,6 +521,30 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     if cand:
         back_edge |= _resolve(ctx, cand, origin, inner_in, level, part)
     part.back_edge |= back_edge
+
+
+def _reduced(ctx: _Ctx, s: Any, acts: Any, sel: Any) -> list | None:
+    """The (position, action, successor) triples of the ample set ``sel`` of ``s``, or
+    None (expand fully): when the model gave none, a set that is not a proper subset, one
+    with no enabled internal action, or — the cycle proviso of a breadth-first search — one
+    with a successor already visited (the current level or an earlier one), which may
+    close a cycle along which the other actions would be ignored for ever (docs/por.md)."""
+    if sel is None:
+        return None
+    sel = sorted(set(sel))
+    if not sel or len(sel) >= len(acts):
+        return None
+    next_state, internal, visited = ctx.model.next_state, ctx.internal, ctx.visited
+    out = []
+    for ai in sel:
+        a = acts[ai]
+        t = next_state(s, a)
+        if t is None:
+            continue
+        if not internal(a) or visited.find([ctx.digest_of(t)])[0] >= 0:
+            return None
+        out.append((ai, a, t))
+    return out or None
 
 
 def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list | None, level: _Level, part: _Part) -> bool:
@@ -790,6 +835,7 @@ def explore(
     stop_on_violation: bool = False,
     progress: bool = False,
     workers: int | None = None,
+    por: bool = False,
 ) -> Result:
     """Explore every state reachable in ``model`` breadth-first and check its properties.
 
@@ -823,8 +869,41 @@ def explore(
     forked helper dies with this process however it ends (``_die_with_parent``).
     Returns a :class:`~checker.model.Result` with ``backend="local"``.
     """
-    return _Explorer(model, max_states, max_depth, timeout, memory_limit_mb, fingerprint_bits,
-                     property_ids, stop_on_violation, progress, workers).run()
+    args = (model, max_states, max_depth, timeout, memory_limit_mb, fingerprint_bits,
+            property_ids, stop_on_violation, progress, workers)
+    explorer = _Explorer(*args, por=por)
+    result = explorer.run()
+    stopped = result.statistics.stop_reason
+    if explorer.reduced and (not stopped or stopped.startswith(("max_states", "max_depth"))):
+        # not after Ctrl-C, SIGTERM, a timeout or the memory guard: the run is over
+        _shortest_traces(result, explorer.props, args, time.perf_counter() - explorer.start)
+    return result
+
+
+def _shortest_traces(result: Result, props: list, args: tuple, spent: float) -> None:
+    """A reduced search may reach a violation or a witness of an ``always``/``sometimes``
+    property by a longer path than the shortest: re-run the search unreduced, bounded by
+    the depth of the longest such trace, and take its (shortest) traces. Not needed for
+    ``at_quiescence`` properties and ``settled`` ones: the reduction keeps every settled
+    state at its shortest depth (docs/por.md). Lassos are kept as found. If the re-run
+    does not get there (its own bounds), the reduced search's traces stay."""
+    exact = {p.id for p in props if p.kind in (Kind.ALWAYS, Kind.SOMETIMES) and not settled_only(p)}
+    want = {pid: v.trace.length for pid, v in result.verdicts.items()
+            if pid in exact and v.trace is not None and v.trace.loop_start is None
+            and v.status in (Status.VIOLATED, Status.WITNESSED)}
+    if not want:
+        return
+    model, max_states, max_depth, timeout, *rest = args
+    depth = max(want.values())
+    if max_depth is not None:
+        depth = min(depth, max_depth)
+    if timeout is not None:
+        timeout = max(timeout - spent, 0.001)
+    full = _Explorer(model, max_states, depth, timeout, *rest, por=False).run()
+    for pid in want:
+        v, w = result.verdicts[pid], full.verdicts.get(pid)
+        if w is not None and w.trace is not None and w.status is v.status and w.trace.length <= v.trace.length:
+            v.trace = w.trace
 
 
 def _select(model: Any, property_ids: Iterable[str] | None) -> list:
@@ -896,8 +975,9 @@ def _rss_mb() -> float:
 
 class _Explorer:
     def __init__(self, model, max_states, max_depth, timeout, memory_limit_mb, bits,
-                 property_ids, stop_on_violation, progress, workers) -> None:
+                 property_ids, stop_on_violation, progress, workers, por: bool = False) -> None:
         self.model = model
+        self.reduced = 0              # parents expanded with an ample set (partial-order reduction)
         self.props = _select(model, property_ids)
         self.max_states, self.max_depth = max_states, max_depth
         self.timeout = timeout
@@ -912,7 +992,7 @@ class _Explorer:
         if workers is None:
             workers = _auto_workers()
         self.workers = max(1, min(int(workers), 2))
-        self.ctx = _Ctx(model, self.props, bits)
+        self.ctx = _Ctx(model, self.props, bits, por)
         self.parent = array("I")
         self.aidx = array("H")
         self.level_start = [0]        # level d = states level_start[d] .. level_start[d+1]-1
@@ -1172,6 +1252,7 @@ class _Explorer:
             other, fps, origins = helper.result(lambda: self._check_bounds(depth, n, len(part.fps), mine))
             self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation)
         self.generated += part.generated
+        self.reduced += part.reduced
         return part
 
     def _merge_helper(self, out: _Part, other: _Part, fps: list, origins: array, mine: int, n: int,
@@ -1209,6 +1290,7 @@ class _Explorer:
                 generated, quiet, back_edge = gen_c, quiet_c, back_c
                 break
         out.generated += generated
+        out.reduced += other.reduced
         out.quiet_fail.extend(other.quiet_fail[:quiet])
         out.back_edge |= back_edge
         out.keep = bytes(keep)

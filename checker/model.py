@@ -32,6 +32,12 @@ Optional methods, used when present (:func:`is_internal`, :func:`describe_action
   traces show the full description of the first state and, for later steps, only the
   top-level keys whose value changed.
 - ``name`` attribute or ``describe() -> str`` — a label for results (default: class name).
+- ``ample(state, actions, reads) -> Sequence[int] | None`` — partial-order reduction
+  (docs/por.md): the positions in ``actions`` (= ``actions(state)``) of a *persistent*
+  set of enabled actions that contains an enabled internal action, none of which can
+  change what a property reading ``reads`` looks at (``reads``: the union of the
+  ``reads`` of the checked ``always``/``sometimes`` properties, ``None`` = everything);
+  ``None`` = expand fully. The local explorer applies it with the cycle proviso.
 
 States and actions are immutable, hashable and picklable (DESIGN §2.1).
 """
@@ -130,19 +136,24 @@ class Property:
     citation: str = ""
     witness: str | None = None
     evidence: str | None = None
+    # what the predicate reads, as tags a model's ``ample`` understands (docs/por.md);
+    # None = everything (no partial-order reduction while an always/sometimes property
+    # reading everything is checked)
+    reads: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
 
     @classmethod
     def always(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
-               citation: str = "", witness: str | None = None) -> "Property":
-        return cls(id, title, Kind.ALWAYS, predicate, citation, witness)
+               citation: str = "", witness: str | None = None,
+               reads: frozenset[str] | None = None) -> "Property":
+        return cls(id, title, Kind.ALWAYS, predicate, citation, witness, reads=reads)
 
     @classmethod
     def sometimes(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
-                  citation: str = "") -> "Property":
-        return cls(id, title, Kind.SOMETIMES, predicate, citation)
+                  citation: str = "", reads: frozenset[str] | None = None) -> "Property":
+        return cls(id, title, Kind.SOMETIMES, predicate, citation, reads=reads)
 
     @classmethod
     def at_quiescence(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
@@ -157,6 +168,38 @@ class Property:
     @classmethod
     def config(cls, id: str, title: str, predicate: Any, *, citation: str = "") -> "Property":
         return cls(id, title, Kind.CONFIG, predicate, citation)
+
+
+SETTLED = "settled"
+"""A ``Property.reads`` tag: the predicate can hold (``sometimes``) or fail (``always``)
+only in a state with no enabled internal action. A reduction whose ample sets hold internal
+actions only keeps every such state at its shortest depth (docs/por.md), so such a property
+needs nothing of the model's ``ample`` and no re-run for a shortest trace."""
+
+
+def settled_only(p: Property) -> bool:
+    """Is ``p`` judged only in settled states (``reads == {SETTLED}``)?"""
+    return p.reads is not None and p.reads == frozenset({SETTLED})
+
+
+def por_reads(props: Iterable[Property]) -> frozenset[str] | None:
+    """What the checked ``always``/``sometimes`` properties read, for a model's ``ample``:
+    the union of their ``reads``, ``None`` (everything) if one does not declare it.
+    Properties judged only in settled states (:data:`SETTLED`) read nothing ample must
+    care about.
+
+    >>> por_reads([Property.sometimes("S", "s", lambda m, s: True, reads=frozenset({"a"}))])
+    frozenset({'a'})
+    >>> por_reads([Property.always("A", "a", lambda m, s: True)]) is None
+    True
+    """
+    out: set[str] = set()
+    for p in props:
+        if p.kind in (Kind.ALWAYS, Kind.SOMETIMES) and not settled_only(p):
+            if p.reads is None:
+                return None
+            out |= p.reads
+    return frozenset(out)
 
 
 def select_properties(model: Any, property_ids: Iterable[str] | None) -> list[Property]:

@@ -38,7 +38,7 @@ from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
 )
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
-from spec.network.workload import arrive_message, handle_qmgr, messages_of, redrive_channel
+from spec.network.workload import arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel
 from spec.pubsub import LocalPubSub
 
 class MQNetwork:
@@ -168,6 +168,65 @@ class MQNetwork:
         return canonical_bytes(state)
 
     # --- optional parts of the protocol ---------------------------------------------
+    def ample(self, state: NetworkState, actions: Sequence[Any], reads: frozenset[str] | None
+              ) -> tuple[int, ...] | None:
+        """Partial-order reduction (docs/por.md, where each condition is argued): the
+        positions in ``actions`` of the enabled deliveries into one queue manager ``d``
+        when they form a persistent set, else None (expand fully).
+
+        Only in the last phase of a run — every scenario step taken, no fault left to
+        inject or undo, no uniform cluster, no mutant — where the only actions are
+        deliveries and channel recoveries; only when the checked always/sometimes
+        properties read nothing a delivery changes (``reads`` within :data:`POR_INVISIBLE`:
+        empty; the checker leaves out properties judged only in settled states).
+        ``d`` qualifies when every other running queue manager has messages waiting for
+        ``d`` on a RUNNING channel (so no path outside the set can start a new delivery into
+        ``d``: whatever it sends there queues behind a delivery of the set), every channel
+        out of ``d`` that delivers outside the set is RUNNING (a delivery sets RUNNING: no
+        change that ``d``'s workload choice could read), no recovery of a channel into or
+        out of ``d`` is enabled, and no auto-defined channel can fail on a port mismatch."""
+        if reads is None or not reads <= POR_INVISIBLE:
+            return None
+        if (state.uniform is not None or self.mutations != NO_MUTATIONS
+                or state.next_step < len(self.scenario.steps) or state.faults or state.stopped_by_fault):
+            return None
+        dests = []
+        for a in actions:
+            if isinstance(a, ChannelDeliver):
+                if a.dst not in dests:
+                    dests.append(a.dst)
+            elif not isinstance(a, ChannelRecover):
+                return None
+        if len(dests) < 2 and len(dests) == len(actions):
+            return None
+        running = [q.name for q in state.qmgrs if q.running]
+        chans = {(c.src, c.dst): c for c in state.channels}
+        # queue managers with a message waiting for them (on any channel, whatever its
+        # status) whose delivery may send something
+        loud = {c.dst for c in state.channels if c.dst in running
+                and any(not arrives_silently(state, c.dst, m) for m in c.messages)}
+        mismatch: bool | None = None
+        for d in sorted(dests):
+            if any(isinstance(a, ChannelRecover) and d in (a.src, a.dst) for a in actions):
+                continue
+            # no path outside the set may start a new delivery into d: either nothing that
+            # can happen elsewhere sends at all, or whatever is sent to d queues behind a
+            # delivery of the set
+            if (loud - {d}) and not all((c := chans.get((e, d))) is not None and c.messages
+                                        and c.status == "RUNNING" for e in running if e != d):
+                continue
+            if any(c.src == d and c.messages and c.status in FLOWING and c.status != "RUNNING" and c.dst in running
+                   for c in state.channels):
+                continue
+            if mismatch is None:
+                mismatch = _port_mismatch_possible(state)
+            if mismatch:
+                return None
+            chosen = tuple(i for i, a in enumerate(actions) if isinstance(a, ChannelDeliver) and a.dst == d)
+            if len(chosen) < len(actions):
+                return chosen
+        return None
+
     def is_internal(self, action: Any) -> bool:
         # deliveries only: faults and recoveries are the environment's (module docstring)
         return isinstance(action, ChannelDeliver)
@@ -210,6 +269,35 @@ _MESSAGE_HANDLERS = {
     pubsub.PublicationMsg: receive_publication,
     **UNIFORM_MESSAGE_HANDLERS,
 }
+
+
+# What a checked property may read (``Property.reads``, as the checker passes it to
+# ``ample``) and still let ``ample`` reduce: nothing a delivery could change. Properties
+# judged only in settled states ("settled") are left out by the checker (docs/por.md).
+POR_INVISIBLE: frozenset[str] = frozenset()
+
+
+def _port_mismatch_possible(state: NetworkState) -> bool:
+    """Could a delivery make an auto-defined CLUSSDR fail (``_auto_defined_fails``: it
+    sets another channel's status and holds it)? Only for a CONNAME without a port
+    (``listener_port_mismatch``); the CONNAMEs records can carry come from CLUSRCVR
+    definitions, which no delivery changes — so: any portless one defined, in a cache or in
+    flight."""
+    def portless(conname: str) -> bool:
+        return bool(conname.strip()) and "(" not in conname
+
+    for q in state.qmgrs:
+        if any(ch.chltype == "CLUSRCVR" and portless(ch.conname) for ch in q.defs.channels):
+            return True
+        for c in q.caches:
+            if any(portless(getattr(r.info, "conname", "") or "") for r in c.records if r.kind == rp.QMGR):
+                return True
+    for ch in state.channels:
+        for m in ch.messages:
+            if isinstance(m, rp.RepoMsg) and any(
+                    portless(getattr(r.info, "conname", "") or "") for r in m.records if r.kind == rp.QMGR):
+                return True
+    return False
 
 
 SETTLE_LIMIT = 2000  # deliveries one settling may take before it is called endless

@@ -266,6 +266,30 @@ def close_step(state: NetworkState, step: sc.CloseStep, mut: Mutations) -> Netwo
     return put_qmgr(state, _put_handle(q, replace(_handle(q, step.handle), closed=True)))
 
 
+def arrives_silently(state: NetworkState, dst: str, msg: Any) -> bool:
+    """Would delivering ``msg`` at the running ``dst`` send nothing (``arrive_message``
+    unmutated: the hop limit or a resolution error logs it, a local queue — or a cluster
+    queue with a local instance — takes it)? What decides it is ``dst``'s definitions and
+    the clusters it has joined, which no such delivery changes (partial-order reduction,
+    docs/por.md). Anything but an application message: False."""
+    if not isinstance(msg, bd.AppMessage):
+        return False
+    q = state.find(dst)
+    if q is None:
+        return False
+    if len(msg.hops) + 1 > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
+        return True
+    res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _joined(q))
+    if res.kind == "error":
+        return True
+    if res.kind == "xmitq":
+        return False
+    obj = q.defs.queue(msg.queue)
+    direct = (not msg.p2p and res.kind == "cluster" and not msg.target_qmgr and obj is not None
+              and obj.qtype == "QLOCAL")
+    return res.kind == "local" or direct
+
+
 def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int, mut: Mutations) -> NetworkState:
     """The receiving channel puts the message (000 §When does workload balancing occur?:
     "at the far end the channel code issues an MQPUT ... and the workload algorithm will be
