@@ -207,7 +207,9 @@ def _block_scenario(objects: dict, sub: str, scheme: str, topic: str, delivered:
     attrs = ("wildcard",)
     local = _topic_defs(objects, "local", attrs, "T")
     records = [c + " CLUSTER(CL1)" for c in _topic_defs(objects, "record", attrs, "C")]
-    want = [] if delivered else [topic]  # the claim demands the opposite of what the rule did
+    # a real counterexample's expect is what the claim demands (the opposite of what the rule
+    # did); a broken rule's, what the broken rule predicts (docs/decisions.md, #13 round 2)
+    want = ([topic] if delivered else []) if variant else ([] if delivered else [topic])
     members = _cluster_members(["QMA"]) if records else {}
     qmgrs = []
     if records:
@@ -218,8 +220,11 @@ def _block_scenario(objects: dict, sub: str, scheme: str, topic: str, delivered:
     broken = f" under the broken rule {variant!r}" if variant else ""
     summary = (f"{scheme}-scheme subscription {sub!r} at QMA {'receives' if delivered else 'misses'} a "
                f"publication on {topic!r}{broken}; the claim says it must {'not ' if delivered else ''}receive it")
+    comment = _broken_header("PS-CFG-WILDCARD-BLOCK", variant, f"that the {scheme}-scheme subscription S1 {sub!r} at "
+                             f"QMA {'receives' if delivered else 'misses'} the publication on {topic!r}") \
+        if variant else None
     text = _scenario(f"PS-CFG-WILDCARD-BLOCK counterexample{broken}", summary, qmgrs, steps,
-                     [_deliveries_expect("QMA", {"S1": want})])
+                     [_deliveries_expect("QMA", {"S1": want})], comment)
     return Counterexample(summary, text, "ps-cfg-wildcard-block", {"objects": objects, "sub": sub, "scheme": scheme,
                                                                    "topic": topic, "delivered": delivered})
 
@@ -242,14 +247,16 @@ def _encode_fr_mesh(n: int, variant: str) -> Encoding:
     def decode(model: z3.ModelRef) -> Counterexample:
         k, edges = sym_repo.decode_graph(mesh, model)
         missing = [(kind, who, y) for kind, who, y, c in lost if z3.is_true(model.eval(c, model_completion=True))]
-        return _fr_mesh_scenario(k, edges, missing, variant)
+        reaches = {(x, y): z3.is_true(model.eval(own[x][y], model_completion=True)) for x in range(k) for y in range(k)}
+        return _fr_mesh_scenario(k, edges, missing, variant, reaches)
 
     uses_pr = z3.Or([c for kind, *_, c in lost if kind == "pr"])
     cost = [count(ex), z3.If(uses_pr, 1, 0), count(mesh.edge.values())]
     return Encoding(facts, claim, decode, mesh.domain(), cost)
 
 
-def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, variant: str) -> Counterexample:
+def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, variant: str,
+                      reaches: dict | None = None) -> Counterexample:
     fr = [f"FR{i + 1}" for i in range(k)]
     qmgrs = []
     for i in range(k):
@@ -280,7 +287,25 @@ def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, varia
                    f"full repository{broken}")
     expects = [f'[expect.repositories.{name}.DEMO]\nqueues = {{ CQ1 = ["{owner}"] }}' for name in fr] if owner else \
         ["no_errors = true"]
-    text = _scenario(f"RP-CFG-FR-MESH counterexample{broken}", summary, qmgrs, steps, expects)
+    comment = None
+    if variant and reaches is not None and (not missing or missing[0][0] == "own"):
+        # the broken rule's prediction for every FR's own record: each FR defines CQ<i>, and each
+        # FR's repository holds exactly the records the broken rule delivers to it
+        steps = [f'mqsc = {{ qmgr = "{fr[x]}", commands = "DEFINE QLOCAL(CQ{x + 1}) CLUSTER(DEMO)" }}' for x in range(k)]
+        qmgrs = [(q, m) for q, m in qmgrs if q != "PR1"]
+        expects, lost = [], []
+        for y in range(k):
+            held = [x for x in range(k) if reaches[(x, y)]]
+            lost += [f"CQ{x + 1} of {fr[x]} at {fr[y]}" for x in range(k) if not reaches[(x, y)]]
+            queues = ", ".join(f'CQ{x + 1} = ["{fr[x]}"]' for x in held)
+            expects.append(f"[expect.repositories.{fr[y]}.DEMO]\nqueues = {{ {queues} }}")
+        comment = _broken_header("RP-CFG-FR-MESH", variant, "that each FR's own queue record reaches "
+                                 + ("every FR" if not lost else "every FR but: " + "; ".join(lost)))
+    elif variant:  # a partial repository's record: the broken rule predicts it never reaches fr[y]
+        kind, who, y = missing[0]
+        expects = [f"[expect.repositories.{fr[y]}.DEMO]\nqueues = {{}}"]
+        comment = _broken_header("RP-CFG-FR-MESH", variant, f"that PR1's queue record CQ1 never reaches {fr[y]}")
+    text = _scenario(f"RP-CFG-FR-MESH counterexample{broken}", summary, qmgrs, steps, expects, comment)
     return Counterexample(summary, text, "rp-cfg-fr-mesh", {"frs": k, "edges": edges, "missing": missing})
 
 
@@ -328,8 +353,13 @@ def _loop_scenario(d: dict, variant: str) -> Counterexample:
     summary = (f"a publication at {path[0]} is processed {len(path)} times among {len(names)} queue managers: "
                f"{hops}{broken}")
     expects = [f'errors = [{{ qmgr = "{again}", code = "LOOP_DETECTED" }}]'] if again else ["no_errors = true"]
+    comment = None
+    if variant and again:  # the broken rule predicts the publication comes back to {again} unnoticed
+        expects = [f'absent_errors = [{{ qmgr = "{again}", code = "LOOP_DETECTED" }}]']
+        comment = _broken_header("PS-CFG-LOOP-BOUND", variant, f"that the publication comes back to {again} and is "
+                                 f"processed there again, no LOOP_DETECTED ({hops})")
     text = _scenario(f"PS-CFG-LOOP-BOUND counterexample{broken}", summary, [(q, mqsc[q]) for q in names], steps,
-                     expects)
+                     expects, comment)
     return Counterexample(summary, text, "ps-cfg-loop-bound", d)
 
 
@@ -392,8 +422,13 @@ def _reach_scenario(rp, model: z3.ModelRef, variant: str, demanded: bool) -> Cou
     summary = (f"publication on {topic!r} at QMA{' (MQPMO_SCOPE_QMGR)' if pscope else ''}, subscriptions at QMB "
                f"{', '.join(subs)}: S1 {'misses' if demanded else 'receives'} it{broken}; the condition says it "
                f"must {'' if demanded else 'not '}receive it")
+    # a broken rule's counterexample states its prediction (it disagrees with the condition,
+    # which the real rules meet): a real one states the condition
+    received = not demanded if variant else demanded
+    comment = _broken_header("PS-CFG-REACH", variant, f"that S1 at QMB {'receives' if received else 'misses'} the "
+                             f"publication on {topic!r} from QMA") if variant else None
     text = _scenario(f"PS-CFG-REACH counterexample{broken}", summary, qmgrs, steps,
-                     [_deliveries_expect("QMB", {"S1": [topic] if demanded else []})])
+                     [_deliveries_expect("QMB", {"S1": [topic] if received else []})], comment)
     return Counterexample(summary, text, "ps-cfg-reach", {"topic": topic, "demanded": demanded})
 
 
@@ -496,7 +531,20 @@ def _selection_scenario(d: dict, failed: list[str], got: list[str], right: list[
         arrived = dest["local"] or dest["status"] == "RUNNING"
         expect = f'messages = {{ app = {{ {right[0]} = 1 }} }}' if arrived else "messages = { app = {} }"
         expect += "\nno_errors = true"
-    text = _scenario(f"WL-CFG-SELECTION counterexample{broken}", summary, qmgrs, steps, [expect])
+    comment = None
+    if variant:  # the broken rule's prediction instead (docs/decisions.md, #13 round 2)
+        if not got:
+            expect = 'errors = [{ qmgr = "QMAPP", code = "MQRC_CLUSTER_PUT_INHIBITED" }]'
+            predicts = "that the put fails with MQRC_CLUSTER_PUT_INHIBITED"
+        else:
+            dest = next(r for r in routes if r["qmgr"] == got[0])
+            if not dest["local"] and dest["status"] != "RUNNING":
+                # the message waits on a channel that is not running: start it, so it arrives
+                steps.append(f'channel = {{ qmgr = "QMAPP", to = "{got[0]}", status = "RUNNING" }}')
+            expect = f"messages = {{ app = {{ {got[0]} = 1 }} }}"
+            predicts = f"that the put goes to {got[0]}"
+        comment = _broken_header("WL-CFG-SELECTION", variant, predicts)
+    text = _scenario(f"WL-CFG-SELECTION counterexample{broken}", summary, qmgrs, steps, [expect], comment)
     return Counterexample(summary, text, "wl-cfg-selection", d)
 
 
