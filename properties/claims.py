@@ -14,6 +14,7 @@ where one applies) under which it is refuted: the claim is not vacuous.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -23,6 +24,7 @@ from checker.model import Property
 from spec.symbolic import loops as sym_loops
 from spec.symbolic import reach as sym_reach
 from spec.symbolic import repository as sym_repo
+from spec.symbolic import weights as sym_weights
 from spec.symbolic import workload as sym_wl
 from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
 from spec.symbolic.topic_tree import SymTree, char_under
@@ -53,14 +55,31 @@ class Claim:
 
 
 # ------------------------------------------------------------------ scenario rendering
+def _comment(lines: list[str]) -> str:
+    """TOML comment lines (control characters cannot end a comment early: they are escaped)."""
+    return "\n".join("# " + "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in line)
+                     for line in lines) + "\n"
+
+
+def _broken_header(claim_id: str, variant: str, predicts: str) -> list[str]:
+    """The header of a broken-rule counterexample (docs/decisions.md, issue #13 round 2): its
+    [[expect]] blocks state what the broken rule predicts, so ``mqcheck run`` on the real
+    spec fails (exit 1) and shows what the real rules do instead."""
+    return [f"Counterexample of {claim_id} under the deliberately broken rule {variant!r}.",
+            f"The broken variant {variant} predicts {predicts};",
+            "the executable spec disagrees: the [[expect]] blocks below state the broken rule's prediction,",
+            "so `mqcheck run` on this file exits 1 and its failing expectation shows the real behaviour."]
+
+
 def _qmgr_block(name: str, mqsc: list[str]) -> str:
     body = "\n".join(mqsc)
     return f"[qmgrs.{name}]\nmqsc = \"\"\"\n{body}\n\"\"\"\n" if mqsc else f"[qmgrs.{name}]\n"
 
 
 def _scenario(name: str, description: str, qmgrs: list[tuple[str, list[str]]], steps: list[str],
-              expects: list[str]) -> str:
-    parts = [f"name = {toml_string(name)}", f"description = {toml_string(description)}", ""]
+              expects: list[str], comment: list[str] | None = None) -> str:
+    parts = [_comment(comment)] if comment else []
+    parts += [f"name = {toml_string(name)}", f"description = {toml_string(description)}", ""]
     parts += [_qmgr_block(q, m) for q, m in qmgrs]
     parts += [f"[[steps]]\n{s}\n" for s in steps]
     parts += [f"[[expect]]\n{e}\n" for e in expects]
@@ -188,7 +207,9 @@ def _block_scenario(objects: dict, sub: str, scheme: str, topic: str, delivered:
     attrs = ("wildcard",)
     local = _topic_defs(objects, "local", attrs, "T")
     records = [c + " CLUSTER(CL1)" for c in _topic_defs(objects, "record", attrs, "C")]
-    want = [] if delivered else [topic]  # the claim demands the opposite of what the rule did
+    # a real counterexample's expect is what the claim demands (the opposite of what the rule
+    # did); a broken rule's, what the broken rule predicts (docs/decisions.md, #13 round 2)
+    want = ([topic] if delivered else []) if variant else ([] if delivered else [topic])
     members = _cluster_members(["QMA"]) if records else {}
     qmgrs = []
     if records:
@@ -199,8 +220,11 @@ def _block_scenario(objects: dict, sub: str, scheme: str, topic: str, delivered:
     broken = f" under the broken rule {variant!r}" if variant else ""
     summary = (f"{scheme}-scheme subscription {sub!r} at QMA {'receives' if delivered else 'misses'} a "
                f"publication on {topic!r}{broken}; the claim says it must {'not ' if delivered else ''}receive it")
+    comment = _broken_header("PS-CFG-WILDCARD-BLOCK", variant, f"that the {scheme}-scheme subscription S1 {sub!r} at "
+                             f"QMA {'receives' if delivered else 'misses'} the publication on {topic!r}") \
+        if variant else None
     text = _scenario(f"PS-CFG-WILDCARD-BLOCK counterexample{broken}", summary, qmgrs, steps,
-                     [_deliveries_expect("QMA", {"S1": want})])
+                     [_deliveries_expect("QMA", {"S1": want})], comment)
     return Counterexample(summary, text, "ps-cfg-wildcard-block", {"objects": objects, "sub": sub, "scheme": scheme,
                                                                    "topic": topic, "delivered": delivered})
 
@@ -223,14 +247,16 @@ def _encode_fr_mesh(n: int, variant: str) -> Encoding:
     def decode(model: z3.ModelRef) -> Counterexample:
         k, edges = sym_repo.decode_graph(mesh, model)
         missing = [(kind, who, y) for kind, who, y, c in lost if z3.is_true(model.eval(c, model_completion=True))]
-        return _fr_mesh_scenario(k, edges, missing, variant)
+        reaches = {(x, y): z3.is_true(model.eval(own[x][y], model_completion=True)) for x in range(k) for y in range(k)}
+        return _fr_mesh_scenario(k, edges, missing, variant, reaches)
 
     uses_pr = z3.Or([c for kind, *_, c in lost if kind == "pr"])
     cost = [count(ex), z3.If(uses_pr, 1, 0), count(mesh.edge.values())]
     return Encoding(facts, claim, decode, mesh.domain(), cost)
 
 
-def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, variant: str) -> Counterexample:
+def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, variant: str,
+                      reaches: dict | None = None) -> Counterexample:
     fr = [f"FR{i + 1}" for i in range(k)]
     qmgrs = []
     for i in range(k):
@@ -261,7 +287,25 @@ def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, varia
                    f"full repository{broken}")
     expects = [f'[expect.repositories.{name}.DEMO]\nqueues = {{ CQ1 = ["{owner}"] }}' for name in fr] if owner else \
         ["no_errors = true"]
-    text = _scenario(f"RP-CFG-FR-MESH counterexample{broken}", summary, qmgrs, steps, expects)
+    comment = None
+    if variant and reaches is not None and (not missing or missing[0][0] == "own"):
+        # the broken rule's prediction for every FR's own record: each FR defines CQ<i>, and each
+        # FR's repository holds exactly the records the broken rule delivers to it
+        steps = [f'mqsc = {{ qmgr = "{fr[x]}", commands = "DEFINE QLOCAL(CQ{x + 1}) CLUSTER(DEMO)" }}' for x in range(k)]
+        qmgrs = [(q, m) for q, m in qmgrs if q != "PR1"]
+        expects, lost = [], []
+        for y in range(k):
+            held = [x for x in range(k) if reaches[(x, y)]]
+            lost += [f"CQ{x + 1} of {fr[x]} at {fr[y]}" for x in range(k) if not reaches[(x, y)]]
+            queues = ", ".join(f'CQ{x + 1} = ["{fr[x]}"]' for x in held)
+            expects.append(f"[expect.repositories.{fr[y]}.DEMO]\nqueues = {{ {queues} }}")
+        comment = _broken_header("RP-CFG-FR-MESH", variant, "that each FR's own queue record reaches "
+                                 + ("every FR" if not lost else "every FR but: " + "; ".join(lost)))
+    elif variant:  # a partial repository's record: the broken rule predicts it never reaches fr[y]
+        kind, who, y = missing[0]
+        expects = [f"[expect.repositories.{fr[y]}.DEMO]\nqueues = {{}}"]
+        comment = _broken_header("RP-CFG-FR-MESH", variant, f"that PR1's queue record CQ1 never reaches {fr[y]}")
+    text = _scenario(f"RP-CFG-FR-MESH counterexample{broken}", summary, qmgrs, steps, expects, comment)
     return Counterexample(summary, text, "rp-cfg-fr-mesh", {"frs": k, "edges": edges, "missing": missing})
 
 
@@ -309,8 +353,13 @@ def _loop_scenario(d: dict, variant: str) -> Counterexample:
     summary = (f"a publication at {path[0]} is processed {len(path)} times among {len(names)} queue managers: "
                f"{hops}{broken}")
     expects = [f'errors = [{{ qmgr = "{again}", code = "LOOP_DETECTED" }}]'] if again else ["no_errors = true"]
+    comment = None
+    if variant and again:  # the broken rule predicts the publication comes back to {again} unnoticed
+        expects = [f'absent_errors = [{{ qmgr = "{again}", code = "LOOP_DETECTED" }}]']
+        comment = _broken_header("PS-CFG-LOOP-BOUND", variant, f"that the publication comes back to {again} and is "
+                                 f"processed there again, no LOOP_DETECTED ({hops})")
     text = _scenario(f"PS-CFG-LOOP-BOUND counterexample{broken}", summary, [(q, mqsc[q]) for q in names], steps,
-                     expects)
+                     expects, comment)
     return Counterexample(summary, text, "ps-cfg-loop-bound", d)
 
 
@@ -373,8 +422,13 @@ def _reach_scenario(rp, model: z3.ModelRef, variant: str, demanded: bool) -> Cou
     summary = (f"publication on {topic!r} at QMA{' (MQPMO_SCOPE_QMGR)' if pscope else ''}, subscriptions at QMB "
                f"{', '.join(subs)}: S1 {'misses' if demanded else 'receives'} it{broken}; the condition says it "
                f"must {'' if demanded else 'not '}receive it")
+    # a broken rule's counterexample states its prediction (it disagrees with the condition,
+    # which the real rules meet): a real one states the condition
+    received = not demanded if variant else demanded
+    comment = _broken_header("PS-CFG-REACH", variant, f"that S1 at QMB {'receives' if received else 'misses'} the "
+                             f"publication on {topic!r} from QMA") if variant else None
     text = _scenario(f"PS-CFG-REACH counterexample{broken}", summary, qmgrs, steps,
-                     [_deliveries_expect("QMB", {"S1": [topic] if demanded else []})])
+                     [_deliveries_expect("QMB", {"S1": [topic] if received else []})], comment)
     return Counterexample(summary, text, "ps-cfg-reach", {"topic": topic, "demanded": demanded})
 
 
@@ -477,8 +531,123 @@ def _selection_scenario(d: dict, failed: list[str], got: list[str], right: list[
         arrived = dest["local"] or dest["status"] == "RUNNING"
         expect = f'messages = {{ app = {{ {right[0]} = 1 }} }}' if arrived else "messages = { app = {} }"
         expect += "\nno_errors = true"
-    text = _scenario(f"WL-CFG-SELECTION counterexample{broken}", summary, qmgrs, steps, [expect])
+    comment = None
+    if variant:  # the broken rule's prediction instead (docs/decisions.md, #13 round 2)
+        if not got:
+            expect = 'errors = [{ qmgr = "QMAPP", code = "MQRC_CLUSTER_PUT_INHIBITED" }]'
+            predicts = "that the put fails with MQRC_CLUSTER_PUT_INHIBITED"
+        else:
+            dest = next(r for r in routes if r["qmgr"] == got[0])
+            if not dest["local"] and dest["status"] != "RUNNING":
+                # the message waits on a channel that is not running: start it, so it arrives
+                steps.append(f'channel = {{ qmgr = "QMAPP", to = "{got[0]}", status = "RUNNING" }}')
+            expect = f"messages = {{ app = {{ {got[0]} = 1 }} }}"
+            predicts = f"that the put goes to {got[0]}"
+        comment = _broken_header("WL-CFG-SELECTION", variant, predicts)
+    text = _scenario(f"WL-CFG-SELECTION counterexample{broken}", summary, qmgrs, steps, [expect], comment)
     return Counterexample(summary, text, "wl-cfg-selection", d)
+
+
+# ------------------------------------------------------------------ WL-CFG-WEIGHTS
+def _encode_weights(k: int, variant: str) -> Encoding:
+    s = sym_weights.step(k)
+    facts = {
+        "001 §The cluster workload management algorithm, final choice: the channel with the lowest DestSeqFactor, "
+        "then the lowest DestSeqNumber (then the lowest name)": sym_weights.choice_rule(s, variant),
+        "000 §Cluster Workload Algorithm rule 12: the chosen channel's DestSeqFactor grows by 1000/CLWLWGHT "
+        "(from a fresh history: its choices so far times 1000/CLWLWGHT)": sym_weights.charge_rule(s),
+    }
+    ahead = sym_weights.one_pick_ahead
+    zeros = [z3.IntVal(0)] * k
+    # by induction over the puts: true of a fresh history, kept by every choice, and at a whole
+    # number of full weight cycles it leaves only the proportional counts
+    initially = ahead(s.exists, s.weight, zeros)
+    kept = z3.Implies(ahead(s.exists, s.weight, s.count), ahead(s.exists, s.weight, s.after))
+    exact = z3.Implies(z3.And(ahead(s.exists, s.weight, s.count),
+                              sym_weights.proportional(s.exists, s.weight, s.d, s.puts())),
+                       z3.And([z3.Implies(e, c == x) for e, c, x in zip(s.exists, s.count, s.d)]))
+    claim = z3.And(initially, kept, exact)
+
+    def decode(model: z3.ModelRef) -> Counterexample:
+        def val(x):
+            v = model.eval(x, model_completion=True)
+            return z3.is_true(v) if z3.is_bool(v) else v.as_long()
+        present = [i for i in range(k) if val(s.exists[i])]
+        return _weights_counterexample(k, present, [val(s.weight[i]) for i in present], variant)
+
+    cost = [count(s.exists), count([w != sym_weights.WEIGHT_DEFAULT for w in s.weight]),
+            z3.Sum([z3.If(e, i, 0) for i, e in enumerate(s.exists)])]  # QM1, QM2, ... first
+    return Encoding(facts, claim, decode, s.domain(), cost)
+
+
+def _weights_run(k: int, present: list[int], weights: list[int] | None, variant: str, t: int):
+    """The first put (within ``t``) at which the rule ``variant`` violates the claim, on the
+    instances ``present`` (weights fixed, or free when ``weights`` is None): (weights, n,
+    counts after n puts), or None."""
+    u = sym_weights.unrolled(k, t, variant)
+    _, per_put = sym_weights.violation(u, variant)
+    solver = z3.Solver()
+    solver.add(*u.domain(), *u.rules, *[e == (i in present) for i, e in enumerate(u.exists)])
+    if weights is not None:
+        solver.add(*[u.weight[i] == w for i, w in zip(present, weights)])
+    solver.add(*[u.weight[i] == sym_weights.WEIGHT_DEFAULT for i in range(k) if i not in present])
+    for n, bad in enumerate(per_put, 1):  # the first violated put: the shortest scenario
+        solver.push()
+        solver.add(bad)
+        if solver.check() == z3.sat:
+            m = solver.model()
+            ws = [m.eval(u.weight[i], model_completion=True).as_long() for i in present]
+            got = [m.eval(u.count[n][i], model_completion=True).as_long() for i in present]
+            return ws, n, got
+        solver.pop()
+    return None
+
+
+def _weights_counts(k: int, present: list[int], weights: list[int], variant: str, n: int) -> list[int]:
+    """Counts after ``n`` puts under the rule ``variant`` (the encoding's own prediction)."""
+    u = sym_weights.unrolled(k, n, variant)
+    solver = z3.Solver()
+    solver.add(*u.rules, *[e == (i in present) for i, e in enumerate(u.exists)],
+               *[u.weight[i] == w for i, w in zip(present, weights)],
+               *[u.weight[i] == sym_weights.WEIGHT_DEFAULT for i in range(k) if i not in present])
+    assert solver.check() == z3.sat
+    m = solver.model()
+    return [m.eval(u.count[n][i], model_completion=True).as_long() for i in present]
+
+
+def _weights_counterexample(k: int, present: list[int], weights: list[int], variant: str) -> Counterexample:
+    t = sym_weights.horizon(k)
+    found = _weights_run(k, present, weights, variant, t) or _weights_run(k, present, None, variant, t)
+    names = [sym_weights.qmgr_names(k)[i] for i in present]
+    if found is None:  # the inductive step fails only at states no put sequence reaches within t
+        found = weights, t, _weights_counts(k, present, weights, variant, t)
+    weights, n, got = found
+    real = _weights_counts(k, present, weights, "", n)
+    total = sum(weights)
+    cycle = total // math.gcd(*weights)
+    def show(counts):
+        return ", ".join(f"{q} {c}" for q, c in zip(names, counts))
+    where = ", ".join(f"{q} CLWLWGHT({w})" for q, w in zip(names, weights))
+    broken = f" under the broken rule {variant!r}" if variant else ""
+    summary = (f"{n} puts from QMAPP over {where} (full weight cycle: {cycle} puts) go {show(got)}{broken}; "
+               f"the rule of record sends {show(real)}")
+    app = ["ALTER QMGR REPOS(DEMO)",
+           "DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)"]
+    qmgrs = [("QMAPP", app)]
+    for q, w in zip(names, weights):
+        attrs = "" if w == sym_weights.WEIGHT_DEFAULT else f" CLWLWGHT({w})"
+        qmgrs.append((q, [f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME('{q.lower()}(1414)') CLUSTER(DEMO){attrs}",
+                          "DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)",
+                          "DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)"]))
+    steps = ['open = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }',
+             f'put = {{ handle = "app", count = {n} }}']
+    # a broken rule's counterexample states the broken rule's prediction; a real one, the claim's
+    predicted = got if variant else ([n * w // total for w in weights] if n % cycle == 0 else real)
+    expect = "messages = { app = { " + ", ".join(f"{q} = {c}" for q, c in zip(names, predicted) if c) + " } }"
+    comment = _broken_header("WL-CFG-WEIGHTS", variant, f"that {n} puts go {show(got)}") if variant else None
+    text = _scenario(f"WL-CFG-WEIGHTS counterexample{broken}", summary, qmgrs, steps, [expect], comment)
+    return Counterexample(summary, text, "wl-cfg-weights", {"qmgrs": names, "weights": weights, "puts": n,
+                                                             "predicted": got, "real": real})
 
 
 CLAIMS: list[Property] = [
@@ -515,6 +684,14 @@ CLAIMS: list[Property] = [
         "it, and fails with MQRC_CLUSTER_PUT_INHIBITED exactly when every top-ranked instance is PUT(DISABLED)",
         Claim(_encode_selection, 3, "remote instances"),
         citation="001 §The cluster workload management algorithm"),
+    Property.config(
+        "WL-CFG-WEIGHTS",
+        "over a static set of up to K finalist channels with any CLWLWGHTs, from a fresh history: after every whole "
+        "number of full weight cycles (sum(w)/gcd(w) puts) each channel has been chosen exactly n*w/sum(w) times, "
+        "and after every put no channel is more than one weighted pick ahead of another — for every number of puts "
+        "(by induction over the puts)",
+        Claim(_encode_weights, 3, "instances"),
+        citation="001 §The cluster workload management algorithm"),
 ]
 
 # claim id -> the broken rule variant that refutes it (DESIGN §5 mutants where one applies)
@@ -524,6 +701,7 @@ BROKEN: dict[str, str] = {
     "PS-CFG-LOOP-BOUND": "no_fingerprint_check",
     "PS-CFG-REACH": "ignore_subscope_remote",
     "WL-CFG-SELECTION": "rank_after_status",
+    "WL-CFG-WEIGHTS": "weight_ignored",
 }
 
 

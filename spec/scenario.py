@@ -54,6 +54,8 @@ scenario file) or neither (an empty queue manager), never both.
   exactly so: listed queue managers got ``count``, the others none.
 - ``errors = [{qmgr, code}, ...]`` — each of these error codes was logged at least once.
 - ``no_errors = true`` — no error at all was logged (not together with ``errors``).
+- ``absent_errors = [{qmgr, code}, ...]`` — none of these error codes was logged at that
+  queue manager (what a broken rule predicts, e.g. no LOOP_DETECTED: issue #13).
 - ``repositories = {QM = {CLUSTER = {qmgrs = [...], queues = {Q = [QM, ...]}, topics =
   [...]}}}`` — what QM's repository holds for CLUSTER; each part given is compared as a
   set, parts left out are not checked (``qmgrs`` entries may be SYSTEM.TEMPQMGR names).
@@ -391,6 +393,7 @@ class Expect:
     errors: tuple[ExpectedError, ...] = ()
     no_errors: bool = False
     repositories: tuple[ExpectedRepository, ...] = ()
+    absent_errors: tuple[ExpectedError, ...] = ()  # issue #13: codes that must not be logged
     apstatus: tuple[ExpectedApstatus, ...] = ()  # issue #19
 
 
@@ -1309,15 +1312,21 @@ class _Parser(UniformParsing):
     def expect(self, value: object, index: int) -> Expect:
         path: Path = ("expect", index)
         t = self.table(value, path, "an [[expect]] block")
-        self.keys(t, path, ("deliveries", "messages", "errors", "no_errors", "repositories", "apstatus"))
+        self.keys(t, path, ("deliveries", "messages", "errors", "no_errors", "repositories", "apstatus",
+                            "absent_errors"))
         if not t:
             raise self.error(path, "expected at least one of deliveries, messages, errors, no_errors, "
-                             "repositories, apstatus; found none")
+                             "repositories, apstatus, absent_errors; found none")
         no_errors = self.boolean(t, "no_errors", path)
         errors = self.expected_errors(t.get("errors", []), path + ("errors",))
         if no_errors and errors:
             raise self.error(path + ("no_errors",), "no_errors = true contradicts errors in the same block",
                              "put them in separate [[expect]] blocks or drop one")
+        absent = self.expected_errors(t.get("absent_errors", []), path + ("absent_errors",))
+        both = sorted(set(errors) & set(absent), key=lambda e: (e.qmgr, e.code))
+        if both:
+            raise self.error(path + ("absent_errors",), f"{both[0].code} at {both[0].qmgr} is both expected and "
+                             "absent in the same block", "drop it from one of errors and absent_errors")
         return Expect(
             index, self.line_of(path),
             deliveries=self.expected_deliveries(t.get("deliveries", {}), path + ("deliveries",)),
@@ -1326,6 +1335,7 @@ class _Parser(UniformParsing):
             no_errors=no_errors,
             repositories=self.expected_repositories(t.get("repositories", {}), path + ("repositories",)),
             apstatus=self.expected_apstatus(t.get("apstatus", {}), path + ("apstatus",)),
+            absent_errors=absent,
         )
 
     def qmgr_key(self, raw: str, path: Path) -> str:

@@ -37,9 +37,10 @@ def test_a_broken_rule_gives_a_counterexample_scenario_that_replays(capsys, tmp_
     assert "counterexample (within bound 3 full repositories)" in out
     path = tmp_path / "rp-cfg-fr-mesh.toml"
     assert f"scenario: {path}" in out and f"replay:   mqcheck run {path}" in out
-    # the real rules do what the claim demands there (the broken rule is what loses the record)
-    assert main(["run", str(path)]) == 0
-    capsys.readouterr()
+    # its [[expect]] blocks state what the broken rule predicts: the real rules do otherwise
+    assert path.read_text().startswith("# Counterexample of RP-CFG-FR-MESH under the deliberately broken rule")
+    assert main(["run", str(path)]) == 1
+    assert "FR2/DEMO queues: expected {'CQ2': ['FR2']}, got {'CQ1': ['FR1'], 'CQ2': ['FR2']}" in capsys.readouterr().out
 
 
 def test_json_carries_the_command_and_per_claim_records(capsys, tmp_path):
@@ -150,7 +151,7 @@ def test_every_claim_is_proved_at_its_default_bound_and_refuted_when_broken(caps
     `--broken` refutes every one (each writes a scenario)."""
     status, out, _ = prove(capsys, "--json")
     data = json.loads(out)
-    assert status == 0 and len(data["claims"]) == 5
+    assert status == 0 and len(data["claims"]) == 6
     assert all(c["verdict"] == "proved" and c["facts"] for c in data["claims"]), data
     status, out, _ = prove(capsys, "--broken", "--bound", "3", "--json", "--out", str(tmp_path))
     data = json.loads(out)

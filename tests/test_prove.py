@@ -3,9 +3,10 @@
 - every claim is proved at a small bound by the real Z3 (CI keeps bounds small: the
   bound-5 timings are in benchmarks/RESULTS.md);
 - every claim is refuted under its broken rule, and the counterexample scenario it writes
-  runs: the network with the real rules satisfies what the claim demands there, the network
-  with the same rule broken (``spec.network.Mutations``, DESIGN §5) does not — the
-  differential test catches the same broken rule;
+  states what the broken rule predicts: `mqcheck run` on it exits 1 (the real rules do
+  otherwise, and the failing expectation shows what they do), the network with the same
+  rule broken (``spec.network.Mutations``, DESIGN §5) satisfies it — the differential test
+  catches the same broken rule;
 - the repository, loop and reach encodings agree with the network model itself on small
   configurations (exhaustive where cheap, Hypothesis otherwise).
 """
@@ -42,7 +43,7 @@ from spec.symbolic import repository as sym_repo
 SLOW_BOUND = int(os.environ.get("MQCHECK_SLOW_BOUND", "6"))
 BY_ID = {p.id: p for p in CLAIMS}
 SMALL_BOUND = {"PS-CFG-WILDCARD-BLOCK": 2, "RP-CFG-FR-MESH": 4, "PS-CFG-LOOP-BOUND": 4, "PS-CFG-REACH": 2,
-               "WL-CFG-SELECTION": 2}
+               "WL-CFG-SELECTION": 2, "WL-CFG-WEIGHTS": 2}
 
 
 def run_text(text: str, mutations: Mutations = NO_MUTATIONS):
@@ -84,21 +85,41 @@ NETWORK_MUTANT = {
     "no_fingerprint_check": Mutations(no_fingerprint_check=True),
     "ignore_subscope_remote": Mutations(ignore_subscope_remote=True),
     "rank_after_status": Mutations(rank_after_status=True),
+    "weight_ignored": Mutations(weight_ignored=True),
 }
 
 
+# what `mqcheck run` prints for the real behaviour, per claim (the broken rule predicted otherwise)
+REAL_SHOWN = {"PS-CFG-WILDCARD-BLOCK": "got []", "RP-CFG-FR-MESH": "queues: expected",
+              "PS-CFG-LOOP-BOUND": "expected no error LOOP_DETECTED at", "PS-CFG-REACH": "got []",
+              "WL-CFG-SELECTION": "", "WL-CFG-WEIGHTS": "messages of app: expected"}
+
+
 @pytest.mark.parametrize("claim_id", sorted(SMALL_BOUND))
-def test_broken_rule_is_refuted_and_the_scenario_shows_it(claim_id):
+def test_broken_rule_is_refuted_and_mqcheck_run_reproduces_it(claim_id, tmp_path, capsys):
+    """The done-when: the broken rule's counterexample is a scenario whose [[expect]] blocks
+    state what the broken rule predicts; plain `mqcheck run` on the real spec exits 1 and its
+    failing expectation shows the real behaviour; with the same rule broken in the network
+    (tests only) every expectation holds — the differential evidence."""
+    from checker.cli import main
+    from checker.prove import write_counterexample
+
     variant = BROKEN[claim_id]
     verdict, detail = prove(BY_ID[claim_id].predicate.broken(variant), SMALL_BOUND[claim_id] + 1)
     assert verdict == COUNTEREXAMPLE
     cex = detail["counterexample"]
     assert variant in cex.summary
-    _, results = run_text(cex.scenario_toml)
-    assert all(r.ok for r in results), "the real rules do what the claim demands in the counterexample's configuration"
+    assert cex.scenario_toml.startswith(f"# Counterexample of {claim_id} under the deliberately broken rule")
+    assert f"# The broken variant {variant} predicts " in cex.scenario_toml
+    assert "the executable spec disagrees" in cex.scenario_toml
+    path = write_counterexample(cex, str(tmp_path), claim_id)
+    capsys.readouterr()
+    assert main(["run", path]) == 1, "the real rules do not do what the broken rule predicts"
+    out = capsys.readouterr().out
+    assert "FAILED" in out and REAL_SHOWN[claim_id] in out
     if variant in NETWORK_MUTANT:
         _, results = run_text(cex.scenario_toml, NETWORK_MUTANT[variant])
-        assert not all(r.ok for r in results), "the network with the same rule broken violates it"
+        assert all(r.ok for r in results), ("the network with the same rule broken does what it predicts", results)
     else:  # local_objects_only: the Python rule, applied to the local objects only
         from spec.topic_tree import TopicSpace, is_blocked
         from spec.topics import topic_matches
@@ -106,6 +127,7 @@ def test_broken_rule_is_refuted_and_the_scenario_shows_it(claim_id):
         local = tuple(o for o in _space_of(cex.scenario_toml).local)
         blocking = TopicSpace(local).blocking_nodes(d["sub"], d["scheme"])
         assert topic_matches(d["sub"], d["topic"], d["scheme"]) and not is_blocked(blocking, d["topic"])
+        assert d["delivered"], "the broken rule delivers what the real one blocks"
 
 
 def _space_of(text: str):

@@ -46,6 +46,9 @@ def check_expectations(scenario: sc.Scenario, state: NetworkState) -> tuple[Expe
         for e in expect.errors:
             if (e.qmgr, e.code) not in codes:
                 failures.append(f"expected error {e.code} at {e.qmgr}; not logged")
+        for e in expect.absent_errors:
+            if (e.qmgr, e.code) in codes:
+                failures.append(f"expected no error {e.code} at {e.qmgr}; logged")
         if expect.no_errors and state.log:
             failures.append(f"expected no errors; {len(state.log)} logged ({state.log[0].code} first)")
         got_messages = messages_of(state)

@@ -14,6 +14,8 @@ drifted from its simulator and was deleted. Pure: imports only z3 and spec.
 - :mod:`spec.symbolic.repository`  record propagation among full repositories
 - :mod:`spec.symbolic.loops`       fingerprint loop detection and path length
 - :mod:`spec.symbolic.workload`    the workload algorithm's choice among <= K instances
+- :mod:`spec.symbolic.weights`     its weighted final choice over successive puts
+                                    (``spec.workload.choose``'s final choice, ``distribute``)
 - :mod:`spec.symbolic.scenario`    a user's settled configuration, topic strings left open
 
 Variants (``variant=`` arguments) are deliberately broken rules: each claim is shown not
