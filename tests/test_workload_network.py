@@ -365,14 +365,18 @@ def test_far_end_rerun_mutant_is_caught(tmp_path, example, caught, limit, counts
 CHECKED = ["wl-arrival-stays.toml", "wl-gateway-chain.toml", "wl-on-open-far-end.toml", "wl-overlap-bounce.toml", "wl-overlap-rank.toml",
            "wl-rank-beats-status.toml", "wl-redrive-not-fixed.toml", "wl-stuck-on-open.toml", "wl-weights-small.toml",
            # issue #18: every wl-* example is pinned; these explore completely in a few hundred states
-           "wl-clwluseq-any.toml", "wl-failed-server.toml", "wl-gateway-scenarios.toml", "wl-queue-rank.toml",
+           "wl-clwluseq-any.toml", "wl-failed-server.toml", "wl-gateway-scenarios.toml",
            "wl-routing-in-cluster.toml", "wl-routing-scenario1.toml", "wl-routing-scenario2.toml",
            "wl-routing-scenario3.toml"]
-# complete but larger (1,500-2,800 states): slow tests
-CHECKED_SLOW = ["wl-channel-rank.toml", "wl-named-target.toml", "wl-put-disabled.toml"]
-# 000's 100-put examples whose interleavings have no end in sight: pinned at a state bound,
-# as an incomplete result (the manifest records the bound; the verdicts are "up to bound")
-BOUNDED = {"wl-amqsclm.toml": 1000, "wl-bind-options.toml": 1000, "wl-channel-weight.toml": 1000}
+# complete but larger (~2,400 states): slow tests
+CHECKED_SLOW = ["wl-queue-rank.toml"]
+# 000's 100-put examples whose interleavings have no end in sight, and those that complete
+# only past 10,000 states (wl-channel-rank 22,520, wl-named-target 17,969, wl-put-disabled
+# 12,464 since partial repositories learn both full repositories and subscribe at both, 003):
+# pinned at a state bound, as an incomplete result (the manifest records the bound; the
+# verdicts are "up to bound")
+BOUNDED = {"wl-amqsclm.toml": 1000, "wl-bind-options.toml": 1000, "wl-channel-weight.toml": 1000,
+           "wl-channel-rank.toml": 1000, "wl-named-target.toml": 1000, "wl-put-disabled.toml": 1000}
 
 
 def summary(name: str) -> dict:
