@@ -756,19 +756,20 @@ _MESSAGE_KINDS = {"RepoMsg": "repository", "ProxySubMsg": "proxy subscription", 
 def _step_event(model, state, action) -> dict:
     """What a trace step did, as data for the sequence chart (docs/report-data.md)."""
     from spec import scenario as sc
-    from spec.network import ChannelDeliver, ChannelFail, ChannelRecover, QmgrStart, QmgrStop, ScenarioStep
+    from spec.network import ChannelDeliver, ChannelFail, ChannelRecover, QmgrStart, QmgrStop, ScenarioStep, first_on
 
     if isinstance(action, ChannelDeliver):
         ch = state.channel(action.src, action.dst)
-        head = ch.messages[0] if ch is not None and ch.messages else None
+        i = -1 if ch is None else first_on(ch, action.route)  # the first message of its route
+        head = ch.messages[i] if i >= 0 else None
         return {"kind": "deliver", "src": action.src, "dst": action.dst,
                 "message": "" if head is None else str(head), "message_kind": _MESSAGE_KINDS.get(type(head).__name__, "")}
     if isinstance(action, ChannelFail):
         return {"kind": "fault", "src": action.src, "dst": action.dst,
-                "label": f"channel {action.src}->{action.dst} RETRYING"}
+                "label": f"channel {action.src}->{action.dst}{' ' + action.route if action.route else ''} RETRYING"}
     if isinstance(action, ChannelRecover):
         return {"kind": "recover", "src": action.src, "dst": action.dst,
-                "label": f"channel {action.src}->{action.dst} RUNNING again"}
+                "label": f"channel {action.src}->{action.dst}{' ' + action.route if action.route else ''} RUNNING again"}
     if isinstance(action, QmgrStop):
         return {"kind": "fault", "qmgr": action.name, "label": f"{action.name} stops"}
     if isinstance(action, QmgrStart):
