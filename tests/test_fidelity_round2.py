@@ -640,3 +640,10 @@ def test_a_fault_on_the_higher_route_redrives_to_the_lower_route():
     assert [d.chosen[1] for d in after.qmgr("PR3").decisions if d.handle == "f"][-1] == "TO.SERVER.A"
     delivered = model.next_state(after, ChannelDeliver("PR3", "SERVER"))
     assert delivered.qmgr("SERVER").arrivals
+
+
+def test_a_channel_step_name_must_be_an_mq_name(tmp_path):
+    text = routes("B", "A", 'channel = { qmgr = "PR3", to = "SERVER", status = "STOPPED", name = "TO>B" }')
+    status, out, err = cli(tmp_path, text, "run")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if 'name = "TO>B"' in t)
+    assert status == 2 and f"s.toml:{line}:" in err and "invalid channel name" in err and "Traceback" not in err
