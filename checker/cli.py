@@ -738,10 +738,15 @@ def _topology_data(state) -> dict:
                              "status": status(q.name, q.defs.parent)})
     member_of = {q["name"]: set(q["clusters"]) for q in qmgrs}
     for ch in state.channels:
-        shared = sorted(member_of.get(ch.src, set()) & member_of.get(ch.dst, set()))
-        if (ch.src, ch.dst) in drawn or ((ch.src, ch.dst) in hierarchy and not shared):
+        # status-only entries: a separate route ("DST>CHANNEL", drawn as its auto-defined
+        # CLUSSDR to DST) and a queue manager's own CLUSRCVR ("QMGR:CHANNEL", not a link)
+        dst, _, route = ch.dst.partition(">")
+        if ":" in dst:
             continue
-        channels.append({"src": ch.src, "dst": ch.dst, "kind": "auto", "name": "",
+        shared = sorted(member_of.get(ch.src, set()) & member_of.get(dst, set()))
+        if not route and ((ch.src, dst) in drawn or ((ch.src, dst) in hierarchy and not shared)):
+            continue
+        channels.append({"src": ch.src, "dst": dst, "kind": "auto", "name": route,
                          "cluster": ", ".join(shared), "status": ch.status})
     return {"qmgrs": qmgrs,
             "clusters": [{"name": c["name"], "members": sorted(c["members"]),
