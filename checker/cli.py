@@ -739,10 +739,15 @@ def _topology_data(state) -> dict:
                              "status": status(q.name, q.defs.parent)})
     member_of = {q["name"]: set(q["clusters"]) for q in qmgrs}
     for ch in state.channels:
-        shared = sorted(member_of.get(ch.src, set()) & member_of.get(ch.dst, set()))
-        if (ch.src, ch.dst) in drawn or ((ch.src, ch.dst) in hierarchy and not shared):
+        # status-only entries: a separate route ("DST>CHANNEL", drawn as its auto-defined
+        # CLUSSDR to DST) and a queue manager's own CLUSRCVR ("QMGR:CHANNEL", not a link)
+        dst, _, route = ch.dst.partition(">")
+        if ":" in dst:
             continue
-        channels.append({"src": ch.src, "dst": ch.dst, "kind": "auto", "name": "",
+        shared = sorted(member_of.get(ch.src, set()) & member_of.get(dst, set()))
+        if not route and ((ch.src, dst) in drawn or ((ch.src, dst) in hierarchy and not shared)):
+            continue
+        channels.append({"src": ch.src, "dst": dst, "kind": "auto", "name": route,
                          "cluster": ", ".join(shared), "status": ch.status})
     return {"qmgrs": qmgrs,
             "clusters": [{"name": c["name"], "members": sorted(c["members"]),
@@ -757,19 +762,20 @@ _MESSAGE_KINDS = {"RepoMsg": "repository", "ProxySubMsg": "proxy subscription", 
 def _step_event(model, state, action) -> dict:
     """What a trace step did, as data for the sequence chart (docs/report-data.md)."""
     from spec import scenario as sc
-    from spec.network import ChannelDeliver, ChannelFail, ChannelRecover, QmgrStart, QmgrStop, ScenarioStep
+    from spec.network import ChannelDeliver, ChannelFail, ChannelRecover, QmgrStart, QmgrStop, ScenarioStep, first_on
 
     if isinstance(action, ChannelDeliver):
         ch = state.channel(action.src, action.dst)
-        head = ch.messages[0] if ch is not None and ch.messages else None
+        i = -1 if ch is None else first_on(ch, action.route)  # the first message of its route
+        head = ch.messages[i] if i >= 0 else None
         return {"kind": "deliver", "src": action.src, "dst": action.dst,
                 "message": "" if head is None else str(head), "message_kind": _MESSAGE_KINDS.get(type(head).__name__, "")}
     if isinstance(action, ChannelFail):
         return {"kind": "fault", "src": action.src, "dst": action.dst,
-                "label": f"channel {action.src}->{action.dst} RETRYING"}
+                "label": f"channel {action.src}->{action.dst}{' ' + action.route if action.route else ''} RETRYING"}
     if isinstance(action, ChannelRecover):
         return {"kind": "recover", "src": action.src, "dst": action.dst,
-                "label": f"channel {action.src}->{action.dst} RUNNING again"}
+                "label": f"channel {action.src}->{action.dst}{' ' + action.route if action.route else ''} RUNNING again"}
     if isinstance(action, QmgrStop):
         return {"kind": "fault", "qmgr": action.name, "label": f"{action.name} stops"}
     if isinstance(action, QmgrStart):

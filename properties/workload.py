@@ -31,7 +31,7 @@ from collections import Counter
 from checker.model import Property
 from spec import binding as bd
 from spec import workload as wl
-from spec.network import NetworkState, channel_statuses
+from spec.network import NetworkState, channel_statuses, route_for
 
 CITE_001 = "001 The cluster workload management algorithm"
 
@@ -379,7 +379,8 @@ def stuck_messages(state: NetworkState):
     """Messages waiting for a RETRYING channel although the algorithm, run for them now,
     would choose another destination (004 §Channel availability routing)."""
     for ch, m in _app_messages(state):
-        if ch.status != "RETRYING" or m.p2p:  # a point-to-point message has one route
+        # the status of the route the message waits for (its own, on a separate route)
+        if state.route_status(ch.src, ch.dst, m.route) != "RETRYING" or m.p2p:  # p2p: one route
             continue
         q = state.find(ch.src)
         if q is None or not q.running:
@@ -387,7 +388,9 @@ def stuck_messages(state: NetworkState):
         obj = q.defs.queue(m.queue)
         view = bd.view_of(q, channel_statuses(state, q), obj is not None and obj.qtype != "QLOCAL")
         choice = wl.choose(view, wl.Put(m.queue, m.target_qmgr, len(m.hops) > 1), bd.thaw_history(q.wl_history))
-        if choice.destination is not None and (choice.destination.qmgr != ch.dst or choice.destination.local):
+        dest = choice.destination
+        if dest is not None and (dest.qmgr != ch.dst or dest.local
+                                 or route_for(state, ch.src, ch.dst, dest.channel) != m.route):
             yield ch, m
 
 

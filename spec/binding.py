@@ -71,6 +71,7 @@ __all__ = [
     "Handle", "AppMessage", "Candidate", "Decision", "Resolved",
     "bind_from_defbind", "resolve_local", "view_of", "candidates", "decide",
     "freeze_history", "thaw_history", "FrozenHistory", "status_class",
+    "route_key", "split_route_key", "separate_routes",
 ]
 
 BIND_ON_OPEN, BIND_NOT_FIXED, BIND_ON_GROUP, BIND_AS_Q_DEF = "ON_OPEN", "NOT_FIXED", "ON_GROUP", "AS_Q_DEF"
@@ -158,10 +159,16 @@ class AppMessage:
     group: str = ""
     hops: tuple[str, ...] = ()
     p2p: bool = False  # on a point-to-point (SDR/RCVR) channel, not a cluster channel
+    # the route chosen, when it is one of several to its destination (:func:`separate_routes`):
+    # the name of that route's CLUSSDR; "" for the pair's channel (the only route of a queue
+    # manager with one CLUSRCVR in the cluster)
+    route: str = ""
 
     def __str__(self) -> str:
         to = f"{self.queue}@{self.target_qmgr}" if self.target_qmgr else self.queue
-        return f"MSG {self.handle}#{self.serial} to {to}{' (bound)' if self.bound else ''} via {'>'.join(self.hops)}"
+        via = f" on route {self.route}" if self.route else ""
+        return (f"MSG {self.handle}#{self.serial} to {to}{' (bound)' if self.bound else ''}"
+                f" via {'>'.join(self.hops)}{via}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,10 +319,43 @@ def local_receiver_key(qmgr: str, channel: str) -> str:
     return f"{qmgr}:{channel}"
 
 
+def route_key(qmgr: str, channel: str) -> str:
+    """Where the network keeps the status of a separate route (:func:`separate_routes`):
+    the CLUSSDR ``channel`` to ``qmgr``, among the sender's channels' statuses. ``>`` is
+    not allowed in MQ names, so the key is neither a queue manager's nor a
+    :func:`local_receiver_key`."""
+    return f"{qmgr}>{channel}"
+
+
+def split_route_key(key: str) -> tuple[str, str]:
+    """(queue manager, channel) of a :func:`route_key`; (key, "") for a plain destination."""
+    qmgr, _, channel = key.partition(">")
+    return qmgr, channel
+
+
+def separate_routes(q: Any) -> frozenset[tuple[str, str]]:
+    """The routes from ``q`` that have a channel status of their own: (queue manager,
+    channel) of every further CLUSRCVR of another queue manager that ``q``'s caches hold a
+    record of (keyed by its channel name, ``spec.repository.ClusterCache.qmgr_record_of``)
+    and that is not the queue manager's own record (its first CLUSRCVR) in any cluster.
+    Every other route to a queue manager — its first CLUSRCVR's auto-defined CLUSSDR, a
+    manual CLUSSDR — is the pair's channel (``spec.network.state.Channel``): so a queue
+    manager with one CLUSRCVR per cluster has no separate route, and nothing changes for
+    it (docs/decisions.md, Issue #18 (round 2))."""
+    keyed: set[tuple[str, str]] = set()
+    primary: set[tuple[str, str]] = set()
+    for cache in q.caches:
+        for r in cache.qmgr_records():
+            if r.owner_name != q.name:
+                (keyed if r.key else primary).add((r.owner_name, r.info.channel))
+    return frozenset(keyed - primary)
+
+
 def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> wl.QmgrView:
     """The view of queue manager ``q`` (a ``spec.network.QmgrState``): its cluster caches'
     live records of others, its own CLUSRCVRs and clustered QLOCALs, and ``status_of``
-    (destination queue manager -> status of q's channel to it; missing = INACTIVE)."""
+    (destination queue manager -> status of q's channel to it; :func:`route_key` -> status
+    of a separate route; missing = INACTIVE)."""
     defs = q.defs
     joined = {c.cluster for c in q.caches}
     own_suspended = set()
@@ -368,7 +408,13 @@ def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> w
             if queue.qtype == "QLOCAL" and clusters:
                 local_queues.append(wl.QueueInstance(q.name, queue.name, clusters, queue.put == "ENABLED",
                                                      queue.clwlrank, queue.clwlprty, queue.clwluseq, queue.defbind))
-    statuses = tuple(wl.ChannelState(r.qmgr, r.channel, status_of.get(r.qmgr, "INACTIVE"))
+    # a separate route has its own status (000 §Workload management features: "The higher
+    # network priority route is always used when it's channel is in a good state"); every
+    # other route to a queue manager is the pair's channel
+    separate = separate_routes(q)
+    statuses = tuple(wl.ChannelState(r.qmgr, r.channel,
+                                     status_of.get(route_key(r.qmgr, r.channel), "INACTIVE") if r.key in separate
+                                     else status_of.get(r.qmgr, "INACTIVE"))
                      for r in sorted(receivers.values(), key=lambda r: r.key))
     # 001 rule 6: with CLWLUSEQ(ANY) "the local queue is chosen, based on the status of the
     # locally-defined CLUSRCVR channels in the same cluster as the queue"

@@ -324,6 +324,7 @@ class ChannelStep:
     qmgr: str
     to: str
     status: str
+    name: str = ""  # one route: the sender channel's name ("" every route from qmgr to to)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1298,7 +1299,8 @@ class _Parser(UniformParsing):
         if to == qmgr:
             raise self.error(path + ("to",), f"a channel goes to another queue manager, not {qmgr} itself")
         status = self.keyword(t, "status", path, CHANNEL_STATUSES, None)
-        return ChannelStep(index, line, qmgr, to, status)
+        name = self.mq_name(self.string(t, "name", path), path + ("name",), "channel") if "name" in t else ""
+        return ChannelStep(index, line, qmgr, to, status, name)
 
     def step_qmgr(self, t: dict, path: Path, index: int, line: int) -> QmgrStep:
         name = self.qmgr_ref(t, "name", path)
@@ -1533,7 +1535,7 @@ _STEP_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "open": (("qmgr", "handle", "queue", "target_qmgr", "bind"), ("qmgr", "handle", "queue")),
     "put": (("handle", "count", "group"), ("handle",)),
     "close": (("handle",), ("handle",)),
-    "channel": (("qmgr", "to", "status"), ("qmgr", "to", "status")),
+    "channel": (("qmgr", "to", "status", "name"), ("qmgr", "to", "status")),
     "qmgr": (("name", "action"), ("name", "action")),
     "advance": (("days",), ("days",)),
     **UNIFORM_STEP_KEYS,

@@ -503,3 +503,147 @@ def test_netprty_does_not_choose_between_queue_managers():
     # neighbouring case: rule 12 compares routes to the same queue manager only
     report = run(two_routes(1, 2, second_server=True))
     assert arrived(report, "h1") == {"SERVER": 2, "OTHER": 2}
+
+
+# Round 2 of behaviour 3: each route has a channel status of its own (000: "The higher
+# network priority route is always used when it's channel is in a good state"; 001 rules
+# 8-11, channel status, come before rule 12, NETPRTY). SERVER's first CLUSRCVR is the pair's
+# channel, its second a separate route; both orders are tried (`first` names the first).
+def routes(high: str, first: str = "A", *lines: str, p_high: int = 5, p_low: int = 1, extra_b: str = "",
+           other: bool = False) -> str:
+    prty = {"A": p_high if high == "A" else p_low, "B": p_high if high == "B" else p_low}
+    defs = {c: (f"DEFINE CHANNEL(TO.SERVER.{c}) CHLTYPE(CLUSRCVR) CONNAME('server-{c.lower()}(1414)') "
+                f"CLUSTER(DEMO) NETPRTY({prty[c]}){extra_b if c == 'B' else ''}\n") for c in "AB"}
+    order = "AB" if first == "A" else "BA"
+    server = ("[qmgrs.SERVER]\nmqsc = '''\n" + defs[order[0]] + defs[order[1]]
+              + "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n"
+              "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\n'''\n")
+    other_qm = ("[qmgrs.OTHER]\nmqsc = '''\n"
+                "DEFINE CHANNEL(TO.OTHER) CHLTYPE(CLUSRCVR) CONNAME('other(1414)') CLUSTER(DEMO)\n"
+                "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n"
+                "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\n'''\n") if other else ""
+    return (fr("FR1", "FR2") + fr("FR2", "FR1") + pr("PR3", "FR1") + server + other_qm
+            + steps('open = { qmgr = "PR3", handle = "h0", queue = "CQ1", bind = "NOT_FIXED" }',
+                    'put = { handle = "h0", count = 1 }', *lines))
+
+
+def stop(ch: str) -> str:
+    return f'mqsc = {{ qmgr = "PR3", commands = "STOP CHANNEL(TO.SERVER.{ch})" }}'
+
+
+def start(ch: str) -> str:
+    return f'mqsc = {{ qmgr = "PR3", commands = "START CHANNEL(TO.SERVER.{ch})" }}'
+
+
+def put(handle: str, count: int = 2) -> tuple[str, str]:
+    return (f'open = {{ qmgr = "PR3", handle = "{handle}", queue = "CQ1", bind = "NOT_FIXED" }}',
+            f'put = {{ handle = "{handle}", count = {count} }}')
+
+
+def routes_of(report, handle: str) -> list[str]:
+    """The channel each choice for ``handle``'s messages took, in order."""
+    return [d.chosen[1] for d in report.final.qmgr("PR3").decisions if d.handle == handle and d.chosen]
+
+
+def route_statuses(report) -> dict:
+    s = report.final
+    return {c: s.route_status("PR3", "SERVER", c if c != pair else "") for pair in
+            [s.qmgr("PR3").cache("DEMO").qmgr_record_of("SERVER").info.channel] for c in ("TO.SERVER.A", "TO.SERVER.B")}
+
+
+@pytest.mark.parametrize("first", ["A", "B"])
+@pytest.mark.parametrize("high", ["A", "B"])
+def test_the_lower_route_while_the_higher_one_is_stopped_and_back(high, first):
+    low = "B" if high == "A" else "A"
+    report = run(routes(high, first, *put("good"), stop(high), *put("down"), start(high), *put("back")))
+    assert routes_of(report, "good") == [f"TO.SERVER.{high}"] * 2   # both good: the higher NETPRTY
+    assert routes_of(report, "down") == [f"TO.SERVER.{low}"] * 2    # higher STOPPED: the lower, good one
+    assert routes_of(report, "back") == [f"TO.SERVER.{high}"] * 2   # recovered: the higher again
+    assert arrived(report, "down") == {"SERVER": 2} and arrived(report, "back") == {"SERVER": 2}
+    assert report.final.in_flight() == 0 and not report.final.log
+
+
+@pytest.mark.parametrize("first", ["A", "B"])
+def test_stopping_one_route_leaves_the_other_in_its_state(first):
+    report = run(routes("B", first, stop("B")))
+    statuses = route_statuses(report)
+    assert statuses["TO.SERVER.B"] == "STOPPED" and statuses["TO.SERVER.A"] in ("INACTIVE", "RUNNING")
+
+
+@pytest.mark.parametrize("first", ["A", "B"])
+@pytest.mark.parametrize("status_a, status_b, chosen", [
+    ("STOPPED", "STOPPED", "TO.SERVER.B"),    # both in the worst class: rule 12, the higher
+    ("RETRYING", "STOPPED", "TO.SERVER.A"),   # rules 8-11 first: RETRYING beats STOPPED
+    ("STOPPED", "RETRYING", "TO.SERVER.B"),
+    ("RETRYING", "RETRYING", "TO.SERVER.B"),
+])
+def test_both_routes_bad_rule_order(first, status_a, status_b, chosen):
+    # B is the higher route; the named `channel` step sets one route's status and holds it
+    set_a = f'channel = {{ qmgr = "PR3", to = "SERVER", status = "{status_a}", name = "TO.SERVER.A" }}'
+    set_b = f'channel = {{ qmgr = "PR3", to = "SERVER", status = "{status_b}", name = "TO.SERVER.B" }}'
+    report = run(routes("B", first, set_a, set_b, *put("bad", 1)))
+    assert routes_of(report, "bad") == [chosen]
+    assert arrived(report, "bad") == {}                          # it waits for its route
+    waiting = [m for ch in report.final.channels for m in ch.messages if getattr(m, "handle", "") == "bad"]
+    pair = report.final.qmgr("PR3").cache("DEMO").qmgr_record_of("SERVER").info.channel
+    assert [m.route or pair for m in waiting] == [chosen]
+
+
+def test_a_stopped_route_loses_to_another_queue_manager_first():
+    # 001's order: channel status (rules 8-11) over all routes before NETPRTY (rule 12):
+    # SERVER's good lower route competes with OTHER; both SERVER routes bad: only OTHER
+    report = run(routes("B", "A", stop("B"), *put("one_bad", 4), stop("A"), *put("both_bad", 4), other=True))
+    assert arrived(report, "one_bad") == {"SERVER": 2, "OTHER": 2}
+    assert set(routes_of(report, "one_bad")) == {"TO.SERVER.A", "TO.OTHER"}
+    assert arrived(report, "both_bad") == {"OTHER": 4}
+
+
+@pytest.mark.parametrize("prty_b, expected", [
+    ("CLWLPRTY(4)", ["TO.SERVER.B"] * 4),                       # equal NETPRTY: rule 13 decides
+    ("", ["TO.SERVER.B", "TO.SERVER.A"] * 2),                    # all equal: least recently used (h0 took A)
+])
+def test_equal_netprty_goes_to_the_next_rules(prty_b, expected):
+    report = run(routes("B", "A", *put("eq", 4), p_high=3, p_low=3, extra_b=f" {prty_b}" if prty_b else ""))
+    assert routes_of(report, "eq") == expected
+
+
+def test_a_channel_step_without_a_name_sets_every_route():
+    report = run(routes("B", "A", 'channel = { qmgr = "PR3", to = "SERVER", status = "STOPPED" }', *put("x", 1)))
+    assert set(route_statuses(report).values()) == {"STOPPED"}
+    assert routes_of(report, "x") == ["TO.SERVER.B"] and arrived(report, "x") == {}
+
+
+def test_a_fault_on_the_higher_route_redrives_to_the_lower_route():
+    # `check`'s channel fault is per route: the higher route's messages go to RETRYING and,
+    # unbound, are re-driven to the lower route in a good state (004 §Channel availability
+    # routing); the lower route's channel is untouched
+    from spec.network import ChannelDeliver, ChannelFail, MQNetwork
+
+    scenario = parse_scenario(routes("B", "A", *put("f", 1)), "s.toml")
+    model = MQNetwork(scenario, faults=1)
+    (state,) = model.init_states()
+    for _ in range(len(scenario.steps)):   # the steps, settling the repository traffic between
+        state = model.next_state(state, next(a for a in model.actions(state) if "ScenarioStep" in type(a).__name__))
+        while True:
+            app = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)
+                   and not any(getattr(m, "handle", "") == "f" for m in state.channel(a.src, a.dst).messages)]
+            if not app:
+                break
+            state = model.next_state(state, app[0])
+    fails = [a for a in model.actions(state) if isinstance(a, ChannelFail) and a.dst == "SERVER"]
+    assert fails == [ChannelFail("PR3", "SERVER", "TO.SERVER.B")]  # the route the message waits on
+    after = model.next_state(state, fails[0])
+    assert after.route_status("PR3", "SERVER", "TO.SERVER.B") == "RETRYING"
+    assert after.route_status("PR3", "SERVER") == state.route_status("PR3", "SERVER")
+    (msg,) = [m for m in after.channel("PR3", "SERVER").messages if getattr(m, "handle", "") == "f"]
+    assert msg.route == ""                                            # now on TO.SERVER.A
+    assert [d.chosen[1] for d in after.qmgr("PR3").decisions if d.handle == "f"][-1] == "TO.SERVER.A"
+    delivered = model.next_state(after, ChannelDeliver("PR3", "SERVER"))
+    assert delivered.qmgr("SERVER").arrivals
+
+
+def test_a_channel_step_name_must_be_an_mq_name(tmp_path):
+    text = routes("B", "A", 'channel = { qmgr = "PR3", to = "SERVER", status = "STOPPED", name = "TO>B" }')
+    status, out, err = cli(tmp_path, text, "run")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if 'name = "TO>B"' in t)
+    assert status == 2 and f"s.toml:{line}:" in err and "invalid channel name" in err and "Traceback" not in err

@@ -376,7 +376,10 @@ CHECKED_SLOW = ["wl-queue-rank.toml"]
 # pinned at a state bound, as an incomplete result (the manifest records the bound; the
 # verdicts are "up to bound")
 BOUNDED = {"wl-amqsclm.toml": 1000, "wl-bind-options.toml": 1000, "wl-channel-weight.toml": 1000,
-           "wl-channel-rank.toml": 1000, "wl-named-target.toml": 1000, "wl-put-disabled.toml": 1000}
+           "wl-channel-rank.toml": 1000, "wl-named-target.toml": 1000, "wl-put-disabled.toml": 1000,
+           # issue #18 (round 2): two routes to one queue manager; complete, they take 15,377 and
+           # 27,257 states (benchmarks/RESULTS.md), so CI pins them at a bound
+           "wl-netprty-fallback.toml": 1000, "wl-netprty-weights.toml": 1000}
 
 
 def summary(name: str) -> dict:

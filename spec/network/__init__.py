@@ -18,7 +18,7 @@ The per-queue-manager rules stay in the pure modules beside this package
 catalogue, tests, benchmarks) uses; import them from ``spec.network``.
 """
 
-from spec.network.channels import channel_statuses
+from spec.network.channels import channel_statuses, first_on, route_for
 from spec.network.model import SETTLE_LIMIT, MQNetwork, settle
 from spec.network.pubsub import deliveries_of, proxy_subscriptions_of
 from spec.network.repositories import repositories_of
@@ -35,6 +35,7 @@ __all__ = [
     "FLOWING", "INITIAL", "NO_MUTATIONS", "Channel", "ChannelDeliver", "ChannelFail", "ChannelRecover",
     "ExpectationResult", "LogEntry", "MQNetwork", "Mutations", "NetworkState", "QmgrStart", "QmgrState",
     "QmgrStop", "RunReport", "SETTLE_LIMIT", "ScenarioStep", "channel_statuses", "check_expectations", "deliveries_of",
+    "first_on", "route_for",
     "describe_step", "explanations_of", "messages_of", "proxy_subscriptions_of", "pubsub_links", "pubsub_space",
     "put_qmgr", "repositories_of", "resolve_conname", "run_scenario", "settle", "topic_space", "why_not_joined",
 ]

@@ -5,6 +5,14 @@ channels reconnect by themselves, and the channel statuses the workload algorith
 A channel is one FIFO per directed pair (003 §Cluster transmission queue); messages are
 never lost in transit (MQ's assured delivery), only when an administrator clears a
 transmission queue. Delivery itself is ``MQNetwork``'s ``ChannelDeliver`` (model.py).
+
+Several routes to one queue manager (its further CLUSRCVRs in a cluster,
+``spec.binding.separate_routes``) share the pair's FIFO, as they share the sender's
+SYSTEM.CLUSTER.TRANSMIT.QUEUE, but each has a status of its own, kept in a status-only
+entry ``Channel(src, route_key(dst, channel))``; a message records the route chosen for it
+(``AppMessage.route``) and leaves by that route only, in order with that route's other
+messages (000 §Workload management features: "The higher network priority route is always
+used when it's channel is in a good state").
 """
 
 from __future__ import annotations
@@ -12,9 +20,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from spec.binding import local_receiver_key
-from spec.network.state import Channel, ChannelRecover, LogEntry, NetworkState, QmgrState, add_log
+from spec.binding import local_receiver_key, route_key, separate_routes, split_route_key
+from spec.network.state import Channel, ChannelRecover, LogEntry, NetworkState, QmgrState, add_log, route_of
 from spec.network.topology import resolve_conname
+
 
 def send(state: NetworkState, src: str, dst: str, msg: Any) -> NetworkState:
     """Put a message on ``src``'s transmission queue for ``dst``."""
@@ -43,6 +52,37 @@ def hold_channel(state: NetworkState, src: str, dst: str) -> NetworkState:
     return replace(state, held_by_step=tuple(sorted(state.held_by_step + ((src, dst),))))
 
 
+def route_for(state: NetworkState, src: str, dst: str, channel: str) -> str:
+    """The route a message chosen through CLUSSDR ``channel`` to ``dst`` takes from ``src``:
+    the channel's name when it is a separate route, else "" (the pair's channel)."""
+    q = state.find(src)
+    return channel if channel and q is not None and (dst, channel) in separate_routes(q) else ""
+
+
+def routes_waiting(ch: Channel) -> tuple[str, ...]:
+    """The routes that have messages on the pair's FIFO ``ch`` ("" first, then by name)."""
+    return tuple(sorted({route_of(m) for m in ch.messages}))
+
+
+def first_on(ch: Channel, route: str) -> int:
+    """The index in ``ch.messages`` of the first message on ``route`` (-1: none)."""
+    return next((i for i, m in enumerate(ch.messages) if route_of(m) == route), -1)
+
+
+def set_route_status(state: NetworkState, src: str, dst: str, route: str, status: str) -> NetworkState:
+    """Set the status of the pair's channel (``route`` "") or of a separate route."""
+    key = route_key(dst, route) if route else dst
+    existing = state.channel(src, key) or Channel(src, key)
+    return set_channel(state, replace(existing, status=status))
+
+
+def known_routes(state: NetworkState, src: str, dst: str) -> tuple[str, ...]:
+    """The routes from ``src`` to ``dst``: the pair's channel ("") and the separate ones."""
+    q = state.find(src)
+    extra = sorted(c for d, c in separate_routes(q) if d == dst) if q is not None else []
+    return ("", *extra)
+
+
 def set_status_by_name(state: NetworkState, name: str, channel: str, status: str) -> NetworkState:
     """STOP/START CHANNEL of a sender: a manual CLUSSDR or SDR, or else an auto-defined
     CLUSSDR, which carries the name of the CLUSRCVR it was made from (003 §Auto-definition
@@ -65,7 +105,10 @@ def set_status_by_name(state: NetworkState, name: str, channel: str, status: str
         return add_log(state, [LogEntry(name, "CHANNEL_NOT_FOUND", f"channel {channel} not found at {name} (no "
                                                                 "manual or auto-defined sender of that name)",
                                      state.next_step - 1)])
+    separate = separate_routes(q)
     for target in targets:
+        if (target, channel) in separate:  # one route of several: only its own status
+            target = route_key(target, channel)
         existing = state.channel(name, target) or Channel(name, target)
         state = hold_channel(set_channel(state, replace(existing, status=status)), name, target)
     return state
@@ -79,11 +122,19 @@ def reconnectable(state: NetworkState) -> tuple[ChannelRecover, ...]:
     on the transmission queue for the network to come back up" (retry intervals abstracted
     to: at the next chance once the partner runs)."""
     running = {q.name for q in state.qmgrs if q.running}
-    return tuple(ChannelRecover(ch.src, ch.dst) for ch in state.channels
+    return tuple(ChannelRecover(ch.src, *split_route_key(ch.dst)) for ch in state.channels
                  if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step
-                 and ch.src in running and ch.dst in running)
+                 and ch.src in running and split_route_key(ch.dst)[0] in running)
+
+
+def recoverable(state: NetworkState) -> tuple[ChannelRecover, ...]:
+    """The checker's ``ChannelRecover`` actions: every RETRYING channel or separate route a
+    scenario step did not set."""
+    return tuple(ChannelRecover(ch.src, *split_route_key(ch.dst)) for ch in state.channels
+                 if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step)
 
 
 def channel_statuses(state: NetworkState, q: QmgrState) -> dict[str, str]:
-    """Destination -> status of q's channel to it (a channel never used is INACTIVE)."""
+    """Destination -> status of q's channel to it (a channel never used is INACTIVE), with
+    its own CLUSRCVRs' (``local_receiver_key``) and its separate routes' (``route_key``)."""
     return {ch.dst: ch.status for ch in state.channels if ch.src == q.name}

@@ -24,7 +24,9 @@ from typing import Any
 
 from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc
 from spec.encoding import canonical_bytes
-from spec.network.channels import reconnectable, set_channel
+from spec.network.channels import (
+    first_on, reconnectable, recoverable, routes_waiting, set_channel, set_route_status,
+)
 from spec.network.pubsub import (
     deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_step, receive_proxy_subscription,
     receive_publication,
@@ -80,18 +82,20 @@ class MQNetwork:
         acts: list[Any] = []
         running = {q.name for q in state.qmgrs if q.running}
         for ch in state.channels:
-            if ch.messages and ch.status in FLOWING and ch.src in running and ch.dst in running:
-                acts.append(ChannelDeliver(ch.src, ch.dst))
+            if ch.messages and ch.src in running and ch.dst in running:
+                # each route leaves by its own channel (one route: the pair's, as ever)
+                acts.extend(ChannelDeliver(ch.src, ch.dst, r) for r in routes_waiting(ch)
+                            if (state.route_status(ch.src, ch.dst, r) if r else ch.status) in FLOWING)
         # the scenario's next step before any fault, so that of two equally short traces the
         # checker reports the one without a fault
         if state.next_step < len(self.scenario.steps):
             acts.append(ScenarioStep(state.next_step))
-        acts.extend(ChannelRecover(ch.src, ch.dst) for ch in state.channels
-                    if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step)
+        acts.extend(recoverable(state))
         acts.extend(QmgrStart(name) for name in state.stopped_by_fault)
         if state.faults > 0:
-            acts.extend(ChannelFail(ch.src, ch.dst) for ch in state.channels
-                        if ch.messages and ch.status in FLOWING)
+            acts.extend(ChannelFail(ch.src, ch.dst, r) for ch in state.channels if ch.messages
+                        for r in routes_waiting(ch)
+                        if (state.route_status(ch.src, ch.dst, r) if r else ch.status) in FLOWING)
             acts.extend(QmgrStop(q.name) for q in state.qmgrs if q.running and q.name not in state.stopped_by_fault)
         return tuple(acts)
 
@@ -104,10 +108,15 @@ class MQNetwork:
     def _next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
         if isinstance(action, ChannelDeliver):
             ch = state.channel(action.src, action.dst)
-            if ch is None or not ch.messages:
+            i = -1 if ch is None else first_on(ch, action.route)
+            if i < 0:
                 return None
-            msg, rest = ch.messages[0], ch.messages[1:]
-            state = set_channel(state, replace(ch, messages=rest, status="RUNNING"))
+            msg, rest = ch.messages[i], ch.messages[:i] + ch.messages[i + 1:]
+            if action.route:  # a separate route: its own status runs, the pair's is untouched
+                state = set_route_status(set_channel(state, replace(ch, messages=rest)), action.src, action.dst,
+                                         action.route, "RUNNING")
+            else:
+                state = set_channel(state, replace(ch, messages=rest, status="RUNNING"))
             if state.find(action.dst) is None:
                 return state
             handler = _MESSAGE_HANDLERS[type(msg)]
@@ -116,9 +125,11 @@ class MQNetwork:
             ch = state.channel(action.src, action.dst)
             if ch is None or state.faults <= 0:
                 return None
-            state = replace(set_channel(state, replace(ch, status="RETRYING")), faults=state.faults - 1,
-                            held_by_step=tuple(p for p in state.held_by_step if p != (ch.src, ch.dst)))
-            return redrive_channel(state, action.src, action.dst, state.next_step - 1, self.mutations)
+            key = bd.route_key(action.dst, action.route) if action.route else action.dst
+            state = replace(set_route_status(state, action.src, action.dst, action.route, "RETRYING"),
+                            faults=state.faults - 1,
+                            held_by_step=tuple(p for p in state.held_by_step if p != (action.src, key)))
+            return redrive_channel(state, action.src, action.dst, state.next_step - 1, self.mutations, action.route)
         if isinstance(action, QmgrStop):
             q = state.find(action.name)
             if q is None or not q.running or state.faults <= 0:
@@ -134,7 +145,8 @@ class MQNetwork:
             # non-durable subscriptions, re-evaluates WILDCARD(BLOCK))
             return qmgr_started(state, action.name, state.next_step - 1, self.mutations)
         if isinstance(action, ChannelRecover):
-            ch = state.channel(action.src, action.dst)
+            key = bd.route_key(action.dst, action.route) if action.route else action.dst
+            ch = state.channel(action.src, key)
             if ch is None or ch.status != "RETRYING" or (ch.src, ch.dst) in state.held_by_step:
                 return None
             return set_channel(state, replace(ch, status="RUNNING"))
@@ -240,8 +252,9 @@ class MQNetwork:
         """``describe_action`` with the message a delivery carries (for traces)."""
         if isinstance(action, ChannelDeliver):
             ch = state.channel(action.src, action.dst)
-            if ch and ch.messages:
-                return f"{action}: {ch.messages[0]}"
+            i = -1 if ch is None else first_on(ch, action.route)
+            if i >= 0:
+                return f"{action}: {ch.messages[i]}"
         return self.describe_action(action)
 
     def describe_state(self, state: NetworkState) -> dict:

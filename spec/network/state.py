@@ -8,14 +8,17 @@ State (:class:`NetworkState`):
   (``spec.repository``), one per cluster, and its application handles (``spec.binding``);
 - ``channels``: one FIFO per directed queue-manager pair, the contents of the sender's
   SYSTEM.CLUSTER.TRANSMIT.QUEUE for that destination (003 §Cluster transmission queue),
-  with the channel's status;
+  with the channel's status; and status-only entries: a queue manager's own CLUSRCVR
+  (``bd.local_receiver_key``) and each separate route to a queue manager with several
+  CLUSRCVRs in a cluster (``bd.route_key``; the route's messages wait on the pair's FIFO,
+  tagged with it: ``AppMessage.route``);
 - ``clock``: scenario days (for republishing and expiry); ``next_step``: the next scenario
   step; ``logs``: the error log; ``faults``: the fault budget left.
 
 Actions, named actor-then-verb:
 - ``ScenarioStep(i)`` — an administrator or application performs step ``i`` (external; in
   order);
-- ``ChannelDeliver(src, dst)`` — the head message of a channel arrives and the receiving
+- ``ChannelDeliver(src, dst, route)`` — the first message of a route of a channel arrives and the receiving
   queue manager processes it (internal);
 - ``ChannelFail(src, dst)`` / ``ChannelRecover(src, dst)`` — a fault: the channel goes to
   RETRYING and back; ``QmgrStop(name)`` / ``QmgrStart(name)`` — a queue manager stops and
@@ -152,6 +155,13 @@ class NetworkState:
                 return ch
         return None
 
+    def route_status(self, src: str, dst: str, route: str = "") -> str:
+        """The status of the route from ``src`` to ``dst``: the pair's channel for ``""``,
+        else the separate route's own entry (``Channel(src, bd.route_key(dst, route))``,
+        status only: its messages wait on the pair's FIFO, tagged with the route)."""
+        ch = self.channel(src, bd.route_key(dst, route) if route else dst)
+        return "INACTIVE" if ch is None else ch.status
+
     def in_flight(self) -> int:
         return sum(len(ch.messages) for ch in self.channels)
 
@@ -166,26 +176,39 @@ class ScenarioStep:
         return f"ScenarioStep({self.index})"
 
 
+def _via(route: str) -> str:
+    return f" route {route}" if route else ""
+
+
+def route_of(msg: Any) -> str:
+    """The route a message travels on: an application message's separate route, else ""
+    (the pair's channel: repository, publish/subscribe and point-to-point messages)."""
+    return msg.route if isinstance(msg, bd.AppMessage) else ""
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelDeliver:
-    """The head message on the channel from ``src`` to ``dst`` arrives and is processed."""
+    """The first message of ``route`` on the channel from ``src`` to ``dst`` arrives and is
+    processed (the head message, for a queue manager with one route)."""
 
     src: str
     dst: str
+    route: str = ""  # a separate route's CLUSSDR name (spec.binding.separate_routes); "" the pair's channel
 
     def __str__(self) -> str:
-        return f"ChannelDeliver({self.src}->{self.dst})"
+        return f"ChannelDeliver({self.src}->{self.dst}{_via(self.route)})"
 
 
 @dataclass(frozen=True, slots=True)
 class ChannelFail:
-    """Fault: the channel from ``src`` to ``dst`` goes into RETRYING."""
+    """Fault: the channel from ``src`` to ``dst`` (its separate ``route``) goes into RETRYING."""
 
     src: str
     dst: str
+    route: str = ""  # a separate route's CLUSSDR name (spec.binding.separate_routes); "" the pair's channel
 
     def __str__(self) -> str:
-        return f"ChannelFail({self.src}->{self.dst})"
+        return f"ChannelFail({self.src}->{self.dst}{_via(self.route)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +217,10 @@ class ChannelRecover:
 
     src: str
     dst: str
+    route: str = ""  # a separate route's CLUSSDR name (spec.binding.separate_routes); "" the pair's channel
 
     def __str__(self) -> str:
-        return f"ChannelRecover({self.src}->{self.dst})"
+        return f"ChannelRecover({self.src}->{self.dst}{_via(self.route)})"
 
 
 @dataclass(frozen=True, slots=True)

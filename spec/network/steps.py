@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 from spec import objects, pubsub, scenario as sc
-from spec.network.channels import hold_channel, set_channel, set_status_by_name
+from spec.binding import route_key
+from spec.network.channels import hold_channel, known_routes, route_for, set_route_status, set_status_by_name
 from spec.network.pubsub import (
     admin_subscription, is_api_subscription, mqsc_on_api_subscription, publish_step, pubsub_refresh_cluster,
     refresh_proxy_subscriptions, remove_subscription, republish_step, restarted, subscribe_step, unsubscribe_step,
@@ -21,7 +22,7 @@ from spec.network.repositories import (
     publish_own, refresh_cluster, republish_overdue, reset_cluster, retry_joins, subscribe_on_open,
     suspend_or_resume,
 )
-from spec.network.state import NO_MUTATIONS, Channel, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_qmgr
+from spec.network.state import NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_qmgr
 from spec.network.topology import pubsub_space, topic_space
 from spec.network.uniform import UNIFORM_STEP_HANDLERS, describe_uniform_step
 from spec.network.workload import close_step, open_step, put_step, redrive_channel
@@ -107,11 +108,16 @@ def mqsc_step(state: NetworkState, step: sc.MqscStep, mut: Mutations) -> Network
 
 
 def channel_step(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> NetworkState:
-    existing = state.channel(step.qmgr, step.to) or Channel(step.qmgr, step.to)
-    state = set_channel(state, replace(existing, status=step.status))
-    # the administrator's status stays until a later step changes it (no automatic recovery)
-    state = hold_channel(state, step.qmgr, step.to)
-    return redrive_channel(state, step.qmgr, step.to, step.index, mut)
+    """Set the status of every route from ``qmgr`` to ``to`` (the pair's channel, and each
+    separate route: ``spec.binding.separate_routes``), or with ``name`` of the one route
+    whose sender channel has that name (a separate route's, else the pair's)."""
+    routes = (route_for(state, step.qmgr, step.to, step.name),) if step.name else known_routes(state, step.qmgr, step.to)
+    for route in routes:
+        state = set_route_status(state, step.qmgr, step.to, route, step.status)
+        # the administrator's status stays until a later step changes it (no automatic recovery)
+        state = hold_channel(state, step.qmgr, route_key(step.to, route) if route else step.to)
+        state = redrive_channel(state, step.qmgr, step.to, step.index, mut, route)
+    return state
 
 
 def qmgr_started(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
@@ -195,7 +201,7 @@ def describe_step(step: Any) -> str:
     if isinstance(step, sc.CloseStep):
         return f"MQCLOSE {step.handle}"
     if isinstance(step, sc.ChannelStep):
-        return f"channel {step.qmgr}->{step.to} {step.status}"
+        return f"channel {step.qmgr}->{step.to}{' ' + step.name if step.name else ''} {step.status}"
     if isinstance(step, sc.QmgrStep):
         return f"{step.action} queue manager {step.name}"
     if isinstance(step, sc.AdvanceStep):

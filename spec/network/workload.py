@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp, scenario as sc, workload as wl
-from spec.network.channels import channel_statuses, send, set_channel
+from spec.network.channels import channel_statuses, route_for, send, set_channel, set_route_status
 from spec.network.repositories import Outbox, two_frs
 from spec.network.state import (
     FLOWING, INITIAL, NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
@@ -107,12 +107,13 @@ def _send_or_arrive(state: NetworkState, qname: str, dest: wl.Destination, msg: 
     connect: it enters RETRYING and its unbound messages are re-driven (spec/binding.py)."""
     if dest.local or dest.qmgr == qname:
         return _arrive(state, qname, msg.handle, msg.queue, msg.group)
-    state = send(state, qname, dest.qmgr, msg)
+    # the route chosen is recorded: the message leaves by that route's channel only
+    route = "" if msg.p2p else route_for(state, qname, dest.qmgr, dest.channel)
+    state = send(state, qname, dest.qmgr, replace(msg, route=route))
     far = state.find(dest.qmgr)
-    ch = state.channel(qname, dest.qmgr)
-    if (far is None or not far.running) and ch.status in FLOWING:
-        state = set_channel(state, replace(ch, status="RETRYING"))
-        state = redrive_channel(state, qname, dest.qmgr, step, mut)
+    if (far is None or not far.running) and state.route_status(qname, dest.qmgr, route) in FLOWING:
+        state = set_route_status(state, qname, dest.qmgr, route, "RETRYING")
+        state = redrive_channel(state, qname, dest.qmgr, step, mut, route)
     return state
 
 
@@ -364,20 +365,23 @@ def _put_local(state: NetworkState, dst: str, msg: bd.AppMessage, queue: str, st
     return _arrive(state, dst, msg.handle, queue, msg.group)
 
 
-def redrive_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mutations) -> NetworkState:
-    """A channel entered RETRYING: its unbound application messages go through the
-    algorithm again and move if another destination is chosen (000 §When does workload
-    balancing occur?; 004 §Channel availability routing). Bound messages stay."""
+def redrive_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mutations,
+                    route: str = "") -> NetworkState:
+    """A channel (a separate ``route``'s) entered RETRYING: its unbound application
+    messages go through the algorithm again and move if another destination is chosen (000
+    §When does workload balancing occur?; 004 §Channel availability routing) — another
+    queue manager, or another route to the same one. Bound messages stay."""
     ch = state.channel(src, dst)
     q = state.find(src)
-    if ch is None or ch.status != "RETRYING" or q is None or not q.running:
+    if ch is None or state.route_status(src, dst, route) != "RETRYING" or q is None or not q.running:
         return state
-    if not any(isinstance(m, bd.AppMessage) for m in ch.messages):
+    if not any(isinstance(m, bd.AppMessage) and m.route == route for m in ch.messages):
         return state
     keep: list[Any] = []
     moved: list[tuple[wl.Destination, bd.AppMessage]] = []
     for m in ch.messages:
-        if not isinstance(m, bd.AppMessage) or (m.bound and not mut.redrive_bound_messages):
+        if (not isinstance(m, bd.AppMessage) or m.route != route
+                or (m.bound and not mut.redrive_bound_messages)):
             keep.append(m)
             continue
         obj = state.qmgr(src).defs.queue(m.queue)
@@ -386,7 +390,8 @@ def redrive_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mut
         state, choice = _choose(state, src, put, m.handle, m.serial, "REDRIVE", step, mut, redrive=dst,
                                    exclude_local=exclude)
         dest = choice.destination
-        if dest is None or (dest.qmgr == dst and not dest.local):
+        if dest is None or (dest.qmgr == dst and not dest.local
+                            and route_for(state, src, dst, dest.channel) == route):
             keep.append(m)
         else:
             moved.append((dest, m))
