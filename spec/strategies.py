@@ -571,7 +571,7 @@ def _hierarchy_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
     n = draw(st.integers(2, max(2, min(3, max_qmgrs))))
     names = tuple(f"QM{i + 1}" for i in range(n))
     mqsc: dict[str, list[str]] = {q: [] for q in names}
-    shape = draw(st.sampled_from(("loop", "chain", "star")))
+    shape = draw(st.sampled_from(("loop", "loop", "chain", "star")))
     for i, q in enumerate(names):
         if shape == "loop":
             mqsc[q].append(f"ALTER QMGR PARENT({names[(i + 1) % n]})")
@@ -582,11 +582,13 @@ def _hierarchy_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
     if draw(st.integers(0, 3)) == 3:
         q = draw(st.sampled_from(names))
         mqsc[q].append(_topic_object(draw, "T1", draw(st.sampled_from(TOPICS[:3])), ()))
+    published = draw(st.sampled_from(TOPICS))
     steps: list = []
     subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
-    for i, q in enumerate(subscribers):
-        steps.append(("subscribe", _subscription(draw, q, f"S{i + 1}")))
-    steps.append(("publish", _publication(draw, names)))
+    for q in subscribers:  # one or two each: two at one queue manager with different scopes
+        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):  # is 002's "football results service"
+            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    steps.append(("publish", _publication(draw, names, published)))
     faults = allow_faults and draw(st.integers(0, 3)) == 3
     return _config(names, mqsc, steps[-max(max_steps, 2):], "hierarchy", faults)
 
@@ -615,29 +617,38 @@ def _pubsub_cluster_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bo
         q = draw(st.sampled_from(names))
         if q != host:
             mqsc[q].append(_topic_object(draw, "T2", draw(st.sampled_from(TOPICS[:3])), ()))
+    published = draw(st.sampled_from((topic, topic + "/b") + TOPICS))
     steps: list = []
     subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
-    for i, q in enumerate(subscribers):
-        steps.append(("subscribe", _subscription(draw, q, f"S{i + 1}")))
-    steps.append(("publish", _publication(draw, names)))
+    for q in subscribers:  # one or two each: two at one queue manager with different scopes
+        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):  # is 002's "football results service"
+            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    steps.append(("publish", _publication(draw, names, published)))
     if draw(st.booleans()):
-        steps.append(("publish", _publication(draw, names)))
+        steps.append(("publish", _publication(draw, names, published)))
     faults = allow_faults and draw(st.integers(0, 3)) == 3
     return _config(names, mqsc, steps[-max(max_steps, 2):], "pubsub_cluster", faults)
 
 
-def _subscription(draw, q: str, name: str) -> tuple:
+def _subscription(draw, q: str, name: str, published: str) -> tuple:
+    """A subscription that mostly matches ``published`` (the topic itself, or a wildcard
+    over it), in either scheme (002 §Wildcard schemes)."""
     char = draw(st.integers(0, 3)) == 3
-    body = [("qmgr", q), ("name", name), ("topic", draw(st.sampled_from(CHAR_SUBS if char else TOPIC_SUBS)))]
+    if draw(st.integers(0, 3)):
+        parent = published.rsplit("/", 1)[0] if "/" in published else published
+        topic = draw(st.sampled_from((published, "*" if char else "#", parent + ("*" if char else "/#"))))
+    else:
+        topic = draw(st.sampled_from(CHAR_SUBS if char else TOPIC_SUBS))
+    body = [("qmgr", q), ("name", name), ("topic", topic)]
     if char:
         body.append(("scheme", "char"))
-    if draw(st.integers(0, 2)) == 2:
+    if draw(st.booleans()):
         body.append(("scope", draw(st.sampled_from(("ALL", "QMGR")))))
     return tuple(body)
 
 
-def _publication(draw, names) -> tuple:
-    body = [("qmgr", draw(st.sampled_from(names))), ("topic", draw(st.sampled_from(TOPICS)))]
+def _publication(draw, names, topic: str) -> tuple:
+    body = [("qmgr", draw(st.sampled_from(names))), ("topic", topic)]
     if draw(st.integers(0, 3)) == 3:
         body.append(("retain", True))
     if draw(st.integers(0, 3)) == 3:
