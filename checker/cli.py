@@ -429,6 +429,21 @@ FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES
                 # 000 §Incorrectly deleted queue managers: until the RESET, the others "still
                 # believe that the queue manager exists" (its records, its proxy subscriptions)
                 "deleted_in_cluster": ("PS-PROXY-CONVERGENCE", "RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")}
+# A handle whose messages may be bound (BIND_ON_OPEN, BIND_ON_GROUP, or BIND_AS_Q_DEF with
+# DEFBIND(OPEN), the default): its messages waiting behind a RETRYING channel stay there
+# (000 §When does workload balancing occur?; 004 "Binding messages to a target"), which
+# BD-NOT-FIXED-REDRIVE reports on purpose (its stuck-message trace, examples/wl-stuck-on-open.toml):
+# documented behaviour, not a counterexample, when fuzzing (docs/decisions.md, issue #14 round 2).
+FUZZ_BOUND_EXCUSES = ("BD-NOT-FIXED-REDRIVE",)
+
+
+def _fuzz_excused(configuration) -> set[str]:
+    excused = {pid for flag in configuration.misconfigured for pid in FUZZ_EXCUSES.get(flag, ())}
+    if any(kind == "open" and dict(body).get("bind") != "NOT_FIXED" for kind, body in configuration.steps):
+        excused.update(FUZZ_BOUND_EXCUSES)
+    return excused
+
+
 FUZZ_DEFAULTS = {"configs": {"max_steps": 5, "bound": 1000}, "walks": {"max_steps": 30, "bound": 300}}
 
 
@@ -479,8 +494,7 @@ def fuzz_target(mode: str = "configs", max_qmgrs: int = 3, mutations=None, max_s
         configurations=configurations(max_qmgrs=max_qmgrs, max_steps=steps, foci=foci or FOCI),
         build=build,
         render=lambda configuration, header: replace(configuration, comments=tuple(header)).to_toml(),
-        excused=lambda configuration: {pid for flag in configuration.misconfigured
-                                       for pid in FUZZ_EXCUSES.get(flag, ())},
+        excused=_fuzz_excused,
         kind_of=kind_of,
         size_of=lambda configuration: configuration.size(),
         key=f"{mode}:{max_qmgrs}:{steps}:{mutated}:{','.join(foci or FOCI)}".encode(),

@@ -487,10 +487,11 @@ def _cluster_mqsc(draw, names, frs, cluster: str, mqsc, channel_attrs: bool) -> 
         attrs = ""
         if channel_attrs:
             parts = []
-            # weights in small ratios, so that a few puts make a full weight cycle (001 final choice)
-            for kw, values in (("CLWLWGHT", (20, 40, 99)), ("CLWLRANK", (0, 3, 7)), ("CLWLPRTY", (0, 1, 2)),
+            # weights in small ratios with each other and with the default 50, so that a few
+            # puts make a full weight cycle (001 final choice; 000 §Channel Weight example)
+            for kw, values in (("CLWLWGHT", (25, 75)), ("CLWLRANK", (0, 3, 7)), ("CLWLPRTY", (0, 1, 2)),
                                ("NETPRTY", (0, 1))):
-                if draw(st.integers(0, 2)) == 2:
+                if draw(st.integers(0, 1 if kw == "CLWLWGHT" else 2)) >= (1 if kw == "CLWLWGHT" else 2):
                     parts.append(f"{kw}({draw(st.sampled_from(values))})")
             attrs = "".join(" " + p for p in parts)
         mqsc[q].append(f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME({_conname(q)}) CLUSTER({cluster})" + attrs)
@@ -518,6 +519,19 @@ def _workload_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
     app, servers = names[0], names[1:]
     frs = draw(st.sampled_from(((app, servers[0]), (servers[0],), (servers[0], servers[1]))))
     mqsc: dict[str, list[str]] = {q: [] for q in names}
+    if draw(st.integers(0, 3)) == 3:
+        # the balancing story alone (000 §Channel Weight example): NOT_FIXED puts from the
+        # application's queue manager over servers whose CLUSRCVRs differ only in CLWLWGHT
+        _cluster_mqsc(draw, names, frs, "C1", mqsc, channel_attrs=False)
+        for q in servers:
+            mqsc[q] = [line + f" CLWLWGHT({draw(st.sampled_from((25, 50, 75)))})" if "CHLTYPE(CLUSRCVR)" in line
+                       else line for line in mqsc[q]]
+            mqsc[q].append(f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) REPLACE")
+        steps = [("open", (("qmgr", app), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", "NOT_FIXED"))),
+                 ("put", (("handle", "h1"), ("count", draw(st.integers(2, 4)))))]
+        if max_steps > 2 and draw(st.booleans()):
+            steps.append(("put", (("handle", "h1"), ("count", draw(st.integers(1, 3))))))
+        return _config(names, mqsc, steps, "workload", allow_faults and draw(st.booleans()))
     _cluster_mqsc(draw, names, frs, "C1", mqsc, channel_attrs=draw(st.booleans()))
     hosts = [q for q in servers if q == servers[0] or q == servers[1] or draw(st.booleans())]
     if draw(st.integers(0, 3)) == 3:
