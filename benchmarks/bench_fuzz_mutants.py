@@ -7,6 +7,9 @@ real spec it does not.
 
     python benchmarks/bench_fuzz_mutants.py [--examples N] [--seed S] [--mode configs|walks] [MUTANT...]
 
+Each hunt checks the mutant's properties (BREAKS) and draws configurations around what they
+need (checker.cli.fuzz_foci).
+
 Prints a Markdown table (benchmarks/RESULTS.md, "Fuzzing: the mutant catalogue").
 """
 
@@ -66,6 +69,10 @@ CATALOGUE: dict[str, tuple[str, int, int, bool]] = {
     "relay_within_cluster": ("configs", 1, 150, False),
     "ignore_subscope_remote": ("configs", 1, 150, False),
     "no_proxy_aggregation": ("configs", 1, 150, False),
+    "rank_after_status": ("configs", 1, 150, True),  # ~38 CPU s (a loaded machine): slow
+    "weight_ignored": ("configs", 1, 150, False),
+    "redrive_bound_messages": ("configs", 1, 150, False),
+    "far_end_reruns": ("configs", 1, 150, True),  # ~22 CPU s: slow
 }
 # The mutants not found: mode, seed, examples tried, what is missing.
 NOT_FOUND: dict[str, tuple[str, int, int, str]] = {}
