@@ -98,9 +98,12 @@ def test_fuzzing_finds_the_mutant_within_its_budget(tmp_path, name, mode, seed, 
     assert bench.replay(path, Mutations(), prop, REPLAY_STATES) is not Status.VIOLATED
 
 
-@pytest.mark.parametrize("name", sorted(NOT_FOUND))
-def test_a_mutant_not_found_is_reported_as_such(name):
-    mode, seed, tried, missing = NOT_FOUND[name]
-    assert tried > 0 and missing
-    row = [line for line in _results_section().splitlines() if line.startswith(f"| {name} |")]
-    assert row and "| not found |" in row[0] and re.search(rf"\b{tried}\b", row[0])
+def test_a_mutant_not_found_is_reported_as_such():
+    # (every mutant is found today, so NOT_FOUND is empty; one test, not a parametrised one
+    # that would be skipped with an empty parameter set)
+    for name, (mode, seed, tried, missing) in NOT_FOUND.items():
+        assert tried > 0 and missing and mode in ("configs", "walks")
+        row = [line for line in _results_section().splitlines() if line.startswith(f"| {name} |")]
+        assert row and "| not found |" in row[0] and re.search(rf"\b{tried}\b", row[0])
+    found_rows = [line for line in _results_section().splitlines() if line.startswith("| ") and "| found |" in line]
+    assert {line.split(" | ")[0][2:] for line in found_rows} == set(CATALOGUE)
