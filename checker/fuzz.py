@@ -278,6 +278,7 @@ def _fail(run: _Run | None) -> None:
 def _settings(examples: int, database: ExampleDatabase | None, **extra: Any) -> settings:
     return settings(settings.get_profile("default"), max_examples=examples, deadline=None, database=database,
                     suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False,
+                    report_multiple_bugs=False,
                     phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink), **extra)
 
 
@@ -488,6 +489,11 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
         report.stop_reason = "examples done"
     except _Found as err:
         found = err
+    except BaseExceptionGroup as group:  # Hypothesis reports distinct failures together: the first
+        firsts = group.subgroup(lambda e: isinstance(e, _Found))
+        if firsts is None:
+            raise
+        found = _first_found(firsts)
     except KeyboardInterrupt:
         report.stop_reason = "interrupted"
     finally:
@@ -507,6 +513,12 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
         report.counterexample.scenario = fuzz.render(found.configuration, ())
         report._configuration = found.configuration  # for write_counterexample
     return report
+
+
+def _first_found(group: BaseExceptionGroup) -> _Found:
+    for e in group.exceptions:
+        return _first_found(e) if isinstance(e, BaseExceptionGroup) else e
+    raise AssertionError("an empty exception group")
 
 
 def write_counterexample(report: FuzzReport, fuzz: FuzzTarget, out_dir: str | Path, replay_prefix: str = "mqcheck check"
@@ -534,3 +546,41 @@ def write_counterexample(report: FuzzReport, fuzz: FuzzTarget, out_dir: str | Pa
     path.write_text(text, encoding="utf-8")
     c.file, c.replay, c.scenario = str(path), replay, text
     return path
+
+
+def replay_trace(model: Any, trace: Sequence[str], property_ids: Sequence[str] | None = None) -> str | None:
+    """Follow ``trace`` (action descriptions, as a counterexample lists them) in ``model``
+    from its first initial state, checking its ``always`` properties after every action and
+    its ``at_quiescence`` ones in quiescent states, as a walk does; return the id of the
+    first property violated on the way, or None. Raises ``ValueError`` when an action of the
+    trace is not enabled (the model took another path)."""
+    props = [p for p in select_properties(model, property_ids) if p.kind in (Kind.ALWAYS, Kind.AT_QUIESCENCE)]
+    state = model.init_states()[0]
+
+    def violated(state: Any) -> str | None:
+        quiescent = None
+        for p in props:
+            if p.kind is Kind.AT_QUIESCENCE:
+                if quiescent is None:
+                    quiescent = not any(is_internal(model, a) and model.next_state(state, a) is not None
+                                        for a in model.actions(state))
+                if not quiescent:
+                    continue
+            if not p.predicate(model, state):
+                return p.id
+        return None
+
+    found = violated(state)
+    for i, described in enumerate(trace):
+        if found is not None:
+            return found
+        for action in model.actions(state):
+            if describe_action(model, action) == described:
+                after = model.next_state(state, action)
+                if after is not None:
+                    state = after
+                    break
+        else:
+            raise ValueError(f"step {i + 1} of the trace ({described}) is not enabled here")
+        found = violated(state)
+    return found

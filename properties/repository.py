@@ -201,6 +201,14 @@ def refresh_restores(model, state: NetworkState) -> bool:
             # rebuilding "over time" has not begun — checked before SYSTEM.TEMPQMGR, which a
             # partial repository shows while its full repository is stopped (issue #14's fuzzing)
             continue
+        if cache.tempqmgr and not any(_reachable(cache, fq, c) for fq, c in frs.get(cache.cluster, [])
+                                      if fq.name != q.name):
+            # the rebuilding goes "by requesting it from the Full Repositories" (000 §Refreshing
+            # repository information), and a refreshed queue manager that knows no full
+            # repository by record can only ask those its manual CLUSSDRs name: while all of
+            # them are stopped it has not begun (issue #14 round 2's fuzzing: the PR's manual
+            # CLUSSDR named an FR that stopped; the cluster's other FR ran, unknown to it)
+            continue
         if cache.tempqmgr:
             return False
         ref = others[0]
@@ -218,6 +226,15 @@ def refresh_restores(model, state: NetworkState) -> bool:
             if {(r.ident, r.seq) for r in rp.records_for(cache, key)} != {(r.ident, r.seq) for r in rp.records_for(ref, key)}:
                 return False
     return True
+
+
+def _reachable(cache: rp.ClusterCache, fq, fr_cache: rp.ClusterCache) -> bool:
+    """Whether the queue manager holding ``cache`` can ask full repository ``fq`` for the
+    cluster: it knows ``fq`` by a record, or a manual CLUSSDR of its names ``fq``'s listener
+    (an unanswered SYSTEM.TEMPQMGR entry, 000 §Initial definitions)."""
+    if any(r.owner == fq.qmid for r in cache.qmgr_records()):
+        return True
+    return any(rp.answers_tempqmgr(cache, r) for r in fr_cache.qmgr_records() if r.owner == fq.qmid)
 
 
 def refreshed_and_settled(model, state: NetworkState) -> bool:

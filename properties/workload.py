@@ -399,7 +399,23 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
     # sent down that channel will go through workload balancing again"; bound messages do
     # not (004: "Things that can prevent routing ... Binding messages to a target"), so a
     # bound handle's message violates this: the stuck-message counterexample.
-    return next(stuck_messages(state), None) is None
+    # The re-balancing happens when the channel "goes into retry" (000): a NOT_FIXED message
+    # whose last run of the algorithm at the sender already saw that channel out of service
+    # (the re-drive when it went into retry, or a put while it was in retry) and chose it, for
+    # want of a better destination known then, is not balanced again because the sender learns
+    # of another destination later (issue #14 round 2's fuzzing: the stronger reading was not 000's).
+    last: dict[tuple[str, str, int], bd.Decision] = {}
+    for d in _decisions(state):
+        last[(d.qmgr, d.handle, d.serial)] = d
+    running = bd.status_class("RUNNING")
+
+    def balanced_in_retry(ch, m) -> bool:
+        d = last.get((ch.src, m.handle, m.serial))
+        if d is None or not d.chosen or d.chosen[0] != ch.dst:
+            return False
+        return d.redrive or any(c.qmgr == ch.dst and c.status_class > running for c in d.candidates)
+
+    return all(not m.bound and balanced_in_retry(ch, m) for ch, m in stuck_messages(state))
 
 
 def redriven_elsewhere(model, state: NetworkState) -> bool:

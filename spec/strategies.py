@@ -34,11 +34,20 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-__all__ = ["Configuration", "configurations", "FEATURES", "STEP_KINDS", "DEFAULT_MAX_QMGRS"]
+__all__ = ["Configuration", "configurations", "FEATURES", "FOCI", "STEP_KINDS", "DEFAULT_MAX_QMGRS"]
 
 DEFAULT_MAX_QMGRS = 3
 FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "hierarchy",
             "topic_objects", "cluster_topics", "cluster_queues", "workload_attributes", "explore_initial")
+# What a configuration is built around (see :func:`configurations`): anything (the
+# feature swarm below), or the structures one family of rules needs, which uniform choice
+# rarely assembles (HypothesisWorks/hypothesis#376): a cluster queue on several hosts
+# opened and put to from a queue manager without an instance (001's algorithm, 004's bind
+# options); a hierarchy, loops included, with subscriptions and a publication (002 §How
+# loop detection works); a publish/subscribe cluster with an attributed cluster topic,
+# subscriptions at several members in both schemes and a publication (002 §Cluster topic
+# attributes, §Publication scope, §Subscription scope).
+FOCI = ("free", "workload", "hierarchy", "pubsub_cluster")
 STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
               "refresh", "reset", "channel", "qmgr", "advance")
 
@@ -154,11 +163,18 @@ def _swarm(draw, names: tuple[str, ...]) -> tuple[str, ...]:
 
 @st.composite
 def configurations(draw, max_qmgrs: int = DEFAULT_MAX_QMGRS, max_steps: int = 5,
-                   step_kinds: tuple[str, ...] | None = None, allow_faults: bool = True):
+                   step_kinds: tuple[str, ...] | None = None, allow_faults: bool = True,
+                   foci: tuple[str, ...] = FOCI):
     """A strategy of :class:`Configuration` with 1..``max_qmgrs`` queue managers and at
-    most ``max_steps`` steps whose kinds come from ``step_kinds`` (default: all)."""
+    most ``max_steps`` steps whose kinds come from ``step_kinds`` (default: all), built
+    around one of ``foci`` (default: any of :data:`FOCI`)."""
     n = draw(st.integers(min(2, max_qmgrs), max(1, max_qmgrs)))  # one queue manager alone exercises little
     names = tuple(f"QM{i + 1}" for i in range(n))
+    # swarm at the top level: a free configuration, or one built around what a family of
+    # rules needs (FOCI); "free" comes first, so shrinking tries it first
+    focus = draw(st.sampled_from(foci)) if max_qmgrs >= 3 else "free"
+    if focus != "free":
+        return draw(_FOCUSED[focus](max_qmgrs, max_steps, allow_faults))
     features = set(_swarm(draw, FEATURES))
     kinds = _swarm(draw, tuple(step_kinds or STEP_KINDS)) or tuple(step_kinds or STEP_KINDS)
     mqsc: dict[str, list[str]] = {q: [] for q in names}
@@ -458,3 +474,200 @@ def _mqsc_change(draw, q: str, clusters: dict[str, tuple[str, ...]]):
         return (f"DEFINE QLOCAL({draw(st.sampled_from(QUEUES))}) CLUSTER({c}) "
                 f"PUT({draw(st.sampled_from(('ENABLED', 'DISABLED')))}) CLWLRANK({draw(st.integers(0, 2))}) REPLACE")
     return f"SUSPEND QMGR CLUSTER({c})"
+
+
+# --------------------------------------------------------------------------- focused recipes
+def _cluster_mqsc(draw, names, frs, cluster: str, mqsc, channel_attrs: bool) -> None:
+    """``names`` all in ``cluster``: full repositories ``frs`` fully connected by manual
+    CLUSSDRs (000 §Resource definition for Full Repositories), every other member with one
+    manual CLUSSDR to a full repository; CLUSRCVRs with workload attributes when asked."""
+    for q in names:
+        if q in frs:
+            mqsc[q].append(f"ALTER QMGR REPOS({cluster})")
+        attrs = ""
+        if channel_attrs:
+            parts = []
+            # weights in small ratios with each other and with the default 50, so that a few
+            # puts make a full weight cycle (001 final choice; 000 §Channel Weight example)
+            for kw, values in (("CLWLWGHT", (25, 75)), ("CLWLRANK", (0, 3, 7)), ("CLWLPRTY", (0, 1, 2)),
+                               ("NETPRTY", (0, 1))):
+                if draw(st.integers(0, 1 if kw == "CLWLWGHT" else 2)) >= (1 if kw == "CLWLWGHT" else 2):
+                    parts.append(f"{kw}({draw(st.sampled_from(values))})")
+            attrs = "".join(" " + p for p in parts)
+        mqsc[q].append(f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME({_conname(q)}) CLUSTER({cluster})" + attrs)
+        targets = [f for f in frs if f != q] if q in frs else [draw(st.sampled_from(frs))]
+        for f in targets:
+            mqsc[q].append(f"DEFINE CHANNEL({q}.TO.{f}) CHLTYPE(CLUSSDR) CONNAME({_conname(f)}) CLUSTER({cluster})")
+
+
+def _config(names, mqsc, steps, focus: str, faults: bool) -> Configuration:
+    return Configuration(tuple((q, tuple(mqsc[q])) for q in names), tuple(steps), (f"focus:{focus}",),
+                         tuple(sorted({kind for kind, _ in steps})), faults)
+
+
+@st.composite
+def _workload_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
+    """One cluster; a cluster queue hosted by two or more servers with rank, priority, PUT,
+    CLWLUSEQ and DEFBIND attributes, their CLUSRCVRs with CLWLWGHT/CLWLRANK/CLWLPRTY/NETPRTY
+    (001 rules 3-13); an application at a queue manager without (mostly) an instance opens
+    it with a bind option, maybe naming a target queue manager, and puts several messages;
+    then maybe a rank change, a channel status change or a stopped CLUSRCVR, and more puts
+    (000 §Queue Rank example, §When does workload balancing occur?, 004 §Pros and cons of
+    binding). The application's queue manager is a full repository or not."""
+    n = draw(st.integers(3, max(3, max_qmgrs)))
+    names = tuple(f"QM{i + 1}" for i in range(n))
+    app, servers = names[0], names[1:]
+    frs = draw(st.sampled_from(((app, servers[0]), (servers[0],), (servers[0], servers[1]))))
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    if draw(st.integers(0, 3)) == 3:
+        # the balancing story alone (000 §Channel Weight example): NOT_FIXED puts from the
+        # application's queue manager over servers whose CLUSRCVRs differ only in CLWLWGHT
+        _cluster_mqsc(draw, names, frs, "C1", mqsc, channel_attrs=False)
+        for q in servers:
+            mqsc[q] = [line + f" CLWLWGHT({draw(st.sampled_from((25, 50, 75)))})" if "CHLTYPE(CLUSRCVR)" in line
+                       else line for line in mqsc[q]]
+            mqsc[q].append(f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) REPLACE")
+        steps = [("open", (("qmgr", app), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", "NOT_FIXED"))),
+                 ("put", (("handle", "h1"), ("count", draw(st.integers(2, 4)))))]
+        if max_steps > 2 and draw(st.booleans()):
+            steps.append(("put", (("handle", "h1"), ("count", draw(st.integers(1, 3))))))
+        return _config(names, mqsc, steps, "workload", allow_faults and draw(st.booleans()))
+    _cluster_mqsc(draw, names, frs, "C1", mqsc, channel_attrs=draw(st.booleans()))
+    hosts = [q for q in servers if q == servers[0] or q == servers[1] or draw(st.booleans())]
+    if draw(st.integers(0, 3)) == 3:
+        hosts.append(app)
+    for q in hosts:
+        text = f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1)"
+        for kw, values in (("CLWLRANK", (0, 3, 7)), ("CLWLPRTY", (0, 1, 2)), ("PUT", ("ENABLED", "DISABLED")),
+                           ("CLWLUSEQ", ("QMGR", "LOCAL", "ANY")), ("DEFBIND", ("OPEN", "NOTFIXED", "GROUP"))):
+            if draw(st.integers(0, 3)) == 3:
+                text += f" {kw}({draw(st.sampled_from(values))})"
+        mqsc[q].append(text + " REPLACE")
+    for q in names:
+        if draw(st.integers(0, 3)) == 3:
+            mqsc[q].append(f"ALTER QMGR CLWLUSEQ({draw(st.sampled_from(('LOCAL', 'ANY')))}) "
+                           f"CLWLMRUC({draw(st.integers(1, 3))})")
+    opener = app if draw(st.integers(0, 3)) else draw(st.sampled_from(servers))
+    bind = draw(st.sampled_from(BINDS))
+    body = [("qmgr", opener), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", bind)]
+    if draw(st.integers(0, 3)) == 3:
+        body.append(("target_qmgr", draw(st.sampled_from(hosts))))
+    steps: list = [("open", tuple(body))]
+
+    def put(count):
+        return ("put", (("handle", "h1"), ("count", count)) + ((("group", "g1"),) if bind == "ON_GROUP" else ()))
+
+    steps.append(put(draw(st.integers(2, 4))))
+    if max_steps > 2 and draw(st.booleans()):
+        what = draw(st.sampled_from(("rank", "channel", "stop_receiver", "put_disabled")))
+        s = draw(st.sampled_from([q for q in servers if q != opener]))
+        if what == "rank":  # 000 §Queue Rank example: rank changes after the open
+            steps.append(("mqsc", (("qmgr", s), ("commands",
+                                                 f"ALTER CHANNEL(TO.{s}) CHLTYPE(CLUSRCVR) CLWLRANK(7)"))))
+        elif what == "channel":
+            steps.append(("channel", (("qmgr", opener), ("to", s),
+                                      ("status", draw(st.sampled_from(("RETRYING", "STOPPED")))))))
+        elif what == "stop_receiver":  # 001 rule 6: the status of the locally-defined CLUSRCVR
+            steps.append(("mqsc", (("qmgr", opener), ("commands", f"STOP CHANNEL(TO.{opener})"))))
+        else:
+            steps.append(("mqsc", (("qmgr", s), ("commands",
+                                                 f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) PUT(DISABLED) REPLACE"))))
+        steps.append(put(draw(st.integers(1, 3))))
+    faults = allow_faults and draw(st.booleans())
+    return _config(names, mqsc, steps[:max(max_steps, 2)], "workload", faults)
+
+
+@st.composite
+def _hierarchy_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
+    """A hierarchy (PARENT links) that is a chain, a star or a loop (002 §How loop detection
+    works: 'a hierarchy should never have' one), maybe with topic objects; subscriptions at
+    two or more queue managers in either scheme, then a publication."""
+    n = draw(st.integers(2, max(2, min(3, max_qmgrs))))
+    names = tuple(f"QM{i + 1}" for i in range(n))
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    shape = draw(st.sampled_from(("loop", "loop", "chain", "star")))
+    for i, q in enumerate(names):
+        if shape == "loop":
+            mqsc[q].append(f"ALTER QMGR PARENT({names[(i + 1) % n]})")
+        elif shape == "chain" and i + 1 < n:
+            mqsc[q].append(f"ALTER QMGR PARENT({names[i + 1]})")
+        elif shape == "star" and i > 0:
+            mqsc[q].append(f"ALTER QMGR PARENT({names[0]})")
+    if draw(st.integers(0, 3)) == 3:
+        q = draw(st.sampled_from(names))
+        mqsc[q].append(_topic_object(draw, "T1", draw(st.sampled_from(TOPICS[:3])), ()))
+    published = draw(st.sampled_from(TOPICS))
+    steps: list = []
+    subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
+    for q in subscribers:  # one or two each: two at one queue manager with different scopes
+        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):  # is 002's "football results service"
+            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    steps.append(("publish", _publication(draw, names, published)))
+    faults = allow_faults and draw(st.integers(0, 3)) == 3
+    return _config(names, mqsc, steps[-max(max_steps, 2):], "hierarchy", faults)
+
+
+@st.composite
+def _pubsub_cluster_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
+    """A publish/subscribe cluster (one or two full repositories, fully connected) with a
+    cluster topic object carrying PUBSCOPE/SUBSCOPE/WILDCARD/PROXYSUB, maybe a hierarchy
+    link out of it (002 §Combining hierarchies and clusters); subscriptions at two or more
+    members in both schemes, with or without an MQSO scope, then a publication or two (002
+    §Publication scope, §Subscription scope, "Example: football results service")."""
+    n = draw(st.integers(3, max(3, max_qmgrs)))
+    names = tuple(f"QM{i + 1}" for i in range(n))
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    frs = draw(st.sampled_from(((names[0],), (names[0], names[1]))))
+    _cluster_mqsc(draw, names, frs, "C1", mqsc, channel_attrs=False)
+    host = draw(st.sampled_from(names))
+    topic = draw(st.sampled_from(TOPICS[:3]))
+    attrs = [f"TOPICSTR('{topic}')", "CLUSTER(C1)"]
+    for kw, values in (("SUBSCOPE", ("QMGR", "ALL")), ("PUBSCOPE", ("QMGR", "ALL")), ("WILDCARD", ("BLOCK",)),
+                       ("PROXYSUB", ("FORCE",))):
+        if draw(st.booleans()):
+            attrs.append(f"{kw}({draw(st.sampled_from(values))})")
+    mqsc[host].append("DEFINE TOPIC(T1) " + " ".join(attrs))
+    if draw(st.integers(0, 3)) == 3:  # a local topic object over it at another member
+        q = draw(st.sampled_from(names))
+        if q != host:
+            mqsc[q].append(_topic_object(draw, "T2", draw(st.sampled_from(TOPICS[:3])), ()))
+    published = draw(st.sampled_from((topic, topic + "/b") + TOPICS))
+    steps: list = []
+    subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
+    for q in subscribers:  # one or two each: two at one queue manager with different scopes
+        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):  # is 002's "football results service"
+            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    steps.append(("publish", _publication(draw, names, published)))
+    if draw(st.booleans()):
+        steps.append(("publish", _publication(draw, names, published)))
+    faults = allow_faults and draw(st.integers(0, 3)) == 3
+    return _config(names, mqsc, steps[-max(max_steps, 2):], "pubsub_cluster", faults)
+
+
+def _subscription(draw, q: str, name: str, published: str) -> tuple:
+    """A subscription that mostly matches ``published`` (the topic itself, or a wildcard
+    over it), in either scheme (002 §Wildcard schemes)."""
+    char = draw(st.integers(0, 3)) == 3
+    if draw(st.integers(0, 3)):
+        parent = published.rsplit("/", 1)[0] if "/" in published else published
+        topic = draw(st.sampled_from((published, "*" if char else "#", parent + ("*" if char else "/#"))))
+    else:
+        topic = draw(st.sampled_from(CHAR_SUBS if char else TOPIC_SUBS))
+    body = [("qmgr", q), ("name", name), ("topic", topic)]
+    if char:
+        body.append(("scheme", "char"))
+    if draw(st.booleans()):
+        body.append(("scope", draw(st.sampled_from(("ALL", "QMGR")))))
+    return tuple(body)
+
+
+def _publication(draw, names, topic: str) -> tuple:
+    body = [("qmgr", draw(st.sampled_from(names))), ("topic", topic)]
+    if draw(st.integers(0, 3)) == 3:
+        body.append(("retain", True))
+    if draw(st.integers(0, 3)) == 3:
+        body.append(("scope", "QMGR"))
+    return tuple(body)
+
+
+_FOCUSED = {"workload": _workload_focus, "hierarchy": _hierarchy_focus, "pubsub_cluster": _pubsub_cluster_focus}

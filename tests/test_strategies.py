@@ -8,7 +8,7 @@ import re
 from hypothesis import HealthCheck, given, seed, settings
 
 from spec.scenario import load_scenario, parse_scenario
-from spec.strategies import FEATURES, STEP_KINDS, Configuration, configurations
+from spec.strategies import FEATURES, FOCI, STEP_KINDS, Configuration, configurations
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
@@ -34,12 +34,12 @@ def test_rendered_files_load_from_disk_with_comments(tmp_path_factory, configura
     assert len(loaded.steps) == len(parsed.steps)
 
 
-def draw_texts(seed_value: int, n: int = 40) -> list[str]:
+def draw_texts(seed_value: int, n: int = 40, **kwargs) -> list[str]:
     texts: list[str] = []
 
     @seed(seed_value)
     @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    @given(configurations())
+    @given(configurations(**kwargs))
     def collect(configuration):
         texts.append(configuration.to_toml())
 
@@ -54,7 +54,9 @@ def test_generation_is_reproducible_from_a_seed():
 
 
 def test_the_generator_covers_the_issue_list():
-    texts = "\n".join(draw_texts(11, 300))
+    # the free configurations (the feature swarm) cover the list; the focused recipes are
+    # narrower by design (test_each_focus_builds_what_it_is_for)
+    texts = "\n".join(draw_texts(11, 300, foci=("free",)))
     for needle in ("PUBSCOPE(", "SUBSCOPE(", "WILDCARD(BLOCK)", "PROXYSUB(FORCE)",
                    "ASPARENT", "REPOSNL(", "CLUSNL(BOTH)", "ALTER QMGR PARENT(", "QALIAS(CQ1) TARGET(CQ1)",
                    "CLWLWGHT(", "CLWLRANK(", "CLWLPRTY(", "NETPRTY(", "CLWLUSEQ(", "DEFBIND(", "PUT(DISABLED)",
@@ -84,3 +86,15 @@ def test_incomplete_meshes_are_flagged():
 
     collect()
     assert {"fr_mesh_incomplete", "reset_in_error"} <= set(flagged)
+
+
+def test_each_focus_builds_what_it_is_for():
+    """The focused recipes (issue #14 round 2: targeted generation) build the structures
+    their rules need in most examples, not by chance."""
+    workload = draw_texts(12, 40, foci=("workload",))
+    assert sum("DEFINE QLOCAL(CQ1) CLUSTER(C1)" in t and "open = {" in t and "put = {" in t for t in workload) >= 30
+    hierarchy = draw_texts(13, 40, foci=("hierarchy",))
+    assert sum("PARENT(" in t and "subscribe = {" in t and "publish = {" in t for t in hierarchy) >= 30
+    clustered = draw_texts(14, 40, foci=("pubsub_cluster",))
+    assert sum("CLUSTER(C1)" in t and "DEFINE TOPIC(T1)" in t and "subscribe = {" in t for t in clustered) >= 30
+    assert all(f"focus:{f}" in " ".join(draw_texts(15, 60)) for f in FOCI if f != "free")
