@@ -269,6 +269,11 @@ class _Run:
         target(float(len(reached)), label="sometimes witnesses reached")
 
 
+def _quiescent(model: Any, state: Any) -> bool:
+    """No internal action (a delivery) can move: where at_quiescence properties apply."""
+    return not any(is_internal(model, a) and model.next_state(state, a) is not None for a in model.actions(state))
+
+
 def _fail(run: _Run | None) -> None:
     """The first failure: later examples are Hypothesis shrinking it."""
     if run is not None:
@@ -433,8 +438,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
             for p in run.props:
                 if p.kind is Kind.AT_QUIESCENCE:
                     if quiescent is None:
-                        quiescent = not any(is_internal(model, a) and model.next_state(state, a) is not None
-                                            for a in model.actions(state))
+                        quiescent = _quiescent(model, state)
                     if not quiescent:
                         continue
                 elif p.kind not in (Kind.ALWAYS, Kind.SOMETIMES):
@@ -562,8 +566,7 @@ def replay_trace(model: Any, trace: Sequence[str], property_ids: Sequence[str] |
         for p in props:
             if p.kind is Kind.AT_QUIESCENCE:
                 if quiescent is None:
-                    quiescent = not any(is_internal(model, a) and model.next_state(state, a) is not None
-                                        for a in model.actions(state))
+                    quiescent = _quiescent(model, state)
                 if not quiescent:
                     continue
             if not p.predicate(model, state):

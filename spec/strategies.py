@@ -597,14 +597,21 @@ def _hierarchy_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
         q = draw(st.sampled_from(names))
         mqsc[q].append(_topic_object(draw, "T1", draw(st.sampled_from(TOPICS[:3])), ()))
     published = draw(st.sampled_from(TOPICS))
-    steps: list = []
-    subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
-    for q in subscribers:  # one or two each: two at one queue manager with different scopes
-        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):  # is 002's "football results service"
-            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    steps = _subscriptions(draw, names, published)
     steps.append(("publish", _publication(draw, names, published)))
     faults = allow_faults and draw(st.integers(0, 3)) == 3
     return _config(names, mqsc, steps[-max(max_steps, 2):], "hierarchy", faults)
+
+
+def _subscriptions(draw, names, published: str) -> list:
+    """Subscriptions at most members (at least one), one or two each: two at one queue
+    manager with different scopes is 002's "football results service"."""
+    steps: list = []
+    subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
+    for q in subscribers:
+        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):
+            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    return steps
 
 
 @st.composite
@@ -632,11 +639,7 @@ def _pubsub_cluster_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bo
         if q != host:
             mqsc[q].append(_topic_object(draw, "T2", draw(st.sampled_from(TOPICS[:3])), ()))
     published = draw(st.sampled_from((topic, topic + "/b") + TOPICS))
-    steps: list = []
-    subscribers = [q for q in names if draw(st.integers(0, 3))] or [names[-1]]
-    for q in subscribers:  # one or two each: two at one queue manager with different scopes
-        for _ in range(1 + (draw(st.integers(0, 2)) == 2)):  # is 002's "football results service"
-            steps.append(("subscribe", _subscription(draw, q, f"S{len(steps) + 1}", published)))
+    steps = _subscriptions(draw, names, published)
     steps.append(("publish", _publication(draw, names, published)))
     if draw(st.booleans()):
         steps.append(("publish", _publication(draw, names, published)))
