@@ -122,9 +122,7 @@ def reconnectable(state: NetworkState) -> tuple[ChannelRecover, ...]:
     on the transmission queue for the network to come back up" (retry intervals abstracted
     to: at the next chance once the partner runs)."""
     running = {q.name for q in state.qmgrs if q.running}
-    return tuple(ChannelRecover(ch.src, *split_route_key(ch.dst)) for ch in state.channels
-                 if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step
-                 and ch.src in running and split_route_key(ch.dst)[0] in running)
+    return tuple(r for r in recoverable(state) if r.src in running and r.dst in running)
 
 
 def recoverable(state: NetworkState) -> tuple[ChannelRecover, ...]:

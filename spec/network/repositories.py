@@ -134,8 +134,9 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
                    and r.info.full_repository and not ((old := before.qmgr_record_of(r.owner_name)) is not None
                                                        and old.info.full_repository)]
         answered = {r.owner_name for r in before.qmgr_records() if not r.info.full_repository}
-        for name in sorted(answered - {sender_name, q.name}) if new_frs else ():
-            out.update(name, cache.cluster, [r for r in new_frs if r.owner_name != name])
+        if new_frs:
+            for name in sorted(answered - {sender_name, q.name}):
+                out.update(name, cache.cluster, [r for r in new_frs if r.owner_name != name])
     # the deletion of the last cluster topic ends the pub/sub cluster, but it must still
     # reach every member that holds the topic (002 §Cluster topics)
     topic_deleted = any(r.kind == rp.TOPIC and r.deleted for r in applied)
