@@ -91,12 +91,17 @@ def test_choice_from_any_history_agrees_exhaustively(variant):
         _step_agrees(s, solver, [1], [w], [2], [1], variant)
 
 
+def _channels(data, k: int) -> tuple[list[int], list[int]]:
+    """Which of ``k`` channel slots exist (at least one), and a CLWLWGHT for each."""
+    present = sorted(data.draw(st.sets(st.integers(0, k - 1), min_size=1)))
+    return present, [data.draw(st.integers(1, 99)) for _ in present]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_choice_from_any_history_agrees_at_four(data):
     k = 4
-    present = sorted(data.draw(st.sets(st.integers(0, k - 1), min_size=1)))
-    weights = [data.draw(st.integers(1, 99)) for _ in present]
+    present, weights = _channels(data, k)
     counts = [data.draw(st.integers(0, 30)) for _ in present]
     numbers = data.draw(st.sampled_from(list(itertools.islice(_numbers(counts), 24))))
     s = sw.step(k)
@@ -141,8 +146,7 @@ _FIVE: dict = {}
 @given(st.data())
 def test_put_sequences_agree_at_five(data):
     k = 5
-    present = sorted(data.draw(st.sets(st.integers(0, k - 1), min_size=1)))
-    weights = [data.draw(st.integers(1, 99)) for _ in present]
+    present, weights = _channels(data, k)
     if not _FIVE:  # one encoding and solver for every example (push/pop per weight vector)
         u = sw.unrolled(k, 16)
         solver = z3.Solver()
