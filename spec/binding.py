@@ -59,12 +59,13 @@ Modelling choices, argued:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from spec import objects, repository as rp
 from spec import workload as wl
+from spec.values import replace
 
 __all__ = [
     "BIND_ON_OPEN", "BIND_NOT_FIXED", "BIND_ON_GROUP", "BIND_AS_Q_DEF",

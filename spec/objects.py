@@ -20,13 +20,14 @@ configurations encode equally (STYLE habit 5).
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Union
 
 from spec import lookup
 from spec.mqsc import Command
 from spec.topics import TopicStringError, compile_subscription, join_topic
+from spec.values import replace
 
 __all__ = [
     "ASPARENT", "BASE_TOPIC", "BASE_TOPIC_OBJECT",

@@ -20,12 +20,13 @@ recorded against its subscription; DEST is kept for display), authorities.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from spec import lookup
 from spec.topic_tree import Node, TopicSpace, is_blocked, node_of
 from spec.topics import compile_subscription
+from spec.values import replace
 
 SCOPE_ALL = "ALL"
 SCOPE_QMGR = "QMGR"

@@ -29,10 +29,11 @@ subscriptions (PRs re-subscribe on the same 30-day cycle as republishing), and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from spec.objects import conname_key
+from spec.values import replace
 
 QMGR, QUEUE, TOPIC = "QMGR", "QUEUE", "TOPIC"
 TEMPQMGR_PREFIX = "SYSTEM.TEMPQMGR."

@@ -104,7 +104,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Union
 
@@ -116,6 +116,7 @@ from spec.ccdt import Ccdt
 from spec.uniform_scenario import (  # issue #19: uniform clusters
     UNIFORM_STEP_KEYS, ConnectStep, DisconnectStep, ExpectedApstatus, JoinUniformStep, UniformParsing, listeners_of,
 )
+from spec.values import replace
 
 __all__ = [
     "Scenario",

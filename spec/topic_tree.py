@@ -20,11 +20,12 @@ their own, so they change no answer), authorities, TREELIFE.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from spec import lookup
 from spec.topics import compile_subscription, split_levels
+from spec.values import replace
 
 ASPARENT = "ASPARENT"
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"

@@ -27,7 +27,9 @@ an outage reconnects in the same transition as the outage). Where 004 is silent 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from spec.values import replace
+
 
 __all__ = [
     "DEFAULT_RULES",

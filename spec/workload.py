@@ -64,9 +64,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from spec.values import replace
+
 
 __all__ = [
     "CLWLWGHT_DEFAULT",

@@ -17,12 +17,12 @@ used when it's channel is in a good state").
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from spec.binding import local_receiver_key, route_key, separate_routes, split_route_key
 from spec.network.state import Channel, ChannelRecover, LogEntry, NetworkState, QmgrState, add_log, route_of
 from spec.network.topology import resolve_conname
+from spec.values import replace
 
 
 def send(state: NetworkState, src: str, dst: str, msg: Any) -> NetworkState:

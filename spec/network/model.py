@@ -19,7 +19,6 @@ later step changes it (``mqcheck run`` and ``check`` agree).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc
@@ -42,6 +41,7 @@ from spec.network.steps import (
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
 from spec.network.workload import arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel
 from spec.pubsub import LocalPubSub
+from spec.values import replace
 
 class MQNetwork:
     """A scenario as a Model over :class:`NetworkState`.

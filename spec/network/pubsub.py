@@ -15,7 +15,6 @@ publish/subscribe in a cluster.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from spec import objects, pubsub, scenario as sc
@@ -27,6 +26,7 @@ from spec.network.topology import pubsub_links, pubsub_space
 from spec.pubsub import Publication
 from spec.topic_tree import subscriptions_after_restart
 from spec.topics import TopicStringError, join_topic
+from spec.values import replace
 
 def admin_subscription(defn: objects.Subscription) -> pubsub.Subscription:
     return pubsub.Subscription(name=defn.name, topic=defn.topicstr, scheme=defn.wschema.lower(),

@@ -15,7 +15,6 @@ CLUSTER considerations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from spec import objects, repository as rp, scenario as sc
@@ -26,6 +25,7 @@ from spec.network.state import (
 from spec.network.topology import (
     clusrcvr, fr_targets_manual, listener_port_mismatch, manual_clussdrs, member_clusters, resolve_conname,
 )
+from spec.values import replace
 
 def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str, Any]]:
     """What this queue manager owns in ``cluster``: (kind, key) -> info."""

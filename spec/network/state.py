@@ -32,12 +32,13 @@ other modules of the package rebuild a state; everything else is a function of t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp
 from spec.encoding import canonical_bytes
 from spec.pubsub import LocalPubSub
+from spec.values import replace
 
 INITIAL = -1  # the step index of log entries made before the first scenario step
 
@@ -114,7 +115,7 @@ class NetworkState:
     # uniform clusters (issue #19; spec.uniform.UniformState): None without one
     uniform: Any = None
     # the canonical encoding, computed once per state (spec.encoding.canonical_bytes): not
-    # part of the value (not an __init__ argument, so dataclasses.replace starts it afresh)
+    # part of the value (not an __init__ argument, so spec.values.replace starts it afresh)
     _encoded: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property

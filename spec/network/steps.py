@@ -8,7 +8,6 @@ is not modelled.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from spec import objects, pubsub, scenario as sc
@@ -27,6 +26,7 @@ from spec.network.topology import pubsub_space, topic_space
 from spec.network.uniform import UNIFORM_STEP_HANDLERS, describe_uniform_step
 from spec.network.workload import close_step, open_step, put_step, redrive_channel
 from spec.pubsub import LocalPubSub
+from spec.values import replace
 
 def _amq_code(message: str) -> str:
     head = message.split(":", 1)[0].strip()

@@ -22,7 +22,6 @@ use, so a queue manager defined or changed by a step is found as it is then.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from spec import uniform as uc
@@ -35,6 +34,7 @@ from spec.uniform_scenario import (
     ExpectedApstatus,
     JoinUniformStep,
 )
+from spec.values import replace
 
 __all__ = [
     "UNIFORM_MESSAGE_HANDLERS",

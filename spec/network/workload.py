@@ -9,7 +9,6 @@ history (MQWDR DestSeqFactor/DestSeqNumber).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp, scenario as sc, workload as wl
@@ -18,6 +17,7 @@ from spec.network.repositories import Outbox, two_frs
 from spec.network.state import (
     FLOWING, INITIAL, NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
 )
+from spec.values import replace
 
 # The glue between the network and spec/binding.py + spec/workload.py: handles live in the
 # opening queue manager's state, application messages travel as bd.AppMessage on the same
