@@ -89,6 +89,7 @@ import threading
 import time
 import traceback
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from hashlib import blake2b
@@ -121,6 +122,9 @@ DEATH_SIGNAL = signal.SIGKILL  # what the helper gets when its parent dies (0: n
 PR_SET_PDEATHSIG = 1        # linux/prctl.h: the signal a process gets when its parent dies
 CHUNK = 2048                # parents per chunk: bound/progress checks, and where bounds cut a level
 TICK = 128                  # parents between progress/bound checks inside a chunk
+# internal edges recorded during the search for the termination check (at most this many;
+# beyond it the check re-expands the explored states instead): 4 + 2 + digest bytes each
+EDGE_LIMIT = 4_000_000
 TINY = 8                    # batches up to this size skip numpy where they can
 SMALL_MAX = 4096            # FingerprintSet: entries held in the dict before they go to the sorted buffer
 BUF_MIN = 65536             # FingerprintSet: the sorted buffer is merged into the main array past
@@ -355,6 +359,11 @@ class _Part:
     cut: str = ""                                   # why the level was cut short ("" = not)
     keep: bytes = b""                               # which of the helper's new states were kept
     reduced: int = 0                                # parents expanded with a reduced (ample) set
+    # internal edges, when recorded for the termination check: source global index, action
+    # position, the target's fingerprint digest (concatenated), in expansion order
+    e_src: array = field(default_factory=lambda: array("I"))
+    e_ai: array = field(default_factory=lambda: array("H"))
+    e_fp: bytearray = field(default_factory=bytearray)
 
 
 class _Ctx:
@@ -381,6 +390,9 @@ class _Ctx:
         self.open_always = [p for p in props if p.kind is Kind.ALWAYS]
         self.open_sometimes = [p for p in props if p.kind is Kind.SOMETIMES]
         self.open_quiet = [p for p in props if p.kind is Kind.AT_QUIESCENCE]
+        # record internal edges while expanding, so that the termination check need not
+        # expand every state a second time (switched off past EDGE_LIMIT edges)
+        self.record_edges = any(p.kind is Kind.EVENTUALLY for p in props)
         self.always_ids = frozenset(p.id for p in props if p.kind is Kind.ALWAYS)
         self.visited = FingerprintSet(bits)
         self.tally: Any = None   # in the helper: the page shared with the parent (_Helper.tally)
@@ -404,11 +416,12 @@ class _Level:
     (``seen``: state -> candidate number, in order of discovery) and, for candidates of
     earlier chunks, whether they were already visited (``old``)."""
 
-    __slots__ = ("seen", "old")
+    __slots__ = ("seen", "old", "fps")
 
     def __init__(self) -> None:
         self.seen: dict = {}
         self.old = bytearray()
+        self.fps: list = []    # candidates' digests, when edges are recorded
 
 
 def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Level, part: _Part) -> None:
@@ -429,6 +442,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     inner_in: list = []      # reached by an internal action
     generated = 0
     back_edge = False
+    rec = ctx.record_edges
+    e_src, e_ai, e_j = part.e_src.append, part.e_ai.append, []   # recorded edges (targets: candidates)
     if ctx.successors is not None:
         # the model's batched successors(): (action position, state) pairs, enabled only
         successors = ctx.successors
@@ -446,6 +461,10 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
             gi = (base + i) << 32
             for ai, t in succ:
                 j = setdefault(t, n)
+                if rec:
+                    e_src(base + i)
+                    e_ai(ai)
+                    e_j.append(j)
                 if j == n:
                     n += 1
                     cand.append(t)
@@ -469,6 +488,10 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
                     continue
                 generated += 1
                 j = setdefault(t, n)
+                if rec:
+                    e_src(base + i)
+                    e_ai(ai)
+                    e_j.append(j)
                 if j == n:
                     n += 1
                     cand.append(t)
@@ -503,6 +526,10 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
             if inner:
                 settled = False
             j = setdefault(t, n)
+            if rec and inner:
+                e_src(base + i)
+                e_ai(ai)
+                e_j.append(j)
             if j == n:
                 n += 1
                 cand.append(t)
@@ -520,6 +547,9 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
     part.generated += generated
     if cand:
         back_edge |= _resolve(ctx, cand, origin, inner_in, level, part)
+    if e_j:
+        fps = level.fps
+        part.e_fp += b"".join([fps[j] for j in e_j])
     part.back_edge |= back_edge
 
 
@@ -557,6 +587,8 @@ def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list | None, level: 
     found = ctx.visited.find(fps)
     old = bytes(v >= 0 for v in found)
     level.old.extend(old)
+    if ctx.record_edges:
+        level.fps.extend(fps)
     back_edge = False
     if 1 in old:
         back_edge = True if inner_in is None else any(o and i for o, i in zip(old, inner_in))
@@ -615,7 +647,7 @@ def _expand_chunks(ctx: _Ctx, share: list, offset: int, base: int, part: _Part,
         if ctx.tally is not None:
             had, start = len(part.fps), lo
             ctx.tick = lambda done, cands: _TALLY.pack_into(ctx.tally, 0, had + cands, start + done)
-        _expand(ctx, share, lo, end, base, level, part)
+        _expand(ctx, share, lo, end, base + offset, level, part)   # share[0] is global index base + offset
         if ctx.tally is not None:   # progress the parent can print while it waits
             _TALLY.pack_into(ctx.tally, 0, len(part.fps), end)
         violated = _violation_in(ctx, part, nh, nq)
@@ -687,7 +719,7 @@ def _helper_main(ctx: _Ctx, share: list, rfd: int, wfd: int) -> None:  # pragma:
         if msg is None or msg[0] == "quit":
             return
         if msg[0] == "expand":
-            _, base, offset, closed, stop_on_violation = msg
+            _, base, offset, closed, stop_on_violation, ctx.record_edges = msg
             if ctx.tally is not None:
                 _TALLY.pack_into(ctx.tally, 0, 0, 0)
             ctx.open_always = [p for p in ctx.open_always if p.id not in closed]
@@ -999,6 +1031,10 @@ class _Explorer:
         self.expanded_levels = 0      # levels 0..expanded_levels-1 were expanded (the last maybe cut)
         self.generated = 0
         self.back_edge = False
+        # internal edges recorded for the termination check (usable when the search was
+        # complete and unreduced: then they are exactly what re-expanding would find)
+        self.edges_ok = self.ctx.record_edges
+        self.e_src, self.e_ai, self.e_fp = array("I"), array("H"), bytearray()
         self.found: dict[str, int] = {}   # prop id -> state index (violation or witness)
         self.stop_reason = ""
         self.cycle_reason = ""        # why the termination check's second pass did not finish
@@ -1134,12 +1170,17 @@ class _Explorer:
             for signum, previous in installed:
                 signal.signal(signum, previous)
 
+    def _level_size(self, frontier: list) -> int:
+        """States of the level to expand next: this process's share ``frontier`` plus the
+        helper's (a level may be held by the helper alone)."""
+        return len(frontier) + (self.child.share if self.child is not None else 0)
+
     def _search(self) -> None:
         frontier: list = []
         depth = 0
         try:
             frontier = self._init_level()
-            while frontier and not self.stop_reason:
+            while self._level_size(frontier) and not self.stop_reason:
                 if self.stop_on_violation and self._violated_any():
                     self.stop_reason = "stopped at first violation"
                     break
@@ -1151,13 +1192,14 @@ class _Explorer:
                 self.expanded_levels = depth + 1
                 self._close_found()
                 self.back_edge |= part.back_edge
+                self._keep_edges(part)
                 if last:
-                    if part.states:
+                    if part.fps:   # new states in either process's share
                         self.stop_reason = "max_depth reached"
                     break
                 frontier = self._add(part, depth + 1)
                 depth += 1
-            if self.stop_on_violation and self._violated_any() and not self.stop_reason and frontier:
+            if self.stop_on_violation and self._violated_any() and not self.stop_reason and self._level_size(frontier):
                 self.stop_reason = "stopped at first violation"
         except _Stop as stop:
             self.stop_reason = stop.reason
@@ -1227,7 +1269,7 @@ class _Explorer:
         mine = len(frontier)
         n = mine + (helper.share if helper is not None else 0)
         if helper is not None:
-            helper.send(("expand", base, mine, frozenset(self.found), self.stop_on_violation))
+            helper.send(("expand", base, mine, frozenset(self.found), self.stop_on_violation, ctx.record_edges))
         part = _Part()
         level = _Level()
         shared_violation = False
@@ -1250,16 +1292,17 @@ class _Explorer:
         del level
         if helper is not None and not part.cut:
             other, fps, origins = helper.result(lambda: self._check_bounds(depth, n, len(part.fps), mine))
-            self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation)
+            self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation, base)
         self.generated += part.generated
         self.reduced += part.reduced
         return part
 
     def _merge_helper(self, out: _Part, other: _Part, fps: list, origins: array, mine: int, n: int,
-                      last: bool, shared_violation: bool) -> None:
+                      last: bool, shared_violation: bool, base: int) -> None:
         """Append the helper's new states (fingerprints and origins) to ``out`` in order,
         dropping those ``out`` already has (``out.keep`` says which stayed), and cut after
-        the first chunk where a bound is hit (as one process would)."""
+        the first chunk where a bound is hit (as one process would): the recorded edges of
+        parents past the cut are dropped too."""
         seen = set(out.fps)
         hits: dict[int, list] = {}
         for k, pid in other.hits:
@@ -1291,9 +1334,26 @@ class _Explorer:
                 break
         out.generated += generated
         out.reduced += other.reduced
+        edges = len(other.e_src)
+        if out.cut:   # keep the edges of the parents before ``pos`` (the end of the cutting chunk)
+            edges = bisect_left(other.e_src, base + pos)
+        out.e_src.extend(other.e_src[:edges])
+        out.e_ai.extend(other.e_ai[:edges])
+        out.e_fp += other.e_fp[:edges * self.ctx.digest]
         out.quiet_fail.extend(other.quiet_fail[:quiet])
         out.back_edge |= back_edge
         out.keep = bytes(keep)
+
+    def _keep_edges(self, part: _Part) -> None:
+        """Add a level's recorded edges; past EDGE_LIMIT stop recording (and drop them)."""
+        if not self.edges_ok:
+            return
+        self.e_src.extend(part.e_src)
+        self.e_ai.extend(part.e_ai)
+        self.e_fp += part.e_fp
+        if len(self.e_src) > EDGE_LIMIT:
+            self.edges_ok = self.ctx.record_edges = False
+            self.e_src, self.e_ai, self.e_fp = array("I"), array("H"), bytearray()
 
     # ----- results
     def _result(self) -> Result:
@@ -1401,8 +1461,55 @@ class _Explorer:
 
     # ----- termination: second pass
     def _find_cycle(self) -> Trace | None:
-        """Re-expand the explored states, keep internal edges, look for a cycle; the
-        bounds (timeout, memory) apply, and Ctrl-C stops it."""
+        """Look for a cycle of internal edges among the explored states: over the edges
+        recorded while they were expanded (when the search was unreduced and they fitted in
+        EDGE_LIMIT), else over those found by expanding them again (a second pass). The bounds (timeout, memory)
+        apply, and Ctrl-C stops it."""
+        model = self.model
+        if self.edges_ok and not self.reduced:
+            src, dst, act = self._recorded_edges()
+        else:
+            src, dst, act = self._reexpanded_edges()
+        tick = lambda: self._check_bounds(self.expanded_levels, 0)  # noqa: E731
+        found = _lasso(self.count, np.frombuffer(src, np.uint32), np.frombuffer(dst, np.uint32), tick)
+        if found is None:
+            return None
+        entry, cycle = found
+        prefix = self._path(entry)
+        states, acts = self._replay(prefix)
+        edge_action: dict = {}
+        for u, v, a in zip(src, dst, act):
+            edge_action.setdefault((u, v), a)
+        s = states[-1]
+        ring = cycle[1:] + cycle[:1]
+        for u, v in zip(cycle, ring):
+            a = list(model.actions(s))[edge_action[(u, v)]]
+            s = model.next_state(s, a)
+            states.append(s)
+            acts.append(a)
+        return _make_trace(model, self.ctx, states, acts, loop_start=len(prefix) - 1)
+
+    def _recorded_edges(self) -> tuple[array, array, array]:
+        """The recorded internal edges whose target was visited, in the order recorded (the
+        order a second pass would find them: level by level, parent by parent, action by
+        action), targets looked up by fingerprint."""
+        size = self.ctx.digest
+        fp = bytes(self.e_fp)
+        src, dst, act = array("I"), array("I"), array("H")
+        step = 1 << 16
+        for lo in range(0, len(self.e_src), step):
+            self._check_bounds(self.expanded_levels, 0)
+            hi = min(lo + step, len(self.e_src))
+            idx = self.ctx.visited.find([fp[k * size:(k + 1) * size] for k in range(lo, hi)])
+            for k, v in zip(range(lo, hi), idx):
+                if v >= 0:
+                    src.append(self.e_src[k])
+                    dst.append(v)
+                    act.append(self.e_ai[k])
+        return src, dst, act
+
+    def _reexpanded_edges(self) -> tuple[array, array, array]:
+        """The internal edges among the explored states, found by expanding them again."""
         model, ctx = self.model, self.ctx
         internal = ctx.internal
         src, dst, act = array("I"), array("I"), array("H")
@@ -1439,24 +1546,7 @@ class _Explorer:
                     if nxt_base <= v < nxt_end and self.parent[v] == owners[j] and self.aidx[v] == aids[j]:
                         nxt[v - nxt_base] = succ[j]
             level = nxt
-        tick = lambda: self._check_bounds(self.expanded_levels, 0)  # noqa: E731
-        found = _lasso(self.count, np.frombuffer(src, np.uint32), np.frombuffer(dst, np.uint32), tick)
-        if found is None:
-            return None
-        entry, cycle = found
-        prefix = self._path(entry)
-        states, acts = self._replay(prefix)
-        edge_action: dict = {}
-        for u, v, a in zip(src, dst, act):
-            edge_action.setdefault((u, v), a)
-        s = states[-1]
-        ring = cycle[1:] + cycle[:1]
-        for u, v in zip(cycle, ring):
-            a = list(model.actions(s))[edge_action[(u, v)]]
-            s = model.next_state(s, a)
-            states.append(s)
-            acts.append(a)
-        return _make_trace(model, ctx, states, acts, loop_start=len(prefix) - 1)
+        return src, dst, act
 
 
 def _lasso(n: int, src: np.ndarray, dst: np.ndarray, tick: Callable[[], None] = lambda: None):

@@ -268,6 +268,27 @@ def test_forked_worker_gives_identical_results(monkeypatch):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("chunk", [1, 2])
+def test_the_helpers_states_have_the_right_parents_and_a_level_it_alone_holds_is_expanded(monkeypatch, chunk):
+    # Two bugs of the two-process engine, found while recording edges (issue #17): the
+    # helper recorded its states' parents as positions in its own share, not in the level
+    # (a trace through them failed to replay: "the model is not deterministic"), and a
+    # level whose states were all discovered by the helper ended the search (9 -> 1 was
+    # never generated, and the run said "complete").
+    monkeypatch.setattr(explore_mod, "CHUNK", chunk)
+    monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    g = DirectedGraph({0: [4, 1], 1: [7, 2], 2: [3], 3: [1], 4: [5], 5: [6], 6: [5], 7: [8], 8: [9], 9: [1]},
+                      properties=[Property.sometimes("NINE", "node 9 is reached", lambda m, s: s == 9),
+                                  Property.eventually("ENDS", "the walk ends")])
+    one = explore(g, workers=1).to_dict()
+    two = explore(g, workers=2).to_dict()
+    for d in (one, two):
+        d["statistics"].update(seconds=0, states_per_second=0)
+    assert one == two
+    assert two["statistics"]["generated_states"] == 13 and two["statistics"]["complete"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_ctrl_c_in_the_forked_worker_is_an_interrupt(monkeypatch):
     monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
     monkeypatch.setattr(explore_mod, "CHUNK", 2)
@@ -327,6 +348,64 @@ def test_lasso_prefix_is_shortest_and_the_cycle_shortest_through_its_entry():
     lasso = explore(g, workers=1).verdicts["ENDS"].trace
     assert lasso.loop_start == 1
     assert lasso.actions() == ["0->1", "1->2", "2->3", "3->1"]
+
+
+# ============================================================ edges recorded for the termination check
+class _Counting:
+    """Wraps a model and counts next_state calls."""
+
+    def __init__(self, model) -> None:
+        self.model, self.calls = model, 0
+        self.name = type(model).__name__
+
+    def __getattr__(self, item):
+        return getattr(self.model, item)
+
+    def next_state(self, state, action):
+        self.calls += 1
+        return self.model.next_state(state, action)
+
+
+def _lasso_models():
+    ring = DirectedGraph({0: [4, 1], 1: [7, 2], 2: [3], 3: [1], 4: [5], 5: [6], 6: [5], 7: [8], 8: [9], 9: [1]},
+                         properties=[Property.eventually("ENDS", "the walk ends")])
+    return [Grid(12), CounterRing(41), PingPongLivelock(), ring, BoundedCounters(6)]
+
+
+def test_the_termination_check_uses_the_edges_recorded_in_the_search(monkeypatch):
+    # the same verdicts, lassos and counts as expanding every state a second time
+    # (EDGE_LIMIT -1: nothing is kept, the second pass runs), without the second pass
+    for model in _lasso_models():
+        counted = _Counting(model)
+        recorded = explore(counted, workers=1).to_dict()
+        calls = counted.calls
+        monkeypatch.setattr(explore_mod, "EDGE_LIMIT", -1)
+        counted = _Counting(model)
+        again = explore(counted, workers=1).to_dict()
+        monkeypatch.undo()
+        assert calls <= counted.calls
+        if isinstance(model, Grid):   # its lasso needs the termination check: no second expansion
+            generated = recorded["statistics"]["generated_states"]
+            assert calls < 1.3 * generated and counted.calls > 1.8 * generated, (calls, counted.calls, generated)
+        for d in (recorded, again):
+            d["statistics"].update(seconds=0, states_per_second=0)
+        assert recorded == again, counted.name
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("chunk", [1, 3])
+def test_recorded_edges_agree_with_one_or_two_workers_and_under_bounds(monkeypatch, chunk):
+    # a bound cuts the level at a chunk: the edges of the parents past the cut are dropped
+    # in either process, so the termination verdict and lasso do not depend on the workers
+    monkeypatch.setattr(explore_mod, "CHUNK", chunk)
+    monkeypatch.setattr(explore_mod, "PARALLEL_MIN_LEVEL", 2)
+    for model in _lasso_models():
+        for bounds in ({}, {"max_states": 7}, {"max_states": 30}):
+            one = explore(model, workers=1, **bounds).to_dict()
+            two = explore(model, workers=2, **bounds).to_dict()
+            for d in (one, two):
+                d["statistics"].update(seconds=0, states_per_second=0)
+            assert one == two, (type(model).__name__, bounds)
 
 
 # ============================================================ the termination pass honours the bounds
