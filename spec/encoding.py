@@ -26,16 +26,21 @@ from __future__ import annotations
 
 import dataclasses
 from hashlib import blake2b
-from typing import Any
+from operator import attrgetter
+from typing import Any, Callable
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _TAGS: dict[type, bytes] = {}
+_GETTERS: dict[type, Callable[[Any], tuple]] = {}   # a dataclass's field values, in order
 
-# Digests of compound values already seen, keyed by identity: (value, digest). The entry
-# keeps the value alive, so its id cannot be reused while cached; the memo changes how
-# fast an encoding is produced, never what it is. Cleared when full.
+# How compound values already seen appear in a parent (b"H" + digest), keyed by identity:
+# (value, that). The entry keeps the value alive, so its id cannot be reused while cached;
+# the memo changes how fast an encoding is produced, never what it is. Cleared when full.
 _MEMO: dict[int, tuple[object, bytes]] = {}
 _MEMO_LIMIT = 50_000
+# How strings appear inline, by value (names recur in every state). Cleared when full.
+_STRS: dict[str, bytes] = {}
+_STRS_LIMIT = 20_000
 _TOP_LIMIT = 4_096  # whole states: a checker hashes a new state, then encodes it for its fingerprint
 DIGEST_SIZE = 16
 
@@ -55,6 +60,11 @@ def _fields(cls: type) -> tuple[str, ...]:
             _CACHED.add(cls)
         _FIELDS[cls] = names
         _TAGS[cls] = b"D%d:%s{" % (len(cls.__name__.encode()), cls.__name__.encode())
+        if len(names) == 1:
+            one = attrgetter(names[0])
+            _GETTERS[cls] = lambda value: (one(value),)
+        else:
+            _GETTERS[cls] = attrgetter(*names) if names else (lambda value: ())
     return names
 
 
@@ -79,9 +89,9 @@ def _inline(value: Any) -> bytes:
             return b"(0)"
         if len(value) <= 2:
             return _body(value, t)
-        return b"H" + _digest(value, t)
+        return _hashed(value, t)
     if t is frozenset or _is_compound(value, t):
-        return b"H" + _digest(value, t)
+        return _hashed(value, t)
     if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
         return b"T" if value else b"F"
     if isinstance(value, int):  # IntEnum and other int subclasses
@@ -89,30 +99,63 @@ def _inline(value: Any) -> bytes:
     if isinstance(value, str):  # StrEnum and other str subclasses
         return _inline(str(value))
     if isinstance(value, frozenset):
-        return b"H" + _digest(frozenset(value), frozenset)
+        return _hashed(frozenset(value), frozenset)
     raise TypeError(f"cannot encode {t.__name__} canonically: states hold only immutable values")
+
+
+def _inlined(items: Any) -> list[bytes]:
+    """``[_inline(item) for item in items]``, with the common cases (a string, an integer,
+    None, a part already digested) decided here rather than in a call per item: this is
+    the inner loop of encoding every successor state."""
+    out: list[bytes] = []
+    append = out.append
+    memo, strs = _MEMO.get, _STRS
+    for item in items:
+        t = type(item)
+        if t is str:
+            data = strs.get(item)
+            if data is None:
+                data = _inline(item)
+                if len(strs) >= _STRS_LIMIT:
+                    strs.clear()
+                strs[item] = data
+            append(data)
+        elif t is int:
+            append(b"i%d;" % item)
+        elif item is None:
+            append(b"N")
+        elif t is bool:
+            append(b"T" if item else b"F")
+        else:
+            hit = memo(id(item))
+            append(hit[1] if hit is not None and hit[0] is item else _inline(item))
+    return out
 
 
 def _body(value: Any, t: type) -> bytes:
     """The encoding of a compound value itself (its digest is the digest of this)."""
     if t is tuple:
-        return b"(%d%s)" % (len(value), b"".join([_inline(item) for item in value]))
+        return b"(%d%s)" % (len(value), b"".join(_inlined(value)))
     if t is frozenset:
-        members = sorted(_inline(item) for item in value)
+        members = sorted(_inlined(value))
         return b"<%d%s>" % (len(members), b"".join(members))
-    names = _fields(t)
-    return _TAGS[t] + b"".join([_inline(getattr(value, name)) for name in names]) + b"}"
+    getter = _GETTERS.get(t)
+    if getter is None:
+        _fields(t)
+        getter = _GETTERS[t]
+    return _TAGS[t] + b"".join(_inlined(getter(value))) + b"}"
 
 
-def _digest(value: Any, t: type) -> bytes:
+def _hashed(value: Any, t: type) -> bytes:
+    """How a compound value appears inside its parent: ``H`` and its digest (memoised)."""
     hit = _MEMO.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
-    digest = blake2b(_body(value, t), digest_size=DIGEST_SIZE).digest()
+    inline = b"H" + blake2b(_body(value, t), digest_size=DIGEST_SIZE).digest()
     if len(_MEMO) >= _MEMO_LIMIT:
         _MEMO.clear()
-    _MEMO[id(value)] = (value, digest)
-    return digest
+    _MEMO[id(value)] = (value, inline)
+    return inline
 
 
 _TOP: dict[int, tuple[object, bytes]] = {}
