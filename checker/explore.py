@@ -44,14 +44,19 @@ How it works (level-synchronous BFS):
   counts the helper's private memory.
 - Termination (``eventually``: no reachable cycle of internal actions). In BFS every edge
   u→v satisfies depth(v) ≤ depth(u)+1, and around a cycle the depth differences sum to 0,
-  so every cycle contains a *back edge* (depth(v) ≤ depth(u)). The first pass therefore
-  only notes whether an internal action ever leads to an already-visited level — no edges
-  are stored. If none does, termination holds at no memory cost (the FingerprintFlood
-  models and most message-passing models are like this: depth is a function of the
-  state). Otherwise a second pass re-expands the explored states along the parent tree,
-  stores every internal edge among visited states (10 bytes per edge: this is the memory
-  price of an exact answer, paid only when back edges exist), peels the states that
-  cannot reach a cycle, and reports a lasso (``_lasso``): among the states on some cycle
+  so every cycle contains a *back edge* (depth(v) ≤ depth(u)). The search notes whether
+  an internal action ever leads to an already-visited level. If none does, termination
+  holds (the FingerprintFlood models and most message-passing models are like this:
+  depth is a function of the state). When an ``eventually`` property is checked, the
+  search also records every internal edge it generates (source index, action position,
+  the target's fingerprint: 6 bytes plus the digest per edge, up to ``EDGE_LIMIT``
+  edges), so the check costs no second expansion: the targets are looked up in the
+  visited set at the end, in the order a re-expansion would find them (and, under a bound
+  that cut the last level, only the expanded parents' edges: the same with one or two
+  processes). Past ``EDGE_LIMIT``, or after a reduced (partial-order) search, a second
+  pass re-expands the explored states along the parent tree instead and stores every
+  internal edge among visited states (10 bytes per edge). Then the states that cannot
+  reach a cycle are peeled, and a lasso is reported (``_lasso``): among the states on some cycle
   (a non-trivial strongly connected component or a self-loop) the one with the smallest
   BFS depth (then lowest index), the BFS-shortest prefix to it, then a shortest cycle
   through it. The bounds and Ctrl-C apply to this pass too; if it does not finish, the
@@ -1459,7 +1464,7 @@ class _Explorer:
         states, acts = self._replay(self._path(idx))
         return _make_trace(self.model, self.ctx, states, acts)
 
-    # ----- termination: second pass
+    # ----- termination: the edges, then a lasso
     def _find_cycle(self) -> Trace | None:
         """Look for a cycle of internal edges among the explored states: over the edges
         recorded while they were expanded (when the search was unreduced and they fitted in
