@@ -66,18 +66,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     report = run_scenario(scenario, explain=args.explain)
-    data = {"command": "run", **report.to_json()}
-    _add_apstatus(scenario, report, data)  # issue #19
-    if args.explain:
-        from spec.network import explanations_of
-
-        data["explanations"] = explanations_of(report.final)
-    data["scenario_file"] = str(scenario.file)
-    data["description"] = scenario.description
-    data["topology"] = _topology_data(report.final)
-    workload = _workload_data(report.final, data)
-    if workload:
-        data["workload"] = workload
+    data = run_report_data(scenario, report, explain=args.explain)
     _write_report(args.report, [data])
     if args.json:
         print(_json_text(data))
@@ -90,6 +79,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if report.blocked:  # a deadlock before the scenario's end is a finding, never a pass
         return EXIT_FAILED
     return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
+
+
+def run_report_data(scenario, report, explain: bool = False) -> dict:
+    """``run --json``: the run's result with what reports draw (the topology, the workload
+    against the configured weights, DISPLAY APSTATUS views). Also the pytest plugin's."""
+    data = {"command": "run", **report.to_json()}
+    _add_apstatus(scenario, report, data)  # issue #19
+    if explain:
+        from spec.network import explanations_of
+
+        data["explanations"] = explanations_of(report.final)
+    data["scenario_file"] = str(scenario.file)
+    data["description"] = scenario.description
+    data["topology"] = _topology_data(report.final)
+    workload = _workload_data(report.final, data)
+    if workload:
+        data["workload"] = workload
+    return data
 
 
 def _render_run(report, data: dict) -> str:

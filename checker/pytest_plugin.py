@@ -34,6 +34,10 @@ Items, from a registry of item kinds (:data:`ITEM_KINDS`):
 for every item, or ``{ ITEM = "reason" }``), ``check``, ``properties``, ``backend``,
 ``max_states``, ``max_depth``, ``timeout``, ``accept_incomplete``.
 
+With pytest-html writing a report (``--html``), each mqcheck item carries a link to the
+mqcheck HTML report (``reports``) of its file's run or exploration, written once per file
+and kind into ``mqcheck-reports/`` beside pytest-html's file.
+
 Limits: with pytest-xdist, items of one file on different workers explore separately (the
 same verdicts, more work): use ``--dist loadfile``.
 """
@@ -44,6 +48,7 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,6 +83,73 @@ def pytest_collect_file(file_path, parent: pytest.Collector):
     if roots and any(_is_under(file_path, r) for r in roots) and _declares_tables(file_path):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """With pytest-html writing a report (``--html``), attach to each mqcheck item a link to
+    the mqcheck HTML report of its run or exploration (one per file and kind, written beside
+    pytest-html's report in ``mqcheck-reports/``). Inert otherwise."""
+    outcome = yield
+    if call.when != "call" or not isinstance(item, (RunItem, PropertyItem)):
+        return
+    html_path = item.config.getoption("htmlpath", default=None)
+    if not html_path or not item.config.pluginmanager.hasplugin("html"):
+        return
+    from pytest_html import extras
+
+    report = outcome.get_result()
+    try:
+        link = _html_report(item, Path(html_path).parent)
+    except Exception as err:  # the attachment never changes the test's outcome
+        note = _printable(f"mqcheck report not written: {type(err).__name__}: {err}")
+        report.extras = [*getattr(report, "extras", []), extras.text(note, name="mqcheck report")]
+        return
+    if link is not None:
+        report.extras = [*getattr(report, "extras", []), extras.url(link, name="mqcheck report")]
+
+
+def _html_report(item: pytest.Item, out_dir: Path) -> str | None:
+    """Write (once per file and kind) the mqcheck report of ``item``'s run or exploration
+    under ``out_dir/mqcheck-reports``; the link relative to ``out_dir``."""
+    import types
+    from hashlib import blake2b
+
+    import reports
+    from checker.cli import _check_report_data, run_report_data
+
+    file: ScenarioFile = item.parent
+    scenario = file.scenario
+    tag = blake2b(str(file.path.resolve()).encode(), digest_size=4).hexdigest()
+    if isinstance(item, RunItem):
+        source = getattr(item, "run_report", None)
+        if source is None:
+            return None
+        kind, make = "run", lambda: run_report_data(scenario, source)
+    else:
+        source = file._exploration
+        if source is None:
+            return None
+        bounds = types.SimpleNamespace(
+            max_states=scenario.pytest.max_states if scenario.pytest.max_states is not None else scenario.check.max_states,
+            max_depth=scenario.pytest.max_depth if scenario.pytest.max_depth is not None else scenario.check.max_depth,
+            faults=None, explore_initial=False)
+
+        def make() -> dict:
+            data = source.to_dict()
+            data["scenario"] = scenario.name
+            data["explore_initial"] = file.model.explore_initial
+            return _check_report_data(bounds, scenario, file.model, data)
+        kind = "check"
+    written = getattr(file, "_html_reports", {})
+    file._html_reports = written
+    name = f"mqcheck-reports/{file.path.stem}-{tag}-{kind}.html"
+    if written.get(kind) is not source:
+        target = out_dir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        reports.write(str(target), [make()])
+        written[kind] = source
+    return name
 
 
 def _is_under(path, root) -> bool:
@@ -223,6 +295,7 @@ class RunItem(pytest.Item):
 
         scenario = self.parent.scenario
         report = run_scenario(scenario)
+        self.run_report = report   # what pytest-html's attachment draws (pytest_runtest_makereport)
         failed = [r for r in report.expectations if not r.ok]
         if failed:
             lines = [f"{len(failed)} of {len(report.expectations)} [[expect]] blocks failed after `mqcheck run "

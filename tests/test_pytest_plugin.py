@@ -108,6 +108,35 @@ def test_good_passes_and_broken_fails_with_its_counterexample(pytester):
     assert "Traceback" not in out and "pytest_plugin.py" not in out and "checker/" not in out
 
 
+def test_pytest_html_reports_link_each_item_to_its_mqcheck_report(pytester):
+    # issue 16 with #15: under pytest-html (--html) every mqcheck item links the mqcheck
+    # report of its file's run or exploration, written beside pytest-html's report
+    import html as html_text
+    import json
+    import re
+
+    pytester.makefile(".mqcheck.toml", good=GOOD + QUICK, broken=BROKEN + QUICK)
+    result = run(pytester, "--html=out/pytest.html")
+    result.assert_outcomes(passed=7, failed=1)
+    page = (pytester.path / "out" / "pytest.html").read_text(encoding="utf-8")
+    blob = json.loads(html_text.unescape(re.search(r'data-jsonblob="([^"]*)"', page).group(1)))
+    links = {test_id: [e["content"] for e in runs[0].get("extras", []) if e["name"] == "mqcheck report"]
+             for test_id, runs in blob["tests"].items()}
+    assert len(links) == 8 and all(len(v) == 1 for v in links.values())
+    failed = links["broken.mqcheck.toml::RP-FR-CONVERGENCE"][0]
+    assert failed.startswith("mqcheck-reports/broken.mqcheck-") and failed.endswith("-check.html")
+    assert links["broken.mqcheck.toml::run"][0].endswith("-run.html")
+    report = (pytester.path / "out" / failed).read_text(encoding="utf-8")
+    assert "Counterexample: RP-FR-CONVERGENCE" in report and "<svg" in report
+    assert len(list((pytester.path / "out" / "mqcheck-reports").iterdir())) == 4   # one per file and kind
+
+
+def test_without_html_no_report_is_written(pytester):
+    pytester.makefile(".mqcheck.toml", broken=BROKEN + QUICK)
+    run(pytester).assert_outcomes(passed=3, failed=1)
+    assert not list(pytester.path.rglob("mqcheck-reports"))
+
+
 def test_a_failed_expectation_shows_the_block_its_line_and_the_difference(pytester):
     wrong = GOOD.replace('queues = { CQ1 = ["PR1"] }', 'queues = { CQ1 = ["FR2"] }', 1)
     assert wrong != GOOD
