@@ -647,3 +647,50 @@ def test_a_channel_step_name_must_be_an_mq_name(tmp_path):
     status, out, err = cli(tmp_path, text, "run")
     line = next(i for i, t in enumerate(text.splitlines(), 1) if 'name = "TO>B"' in t)
     assert status == 2 and f"s.toml:{line}:" in err and "invalid channel name" in err and "Traceback" not in err
+
+
+# =======================================================================================
+# The defects above, re-introduced as mutants (issue #14 item 5: spec.network.Mutations).
+# Each mutant brings its behaviour back as it was before this round: its scenario from the
+# sections above gives the documented outcome on the real spec and the old one under the
+# mutant. Whether fuzzing finds each: benchmarks/bench_fuzz_mutants.py, RESULTS.md.
+# =======================================================================================
+
+DEFECTS = {
+    # mutant: (scenario, what the report says, on the real spec, under the mutant)
+    "useq_any_no_subscribe": (pr_useq("ANY"), lambda r: arrived(r, "app"), {"PR1": 16, "PR2": 4}, {"PR1": 20}),
+    "local_clusrcvr_status_ignored": (useq(1, "ANY", "STOP CHANNEL(TO.QMA.1)"), lambda r: arrived(r, "app"),
+                                      {"QMB": 20}, {"QMA": 10, "QMB": 10}),
+    "first_clusrcvr_only": (two_routes(1, 2), channels_used, {"TO.SERVER.B": 4}, {"TO.SERVER.A": 4}),
+    "demotion_untold": (maintenance(demote("FR1"), demote("FR2"), *STOP_BOTH), lambda r: arrived(r, "h1"),
+                        {"PR1": 2, "PR2": 2}, {"PR1": 4}),
+    "unavailable_frs_chosen": (THREE_FRS + steps(*(f'qmgr = {{ name = "{n}", action = "stop" }}' for n in ("FR1", "FR2")),
+                                                 *OPEN_PUT),
+                               lambda r: (arrived(r, "h1"), bool(r.blocked)), ({"PR1": 2}, False), ({}, True)),
+    "portless_conname_unreached": (portless("fr1", "fr1(1420)"),
+                                   lambda r: r.to_json()["repositories"]["PR1"]["DEMO"]["qmgrs"],
+                                   ["FR1", "PR1"], ["PR1", "SYSTEM.TEMPQMGR.fr1(1420)"]),  # never joins
+    "psclus_remote_topics_ignored": (PS_CLUSTER + steps(DEFINE_AT_PR1, DISABLE_AT_PR2), lambda r: psclus(r, "PR2"),
+                                     "ENABLED", "DISABLED"),
+    "scope_all_ignored": (scoped("QMGR", "ALL"), lambda r: r.to_json()["deliveries"]["PR2"]["S1"], ["Sport/Rugby"], []),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(DEFECTS))
+def test_each_defect_comes_back_under_its_mutant(mutant):
+    from spec.network import Mutations
+
+    text, observe, real, mutated = DEFECTS[mutant]
+    scenario = parse_scenario(text, "s.toml")
+    assert observe(run_scenario(scenario)) == real
+    assert observe(run_scenario(scenario, mutations=Mutations(**{mutant: True}))) == mutated
+
+
+def test_every_fidelity_mutant_has_its_scenario():
+    import dataclasses
+
+    from spec.network import Mutations
+
+    declared = [f.name for f in dataclasses.fields(Mutations)]
+    # the issue #18 mutants are declared together, after the DESIGN §5 ones
+    assert set(declared[declared.index("useq_any_no_subscribe"):declared.index("explain")]) == set(DEFECTS)

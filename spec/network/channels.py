@@ -20,7 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from spec.binding import local_receiver_key, route_key, separate_routes, split_route_key
-from spec.network.state import Channel, ChannelRecover, LogEntry, NetworkState, QmgrState, add_log, route_of
+from spec.network.state import (
+    NO_MUTATIONS, Channel, ChannelRecover, LogEntry, Mutations, NetworkState, QmgrState, add_log, route_of,
+)
 from spec.network.topology import resolve_conname
 from spec.values import replace
 
@@ -83,7 +85,8 @@ def known_routes(state: NetworkState, src: str, dst: str) -> tuple[str, ...]:
     return ("", *extra)
 
 
-def set_status_by_name(state: NetworkState, name: str, channel: str, status: str) -> NetworkState:
+def set_status_by_name(state: NetworkState, name: str, channel: str, status: str,
+                       mut: Mutations = NO_MUTATIONS) -> NetworkState:
     """STOP/START CHANNEL of a sender: a manual CLUSSDR or SDR, or else an auto-defined
     CLUSSDR, which carries the name of the CLUSRCVR it was made from (003 §Auto-definition
     of channels)."""
@@ -100,6 +103,8 @@ def set_status_by_name(state: NetworkState, name: str, channel: str, status: str
     if not targets and any(ch.name == channel and ch.chltype == "CLUSRCVR" for ch in q.defs.channels):
         # its own CLUSRCVR: other queue managers' CLUSSDRs to it are theirs; here its status
         # is what 001 rule 6 compares under CLWLUSEQ(ANY) (spec.binding.view_of)
+        if mut.local_clusrcvr_status_ignored:  # the old defect: nothing happens
+            return state
         targets = [local_receiver_key(name, channel)]
     if not targets and not any(ch.name == channel for ch in q.defs.channels):
         return add_log(state, [LogEntry(name, "CHANNEL_NOT_FOUND", f"channel {channel} not found at {name} (no "

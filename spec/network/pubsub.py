@@ -187,7 +187,8 @@ def subscribe_step(state: NetworkState, step: sc.SubscribeStep, mut: Mutations) 
     topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
     if topic is None:
         return add_log(state, log)
-    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=_SUBSCRIBE_SCOPES[step.scope], group=step.group,
+    scope = _SUBSCRIBE_SCOPES["" if mut.scope_all_ignored and step.scope == "ALL" else step.scope]
+    sub = pubsub.Subscription(name=step.name, topic=topic, scheme=step.scheme, scope=scope, group=step.group,
                               dest=step.dest, durable=step.durable, created=step.index)
     ps, errors = pubsub.subscribe(pubsub_space(q), q.pubsub, sub, step.new_only)
     return add_log(put_qmgr(state, replace(q, pubsub=ps)), [LogEntry(q.name, e.code, e.detail, step.index) for e in errors])

@@ -27,7 +27,8 @@ from spec.network.topology import (
 )
 from spec.values import replace
 
-def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str, Any]]:
+def _own_records(q: QmgrState, cluster: str, mut: Mutations = NO_MUTATIONS
+                 ) -> dict[tuple[str, str], tuple[str, Any]]:
     """What this queue manager owns in ``cluster``: (kind, key) -> info."""
     own: dict[tuple[str, str], Any] = {}
     rcvr = clusrcvr(q, cluster)
@@ -39,7 +40,8 @@ def _own_records(q: QmgrState, cluster: str) -> dict[tuple[str, str], tuple[str,
     # the cluster is a record too, keyed by its channel name (000: "the higher network
     # priority route is always used when its channel is in a good state")
     for rcvr_n in [ch for ch in q.defs.channels
-                   if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs)]:
+                   if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs)
+                   and (ch is rcvr or not mut.first_clusrcvr_only)]:
         own[(rp.QMGR, "" if rcvr_n is rcvr else rcvr_n.name)] = rp.QmgrInfo(
             channel=rcvr_n.name, conname=rcvr_n.conname,
             full_repository=cluster in objects.repos_clusters(q.defs), suspended=suspended,
@@ -234,7 +236,7 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
     # known (003: "also to one other repository (if there is one)", "to reduce the risk of
     # it being delayed if a repository queue manager is out of service"): what goes to an
     # unavailable one waits on the transmission queue
-    available = [fr for fr in ordered if _fr_available(state, q.name, fr)]
+    available = [fr for fr in ordered if mut.unavailable_frs_chosen or _fr_available(state, q.name, fr)]
     chosen = (available + [fr for fr in ordered if fr not in available])[:limit]
     return tuple(chosen), len(set(known) | set(manual[:1]))
 
@@ -249,7 +251,8 @@ def _fr_available(state: NetworkState, name: str, fr: str) -> bool:
     return ch is None or ch.status in FLOWING
 
 
-def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: "Outbox") -> rp.ClusterCache:
+def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: "Outbox",
+                mut: Mutations = NO_MUTATIONS) -> rp.ClusterCache:
     """Send a JOIN, carrying this queue manager's own records, over every manual CLUSSDR
     whose far end exists and has not had one yet. A CLUSSDR whose CONNAME reaches no
     CLUSRCVR (yet) retries, as a channel in RETRYING does, and joins once its listener is
@@ -264,7 +267,7 @@ def _send_joins(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: 
         own = cache.records
     sent = set(cache.joined)
     for ch in manual_clussdrs(q, cache.cluster):
-        target = resolve_conname(state, ch.conname, cache.cluster)
+        target = resolve_conname(state, ch.conname, cache.cluster, not mut.portless_conname_unreached)
         if target is None or target == q.name or ch.conname in sent:
             continue
         out.send(target, rp.RepoMsg(rp.JOIN, cache.cluster, q.qmid, q.name, cache.full, records=own))
@@ -279,7 +282,8 @@ def retry_joins(state: NetworkState, step: int, mut: Mutations) -> NetworkState:
             continue
         for cache in q.caches:
             pending = [ch for ch in manual_clussdrs(q, cache.cluster) if ch.conname not in cache.joined
-                       and resolve_conname(state, ch.conname, cache.cluster) not in (None, q.name)]
+                       and resolve_conname(state, ch.conname, cache.cluster, not mut.portless_conname_unreached)
+                       not in (None, q.name)]
             if pending:
                 state = publish_own(state, q.name, step, mut)
                 break
@@ -298,7 +302,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
     for cluster in clusters:
         q = state.qmgr(name)
         cache = q.cache(cluster)
-        own = _own_records(q, cluster)
+        own = _own_records(q, cluster, mut)
         joining = cache is None
         if joining:
             if not own:
@@ -319,7 +323,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
                 seq += 1
                 changed.append(replace(held, seq=seq, published=state.clock, deleted=True))
         if not changed:
-            q = put_cache(q, _send_joins(state, q, cache, out))
+            q = put_cache(q, _send_joins(state, q, cache, out, mut))
             state = put_qmgr(state, q)
             continue
         before = cache
@@ -332,7 +336,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             temp = tuple(sorted({ch.conname for ch in manual_clussdrs(q, cluster)
                                  if cache.qmgr_record_of(resolve_conname(state, ch.conname, cluster) or "") is None}))
             cache = replace(cache, tempqmgr=tuple(sorted(set(cache.tempqmgr) | set(temp))), joined=())
-            cache = _send_joins(state, q, cache, out)
+            cache = _send_joins(state, q, cache, out, mut)
             if cache.full:
                 q = put_cache(q, cache)
                 _fr_after_apply(state, q, before, cache, applied, q.name, False, out, mut)
@@ -345,7 +349,7 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
             for fr in targets:
                 out.update(fr, cluster, changed)
             cache = replace(cache, last_publish=(targets, known))
-            if demoted:
+            if demoted and not mut.demotion_untold:
                 cache = _tell_subscribers_of_demotion(cache, changed, out)
         q = put_cache(q, cache)
         state = put_qmgr(state, q)
@@ -497,7 +501,7 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         out = Outbox()
         temp = tuple(sorted({ch.conname for ch in manual_clussdrs(q, cl)}))
         fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
-        fresh = _send_joins(state, q, fresh, out)
+        fresh = _send_joins(state, q, fresh, out, mut)
         if fresh.interests and not fresh.full:
             # subscriptions go to two full repositories (000 §First MQOPEN of a Queue)
             for fr in two_frs(state, q, cache, mut)[0]:
@@ -588,7 +592,8 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
     of a Queue). Where messages then go is the workload algorithm's part."""
     q = state.qmgr(step.qmgr)
     local = q.defs.queue(step.queue)
-    if local is not None and not step.target_qmgr and not _competes_with_remote(q, local):
+    if local is not None and not step.target_qmgr and (mut.useq_any_no_subscribe
+                                                       or not _competes_with_remote(q, local)):
         return state
     key = (rp.QUEUE, step.queue)
     out = Outbox()

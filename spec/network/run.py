@@ -5,13 +5,14 @@ the report data it prints (``RunReport.to_json``, DESIGN §2.3), and the scenari
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from spec import scenario as sc
 from spec.network.model import MQNetwork, settle
 from spec.network.pubsub import deliveries_of
 from spec.network.repositories import repositories_of
-from spec.network.state import LogEntry, Mutations, NetworkState, ScenarioStep, add_log
+from spec.network.state import NO_MUTATIONS, LogEntry, Mutations, NetworkState, ScenarioStep, add_log
 from spec.network.steps import describe_step, unmodelled_in
 from spec.network.topology import why_not_joined
 from spec.network.uniform import apstatus_failures
@@ -103,11 +104,13 @@ class RunReport:
         }
 
 
-def run_scenario(scenario: sc.Scenario, explain: bool = False) -> RunReport:
+def run_scenario(scenario: sc.Scenario, explain: bool = False, mutations: Mutations = NO_MUTATIONS) -> RunReport:
     """The deterministic scheduler of ``mqcheck run`` (DESIGN §2.3): the initial MQSC, let
     the network settle, then each step followed by settling. ``explain`` records each
-    workload choice's explanation (:func:`explanations_of`)."""
-    model = MQNetwork(scenario, faults=0, explore_initial=False, mutations=Mutations(explain=explain))
+    workload choice's explanation (:func:`explanations_of`); ``mutations``: a mutant's
+    (tests show a fidelity defect re-introduced)."""
+    model = MQNetwork(scenario, faults=0, explore_initial=False,
+                      mutations=dataclasses.replace(mutations, explain=explain))
     (state,) = model.init_states()
     blocked = ""
     while state.next_step < len(scenario.steps):

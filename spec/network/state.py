@@ -259,6 +259,15 @@ class Mutations:
     weight_ignored: bool = False  # workload: every CLWLWGHT treated as 50
     redrive_bound_messages: bool = False  # bind: bound messages re-driven when their channel retries
     far_end_reruns: bool = False  # workload: the receiving end runs the algorithm despite a local instance
+    # issue #18's fidelity defects, re-introduced (issue #14 item 5; docs/decisions.md)
+    useq_any_no_subscribe: bool = False  # 1: MQOPEN of a CLWLUSEQ(ANY) local instance learns no remote ones
+    local_clusrcvr_status_ignored: bool = False  # 2: STOP CHANNEL of its own CLUSRCVR is ignored (001 rule 6)
+    first_clusrcvr_only: bool = False  # 3: only a queue manager's first CLUSRCVR per cluster is published
+    demotion_untold: bool = False  # 4: a full repository altered to partial tells nobody
+    unavailable_frs_chosen: bool = False  # 5: a partial repository ignores whether a full repository is up
+    portless_conname_unreached: bool = False  # 6: a manual CLUSSDR misses a CLUSRCVR whose CONNAME has no port
+    psclus_remote_topics_ignored: bool = False  # 7: PSCLUS(DISABLED) accepted beside remotely defined cluster topics
+    scope_all_ignored: bool = False  # 8: MQSO_SCOPE_ALL does not override SUBSCOPE(QMGR)
     explain: bool = False  # not a mutant: record each choice's explanation (mqcheck run --explain)
 
 

@@ -54,7 +54,10 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = mqsc_on_api_subscription(state, name, cmd, step)
             continue
         # DEFINE SUB TOPICOBJ may name a cluster topic known here (002 §Topic spaces, Case 1)
-        defs, outcome = objects.apply_command(q.defs, cmd, pubsub_space(q).cluster)
+        known = pubsub_space(q).cluster
+        if mut.psclus_remote_topics_ignored and cmd.verb == "ALTER" and cmd.objtype == "QMGR":
+            known = ()  # the old defect: only its own clustered topic objects count
+        defs, outcome = objects.apply_command(q.defs, cmd, known)
         if not outcome.accepted:
             state = add_log(state, [LogEntry(name, _amq_code(outcome.message), outcome.message + _mqsc_at(cmd), step)])
             continue
@@ -85,9 +88,9 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
         elif isinstance(op, objects.ResetCluster):
             state = reset_cluster(state, name, op, step)
         elif isinstance(op, objects.StopChannel):
-            state = set_status_by_name(state, name, op.name, "STOPPED")
+            state = set_status_by_name(state, name, op.name, "STOPPED", mut)
         elif isinstance(op, objects.StartChannel):
-            state = set_status_by_name(state, name, op.name, "RUNNING")
+            state = set_status_by_name(state, name, op.name, "RUNNING", mut)
         elif isinstance(op, objects.RefreshProxySubscriptions):
             state = refresh_proxy_subscriptions(state, name)
     state = publish_own(state, name, step, mut)

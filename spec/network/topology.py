@@ -63,12 +63,13 @@ def manual_clussdrs(q: QmgrState, cluster: str) -> tuple[objects.Channel, ...]:
                  if ch.chltype == "CLUSSDR" and cluster in objects.clusters_of(ch, q.defs))
 
 
-def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | None:
+def resolve_conname(state: NetworkState, conname: str, cluster: str, portless: bool = True) -> str | None:
     """The queue manager listening at ``conname``: the one whose CLUSRCVR for ``cluster``
     has that CONNAME (falling back to a CLUSRCVR of any cluster). A CLUSRCVR CONNAME
     without a port says nothing of the listener's port: a manual CLUSSDR naming the host
     with a port reaches it (003 §Auto-definition of channels: initial contact works; the
-    auto-defined CLUSSDR fails later, :func:`listener_port_mismatch`)."""
+    auto-defined CLUSSDR fails later, :func:`listener_port_mismatch`); ``portless=False``:
+    the CONNAMEs must match (``Mutations.portless_conname_unreached``)."""
     want = norm_conname(conname)
     fallback = None
     for q in state.qmgrs:
@@ -77,7 +78,7 @@ def resolve_conname(state: NetworkState, conname: str, cluster: str) -> str | No
                 if cluster in objects.clusters_of(ch, q.defs):
                     return q.name
                 fallback = fallback or q.name
-    if fallback is None and "(" in conname:
+    if fallback is None and "(" in conname and portless:
         hosts = tuple(host for host, _ in want)
         for q in state.qmgrs:
             for ch in q.defs.channels:
