@@ -99,8 +99,7 @@ def test_fuzzing_finds_the_mutant_within_its_budget(tmp_path, name, mode, seed, 
 
 
 def test_a_mutant_not_found_is_reported_as_such():
-    # (every mutant is found today, so NOT_FOUND is empty; one test, not a parametrised one
-    # that would be skipped with an empty parameter set)
+    # (one test, not a parametrised one that would be skipped with an empty parameter set)
     for name, (mode, seed, tried, missing) in NOT_FOUND.items():
         assert tried > 0 and missing and mode in ("configs", "walks")
         row = [line for line in _results_section().splitlines() if line.startswith(f"| {name} |")]
