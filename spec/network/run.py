@@ -5,7 +5,6 @@ the report data it prints (``RunReport.to_json``, DESIGN §2.3), and the scenari
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from spec import scenario as sc
@@ -17,6 +16,7 @@ from spec.network.steps import describe_step, unmodelled_in
 from spec.network.topology import why_not_joined
 from spec.network.uniform import apstatus_failures
 from spec.network.workload import handle_qmgr, messages_of
+from spec.values import replace
 
 @dataclass(frozen=True, slots=True)
 class ExpectationResult:
@@ -110,7 +110,7 @@ def run_scenario(scenario: sc.Scenario, explain: bool = False, mutations: Mutati
     workload choice's explanation (:func:`explanations_of`); ``mutations``: a mutant's
     (tests show a fidelity defect re-introduced)."""
     model = MQNetwork(scenario, faults=0, explore_initial=False,
-                      mutations=dataclasses.replace(mutations, explain=explain))
+                      mutations=replace(mutations, explain=explain))
     (state,) = model.init_states()
     blocked = ""
     while state.next_step < len(scenario.steps):
