@@ -28,9 +28,11 @@ from collections import Counter
 
 from checker.model import Property
 from spec import pubsub
+from spec import scenario as sc
 from spec.network import NetworkState, pubsub_links, pubsub_space
 from spec.topic_tree import is_blocked, node_of
 from spec.topics import compile_subscription
+from spec.values import replace
 
 
 def settled(state: NetworkState) -> bool:
@@ -173,6 +175,31 @@ def scope_respected(model, state: NetworkState) -> bool:
 
 def remote_delivery(model, state: NetworkState) -> bool:
     return any(d.origin != q.name for q in state.qmgrs for d in q.pubsub.deliveries)
+
+
+# --- PS-SCOPE-OPTION ------------------------------------------------------------------------
+def _optioned(model, state: NetworkState):
+    """(queue manager, subscription, option) for each subscription a subscribe step made
+    with an MQSO_SCOPE_ALL or MQSO_SCOPE_QMGR option (``SubscribeStep.scope``)."""
+    steps = getattr(getattr(model, "scenario", None), "steps", ())
+    for q in state.qmgrs:
+        for sub in q.pubsub.subscriptions:
+            step = steps[sub.created] if 0 <= sub.created < len(steps) else None
+            if (isinstance(step, sc.SubscribeStep) and step.qmgr == q.name and step.name == sub.name
+                    and step.scope in ("ALL", "QMGR")):
+                yield q, sub, step.scope
+
+
+def scope_option_wins(model, state: NetworkState) -> bool:
+    # 002 §Subscription scope: "Subscribers can override the SUBSCOPE setting by specifying
+    # either the MQSO_SCOPE_QMGR or MQSO_SCOPE_ALL subscription option when creating a
+    # subscription" — whatever SUBSCOPE the topic object it resolves to has
+    return all(pubsub.effective_scope(pubsub_space(q), sub) == option for q, sub, option in _optioned(model, state))
+
+
+def scope_option_overrides(model, state: NetworkState) -> bool:
+    return any(pubsub_space(q).effective_for_subscription(sub.topic, sub.scheme, "subscope") != option
+               for q, sub, option in _optioned(model, state))
 
 
 # --- PS-WILDCARD-BLOCK ----------------------------------------------------------------------
@@ -407,8 +434,22 @@ def missed_before_proxy(model, state: NetworkState) -> bool:
 
 def force_no_miss(model, state: NetworkState) -> bool:
     # 002 §Wildcards and cluster topics / DESIGN §3.3 PROXYSUB(FORCE): the wildcard proxy
-    # subscription is in place before any subscriber exists, so nothing races it
-    return not any(_forced_at(pubsub_space(r), e.topic) for e, _, r, _ in missed(state))
+    # subscription is in place before any subscriber exists, so nothing races it — once it
+    # is in place: a publication made while the forced proxy subscription was still on its
+    # way to the publisher (the configuration joining, or the topic object just defined)
+    # races it like any other. Judged over the wildcard routes out of the publisher when it
+    # published (``PublishedEntry.proxies``) and the relays' routes now (found by mqcheck fuzz).
+    by_name = {q.name: q for q in state.qmgrs}
+    for e, origin, r, _ in missed(state):
+        if _forced_at(pubsub_space(r), e.topic) and r.name in _reached_then(state, by_name, origin, e):
+            return False
+    return True
+
+
+def _reached_then(state: NetworkState, by_name: dict, origin: str, e: pubsub.PublishedEntry) -> set[str]:
+    q = by_name[origin]
+    then = replace(q, pubsub=replace(q.pubsub, proxies=e.proxies))
+    return _reached_now(state, {**by_name, origin: then}, origin, e.topic)
 
 
 def force_delivered(model, state: NetworkState) -> bool:
@@ -430,6 +471,11 @@ PROPERTIES = (
                     witness="PS-REMOTE-DELIVERY"),
     Property.sometimes("PS-REMOTE-DELIVERY", "a publication is delivered at another queue manager", remote_delivery,
                        citation="002 §How does distributed publish/subscribe work?"),
+    Property.always("PS-SCOPE-OPTION", "a subscription's MQSO_SCOPE_ALL or MQSO_SCOPE_QMGR option overrides the "
+                    "topic's SUBSCOPE", scope_option_wins, citation="002 §Subscription scope",
+                    witness="PS-SCOPE-OVERRIDDEN"),
+    Property.sometimes("PS-SCOPE-OVERRIDDEN", "a subscription's scope option differs from its topic's SUBSCOPE",
+                       scope_option_overrides, citation="002 §Subscription scope"),
     Property.always("PS-WILDCARD-BLOCK", "no wildcard subscription receives a publication below a WILDCARD(BLOCK) "
                     "topic less specific than it", wildcard_block,
                     citation="002 §Controlling wildcard usage with the WILDCARD property", witness="PS-BLOCK-MATTERS"),

@@ -30,6 +30,9 @@ from collections import Counter
 
 from checker.model import Property
 from spec import binding as bd
+from spec import objects
+from spec import repository as rp
+from spec import scenario as sc
 from spec import workload as wl
 from spec.network import NetworkState, channel_statuses, route_for
 
@@ -447,6 +450,99 @@ def as_q_def_resolved(model, state: NetworkState) -> bool:
     return any(h.option == bd.BIND_AS_Q_DEF and h.bind for h in _handles(state))
 
 
+# --- WL-USEQ-ANY-SUBSCRIBED / WL-LOCAL-CLUSRCVR-STOPPED ---------------------------------------
+# Both judge what a scenario step did, in the states whose last step it was (later steps may
+# change the definitions they are judged against): the step's input against the network.
+def _last_step(model, state: NetworkState):
+    """The last scenario step taken, unless its queue manager was stopped or deleted then
+    (the step failed with MQRC_Q_MGR_NOT_AVAILABLE and changed nothing)."""
+    i = state.next_step - 1
+    steps = getattr(getattr(model, "scenario", None), "steps", ())
+    step = steps[i] if 0 <= i < len(steps) else None
+    qmgr = getattr(step, "qmgr", "")
+    if qmgr and any(e.step == i and e.code == "MQRC_Q_MGR_NOT_AVAILABLE" for e in dict(state.logs).get(qmgr, ())):
+        return None
+    return step
+
+
+def _competing_open(model, state: NetworkState):
+    """(queue manager, handle, partial caches in the queue's clusters) when the last step
+    was an MQOPEN, without a target queue manager, of a clustered local queue whose
+    effective CLWLUSEQ is ANY: the local instance competes with the remote ones (001 rule 6;
+    000 §Utilising remote destinations)."""
+    step = _last_step(model, state)
+    if not isinstance(step, sc.OpenStep) or step.target_qmgr:
+        return None
+    q = state.find(step.qmgr)
+    h = next((h for h in q.handles if h.name == step.handle), None) if q else None
+    local = q.defs.queue(step.queue) if q else None
+    if h is None or h.failed or local is None or local.qtype != "QLOCAL":
+        return None
+    useq = local.clwluseq if local.clwluseq != "QMGR" else q.defs.clwluseq
+    clusters = objects.clusters_of(local, q.defs)
+    if useq != "ANY" or not clusters:
+        return None
+    return q, h, [c for c in q.caches if c.cluster in clusters and not c.full]
+
+
+def useq_any_subscribed(model, state: NetworkState) -> bool:
+    # 000 §Utilising remote destinations: under CLWLUSEQ(ANY) the algorithm may "choose
+    # either local or remote queues", and 000 §First MQOPEN of a Queue: the first MQOPEN of
+    # a cluster queue subscribes for it at the full repositories. So opening a local
+    # instance that competes subscribes for the others, or they are never candidates
+    found = _competing_open(model, state)
+    if found is None:
+        return True
+    _, h, partial = found
+    return not partial or any((rp.QUEUE, h.queue) in c.interests for c in partial)
+
+
+def useq_any_opened(model, state: NetworkState) -> bool:
+    found = _competing_open(model, state)
+    return found is not None and bool(found[2])
+
+
+def _stopped_own_receivers(model, state: NetworkState):
+    """(queue manager, CLUSRCVR) for each of the queue manager's own CLUSRCVRs that the last
+    step, an MQSC step, left stopped: its last START/STOP CHANNEL naming it was a STOP, and
+    no sender at the queue manager carries that name (STOP CHANNEL then means the sender)."""
+    step = _last_step(model, state)
+    if not isinstance(step, sc.MqscStep):
+        return
+    q = state.find(step.qmgr)
+    if q is None or not q.running:
+        return
+    last: dict[str, str] = {}
+    for c in step.commands:
+        if c.objtype == "CHANNEL" and c.verb in ("START", "STOP"):
+            last[c.name] = c.verb
+    for name, verb in sorted(last.items()):
+        chl = q.defs.channel(name)
+        if verb != "STOP" or chl is None or chl.chltype != "CLUSRCVR":
+            continue
+        if any(ch.name == name and ch.chltype in ("CLUSSDR", "SDR") for ch in q.defs.channels):
+            continue
+        if any(r.info.channel == name and r.owner != q.qmid and state.find(r.owner_name)
+               for c in q.caches for r in c.qmgr_records()):
+            continue  # an auto-defined CLUSSDR of that name: STOP CHANNEL stops the sender
+        yield q, name
+
+
+def own_receiver_stopped(model, state: NetworkState) -> bool:
+    # 001 rule 6: under CLWLUSEQ(ANY) "the local queue is chosen, based on the status of the
+    # locally-defined CLUSRCVR channels in the same cluster as the queue" — so STOP CHANNEL
+    # of a queue manager's own CLUSRCVR is a status the algorithm sees (STOPPED until START)
+    for q, name in _stopped_own_receivers(model, state):
+        ch = state.channel(q.name, bd.local_receiver_key(q.name, name))
+        if ch is None or ch.status != "STOPPED":
+            return False
+    return True
+
+
+def own_receiver_stop_seen(model, state: NetworkState) -> bool:
+    return any(True for _ in _stopped_own_receivers(model, state))
+
+
 PROPERTIES = (
     Property.always("WL-SHARED-CLUSTER", "every choice is a route sharing a cluster with the chooser and the queue",
                     chosen_shares_a_cluster, citation=f"{CITE_001}, rules 1-2", witness="WL-REMOTE-CHOICE"),
@@ -472,6 +568,17 @@ PROPERTIES = (
                     citation=f"{CITE_001}, rule 6; 000 §Utilising remote destinations",
                     witness="WL-LOCAL-CANDIDATE"),
     Property.sometimes("WL-LOCAL-CANDIDATE", "a choice where a local instance competes", local_candidate_seen,
+                       citation=f"{CITE_001}, rule 6"),
+    Property.always("WL-USEQ-ANY-SUBSCRIBED", "MQOPEN of a clustered CLWLUSEQ(ANY) queue with a local instance "
+                    "subscribes for the queue at the full repositories, so the remote instances compete",
+                    useq_any_subscribed, citation="000 §Utilising remote destinations; 000 §First MQOPEN of a Queue",
+                    witness="WL-USEQ-ANY-OPENED"),
+    Property.sometimes("WL-USEQ-ANY-OPENED", "a partial repository opens a CLWLUSEQ(ANY) queue it hosts",
+                       useq_any_opened, citation="000 §Utilising remote destinations"),
+    Property.always("WL-LOCAL-CLUSRCVR-STOPPED", "STOP CHANNEL of a queue manager's own CLUSRCVR leaves it STOPPED "
+                    "for the algorithm's local-instance comparison", own_receiver_stopped,
+                    citation=f"{CITE_001}, rule 6", witness="WL-LOCAL-CLUSRCVR-STOP"),
+    Property.sometimes("WL-LOCAL-CLUSRCVR-STOP", "a queue manager stops its own CLUSRCVR", own_receiver_stop_seen,
                        citation=f"{CITE_001}, rule 6"),
     Property.always("WL-MRUC", "at most CLWLMRUC channels reach the final choice, and the choice is one of them",
                     mruc_respected, citation=f"{CITE_001}, rule 15", witness="WL-MRUC-CUT"),

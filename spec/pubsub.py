@@ -358,6 +358,9 @@ class PublishedEntry:
     retain: bool = False
     fingerprints: tuple[str, ...] = ()  # the chain it started with (MQACTP_FORWARD republications)
     lineage: tuple[str, ...] = ()  # the republishers that led to it (see ``Publication.lineage``)
+    # the wildcard (T/#) proxy subscriptions registered here that it matched when it was made,
+    # when forwardable: whether a PROXYSUB(FORCE) route out was in place then (PS-FORCE-NO-MISS)
+    proxies: tuple[ProxyKey, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -740,6 +743,13 @@ class Routed:
     published: int = 0  # serial numbers used by republications
 
 
+def _forced_routes(ps: LocalPubSub, topic: str) -> tuple[ProxyKey, ...]:
+    """The multilevel-wildcard proxy subscriptions registered here that match ``topic``: the
+    form a PROXYSUB(FORCE) proxy subscription takes (T/#, DESIGN §3.3). Only these are kept
+    in the ghost, so that histories differing in other proxies' timing stay one state."""
+    return tuple(k for k in ps.proxies if k[2].endswith("#") and compile_subscription(k[2]).matches(topic))
+
+
 def forward_targets(space: TopicSpace, ps: LocalPubSub, topic: str, came_from: str | None, came_via: str | None,
                     *, aggregate: bool = True, relay_within_cluster: bool = False,
                     links: tuple[Link, ...] = ()) -> tuple[Link, ...]:
@@ -795,7 +805,7 @@ def route_publication(space: TopicSpace, ps: LocalPubSub, pub: Publication, *, m
     if not arrived:
         ps = replace(ps, published_log=ps.published_log + (
             PublishedEntry(pub.serial, pub.topic, step, forwardable, ps.next_order, pub.retain,
-                           pub.fingerprints, pub.lineage),))
+                           pub.fingerprints, pub.lineage, _forced_routes(ps, pub.topic) if forwardable else ()),))
     sends: list[tuple[str, PublicationMsg]] = []
     if forwardable:
         rfp = encode_rfp_folder(pub.fingerprints + (qmid,))

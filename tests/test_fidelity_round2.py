@@ -694,3 +694,68 @@ def test_every_fidelity_mutant_has_its_scenario():
     declared = [f.name for f in dataclasses.fields(Mutations)]
     # the issue #18 mutants are declared together, after the DESIGN §5 ones
     assert set(declared[declared.index("useq_any_no_subscribe"):declared.index("explain")]) == set(DEFECTS)
+
+
+# =======================================================================================
+# Issue #14 (round 4): properties that state three of these rules, so that fuzzing the
+# catalogue finds their mutants (benchmarks/bench_fuzz_mutants.py, BREAKS)
+def _verdicts(text: str, ids: list[str], mutations=None) -> dict[str, str]:
+    from checker.cli import _check_properties
+    from checker.explore import explore
+    from spec.network import MQNetwork, Mutations
+
+    scenario = parse_scenario(text, "s.toml")
+    model = MQNetwork(scenario, _check_properties(scenario), mutations=mutations or Mutations())
+    result = explore(model, max_states=20000, property_ids=ids, workers=1)
+    assert result.complete
+    return {k: v.status.value for k, v in result.verdicts.items()}
+
+
+RULE_PROPERTIES = {
+    # mutant: (the property stating its rule, that property's witness)
+    "useq_any_no_subscribe": ("WL-USEQ-ANY-SUBSCRIBED", "WL-USEQ-ANY-OPENED"),
+    "local_clusrcvr_status_ignored": ("WL-LOCAL-CLUSRCVR-STOPPED", "WL-LOCAL-CLUSRCVR-STOP"),
+    "scope_all_ignored": ("PS-SCOPE-OPTION", "PS-SCOPE-OVERRIDDEN"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(RULE_PROPERTIES))
+def test_the_rule_property_holds_on_the_spec_and_fails_under_the_mutant(mutant):
+    from spec.network import Mutations
+
+    prop, witness = RULE_PROPERTIES[mutant]
+    text = DEFECTS[mutant][0]
+    assert _verdicts(text, [prop]) == {prop: "holds", witness: "witnessed"}
+    assert _verdicts(text, [prop], Mutations(**{mutant: True}))[prop] == "violated"
+
+
+@pytest.mark.parametrize("subscope, scope, overridden", [
+    ("QMGR", "ALL", True), ("QMGR", None, False),
+    # PR2 may subscribe before FR1's SUBSCOPE(QMGR) cluster topic reaches it: then SYSTEM.BASE.TOPIC's
+    # SUBSCOPE(ALL) is what the option overrides, in the interleavings where the topic is late
+    ("QMGR", "QMGR", True),
+    ("ALL", None, False), ("ALL", "QMGR", True), ("ALL", "ALL", False),
+])
+def test_scope_option_is_judged_only_where_an_option_was_given(subscope, scope, overridden):
+    verdicts = _verdicts(scoped(subscope, scope), ["PS-SCOPE-OPTION"])
+    assert verdicts == {"PS-SCOPE-OPTION": "holds",
+                        "PS-SCOPE-OVERRIDDEN": "witnessed" if overridden else "never reached"}
+
+
+def test_a_stop_channel_at_a_stopped_queue_manager_is_not_judged():
+    # found by `mqcheck fuzz` while writing the property: the step fails with
+    # MQRC_Q_MGR_NOT_AVAILABLE and changes nothing, so the CLUSRCVR is not STOPPED after
+    # the queue manager restarts
+    text = useq(1, "ANY") + steps('qmgr = { name = "QMA", action = "stop" }',
+                                  'mqsc = { qmgr = "QMA", commands = "STOP CHANNEL(TO.QMA.1)" }',
+                                  'qmgr = { name = "QMA", action = "start" }')
+    assert _verdicts(text, ["WL-LOCAL-CLUSRCVR-STOPPED"]) == {"WL-LOCAL-CLUSRCVR-STOPPED": "holds",
+                                                             "WL-LOCAL-CLUSRCVR-STOP": "never reached"}
+
+
+def test_stop_channel_of_a_sender_of_the_same_name_is_not_the_own_receiver():
+    # STOP CHANNEL names a sender first (an auto-defined CLUSSDR carries its CLUSRCVR's
+    # name): QMB's TO.QMA.1 is its CLUSSDR to QMA, not a CLUSRCVR of its own
+    text = useq(1, "ANY") + steps('mqsc = { qmgr = "QMB", commands = "STOP CHANNEL(TO.QMA.1)" }')
+    assert _verdicts(text, ["WL-LOCAL-CLUSRCVR-STOPPED"]) == {"WL-LOCAL-CLUSRCVR-STOPPED": "holds",
+                                                             "WL-LOCAL-CLUSRCVR-STOP": "never reached"}
