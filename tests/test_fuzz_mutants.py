@@ -64,9 +64,10 @@ def _results_section() -> str:
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE) + sorted(NOT_FOUND))
 def test_results_md_says_what_the_catalogue_says(name):
-    row = [line for line in _results_section().splitlines() if line.startswith(f"| {name} |")]
-    assert row, f"{name} has no row in benchmarks/RESULTS.md, #14 (round 2)"
-    assert ("| not found |" in row[0]) == (name in NOT_FOUND)
+    rows = [line for line in _results_section().splitlines() if line.startswith(f"| {name} |")]
+    assert rows, f"{name} has no row in benchmarks/RESULTS.md, #14 (round 2)"
+    # a later round's row supersedes an earlier one's
+    assert ("| not found |" in rows[-1]) == (name in NOT_FOUND)
 
 
 def _cases():
