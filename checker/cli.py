@@ -427,9 +427,9 @@ def _at_least(lowest: int | float, kind=int):
 # (000 §Resource definition for Full Repositories: FRs must be fully connected; without that,
 # no repository view is promised to converge, a refreshed FR included)
 FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES", "RP-PR-CONVERGENCE",
-                                       "RP-TOPIC-EVERYWHERE", "RP-RESET-REMOVES"),
+                                       "RP-TOPIC-EVERYWHERE", "RP-RESET-REMOVES", "RP-FR-HOLDS-MEMBERS"),
                 "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-REFRESH-RESTORES",
-                                      "PS-PROXY-CONVERGENCE"),
+                                      "PS-PROXY-CONVERGENCE", "RP-FR-HOLDS-MEMBERS"),
                 # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
                 # issued in error" is a case needing REFRESH CLUSTER at the removed queue manager
                 # (and, still running, it republishes its records and is back: RP-RESET-REMOVES)
@@ -462,10 +462,19 @@ FUZZ_FOCI = {"WL": ("workload",), "BD": ("workload",), "PS": ("free", "hierarchy
              "RP": ("free",)}
 
 
+# Properties whose rule only a later focus exercises (spec.strategies.FOCI): a run over
+# these draws from that focus; the family's foci stay as they were for the rest.
+FUZZ_PROPERTY_FOCI = {"RP-FR-HOLDS-MEMBERS": ("membership",), "RP-PARTIAL-NO-SUBSCRIBERS": ("membership",),
+                      "RP-SUBSCRIBE-AVAILABLE": ("membership",), "RP-MANUAL-CLUSSDR-JOINS": ("membership",),
+                      "PS-PSCLUS-REFUSED": ("membership",)}
+
+
 def fuzz_foci(property_ids) -> tuple[str, ...] | None:
     """The foci for a run over ``property_ids`` (None: all of them)."""
     if not property_ids:
         return None
+    if all(pid in FUZZ_PROPERTY_FOCI for pid in property_ids):
+        return tuple(dict.fromkeys(f for pid in property_ids for f in FUZZ_PROPERTY_FOCI[pid]))
     families = {pid.split("-")[0] for pid in property_ids}
     if len(families) != 1 or next(iter(families)) not in FUZZ_FOCI:
         return None

@@ -202,6 +202,19 @@ def scope_option_overrides(model, state: NetworkState) -> bool:
                for q, sub, option in _optioned(model, state))
 
 
+# --- PS-PSCLUS-REFUSED ----------------------------------------------------------------------
+def psclus_refused(model, state: NetworkState) -> bool:
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: "No clustered topic objects
+    # can exist in any cluster of which this queue manager is a member when modifying from
+    # ENABLED to DISABLED. Any such topics (even remotely defined ones) must be deleted
+    # before disabling this function" (``QmgrState.psclus_asked``: what it knew when asked)
+    return not any(q.defs.psclus == "DISABLED" and q.psclus_asked for q in state.qmgrs)
+
+
+def psclus_asked_with_topics(model, state: NetworkState) -> bool:
+    return any(q.psclus_asked for q in state.qmgrs)
+
+
 # --- PS-WILDCARD-BLOCK ----------------------------------------------------------------------
 def wildcard_block(model, state: NetworkState) -> bool:
     # 002 §Controlling wildcard usage with the WILDCARD property: judged against the
@@ -474,6 +487,12 @@ PROPERTIES = (
     Property.always("PS-SCOPE-OPTION", "a subscription's MQSO_SCOPE_ALL or MQSO_SCOPE_QMGR option overrides the "
                     "topic's SUBSCOPE", scope_option_wins, citation="002 §Subscription scope",
                     witness="PS-SCOPE-OVERRIDDEN"),
+    Property.always("PS-PSCLUS-REFUSED", "PSCLUS(DISABLED) is refused while the queue manager knows a clustered "
+                    "topic, even one defined elsewhere", psclus_refused,
+                    citation="002 §Inhibiting clustered publish/subscribe in a cluster",
+                    witness="PS-PSCLUS-ASKED"),
+    Property.sometimes("PS-PSCLUS-ASKED", "PSCLUS(DISABLED) is asked for while a clustered topic is known",
+                       psclus_asked_with_topics, citation="002 §Inhibiting clustered publish/subscribe in a cluster"),
     Property.sometimes("PS-SCOPE-OVERRIDDEN", "a subscription's scope option differs from its topic's SUBSCOPE",
                        scope_option_overrides, citation="002 §Subscription scope"),
     Property.always("PS-WILDCARD-BLOCK", "no wildcard subscription receives a publication below a WILDCARD(BLOCK) "

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from checker.model import Property
 from spec import repository as rp
-from spec.network import NetworkState
+from spec import objects
+from spec import scenario as sc
+from spec.network import NetworkState, resolve_conname
 
 
 def _running(state: NetworkState) -> frozenset[str]:
@@ -155,6 +157,144 @@ def pr_holds_subscribed(model, state: NetworkState) -> bool:
     return settled_after_step(state) and any(not c.full and c.interests for _, c in _caches(state))
 
 
+# --- RP-FR-HOLDS-MEMBERS ----------------------------------------------------------------
+def _reset_clusters(state: NetworkState) -> set[str]:
+    """Clusters where RESET CLUSTER removed a queue manager (``ClusterCache.removed``): what
+    the full repositories then hold is RP-RESET-REMOVES's business."""
+    return {c.cluster for q in state.qmgrs for c in q.caches if c.removed}
+
+
+def _joins(state: NetworkState, q, cluster: str, frs: set[str]) -> bool:
+    """Whether ``q`` reaches a running full repository of ``cluster`` over a manual CLUSSDR
+    (000 §Initial definitions), CONNAMEs compared as addresses (a CLUSRCVR CONNAME without
+    a port is reached by a CLUSSDR naming the host with one: 003 §Auto-definition of
+    channels)."""
+    for ch in q.defs.channels:
+        if ch.chltype == "CLUSSDR" and cluster in objects.clusters_of(ch, q.defs):
+            if resolve_conname(state, ch.conname, cluster) in frs - {q.name}:
+                return True
+    return False
+
+
+def frs_hold_members(model, state: NetworkState) -> bool:
+    # 003 §Queue managers and repositories: a full repository "holds a complete set of
+    # information about every queue manager and object in the cluster"; a member's
+    # information reaches it from the member's manual CLUSSDR's full repository (000
+    # §Initial definitions), one record per CLUSRCVR of the cluster (001 rule 12 chooses
+    # between a queue manager's routes). Judged for running members that reach a running
+    # full repository; FR disagreement is RP-FR-CONVERGENCE's finding
+    if not settled(state) or fr_disagreement(state):
+        return True
+    reset = _reset_clusters(state)
+    for cluster, holders in _frs(state).items():
+        if cluster in reset:
+            continue
+        names = {f.name for f, _ in holders}
+        for q in state.qmgrs:
+            cache = q.cache(cluster) if q.running else None
+            if cache is None or not (cache.full or _joins(state, q, cluster, names)):
+                continue
+            channels = [ch.name for ch in q.defs.channels
+                        if ch.chltype == "CLUSRCVR" and cluster in objects.clusters_of(ch, q.defs)]
+            for f, fc in holders:
+                if f.name == q.name:
+                    continue
+                held = {r.info.channel for r in fc.qmgr_records() if r.owner == q.qmid}
+                if not set(channels) <= held:
+                    return False
+    return True
+
+
+def members_held(model, state: NetworkState) -> bool:
+    return settled_after_step(state) and any(
+        not c.full and any(r.owner != q.qmid for r in c.qmgr_records()) for q, c in _caches(state))
+
+
+# --- RP-MANUAL-CLUSSDR-JOINS --------------------------------------------------------------
+def _manual_reaches(state: NetworkState):
+    """(queue manager, cache, manual CLUSSDR, the queue manager it reaches) for each running
+    member's manual CLUSSDR whose CONNAME reaches another queue manager's CLUSRCVR, as
+    addresses (``resolve_conname``: a CLUSRCVR CONNAME without a port is reached by a
+    CLUSSDR naming its host with one)."""
+    for q in state.qmgrs:
+        if not q.running:
+            continue
+        for cache in q.caches:
+            if not any(r.kind == rp.QMGR and r.owner == q.qmid for r in cache.live()):
+                continue  # no CLUSRCVR of its own published here: nothing to join with
+            for ch in q.defs.channels:
+                if ch.chltype == "CLUSSDR" and cache.cluster in objects.clusters_of(ch, q.defs):
+                    target = resolve_conname(state, ch.conname, cache.cluster)
+                    if target not in (None, q.name):
+                        yield q, cache, ch, target
+
+
+def manual_clussdrs_join(model, state: NetworkState) -> bool:
+    # 000 §Initial definitions: a member's records go to the full repository over its
+    # manual CLUSSDR (SYSTEM.TEMPQMGR until the answer); 003 §Auto-definition of channels:
+    # with a CLUSRCVR CONNAME that has no port, that initial contact works — only the
+    # auto-defined CLUSSDR made from it fails. So a manual CLUSSDR that reaches a listener
+    # has carried the member's JOIN (``ClusterCache.joined``)
+    return all(ch.conname in cache.joined for _, cache, ch, _ in _manual_reaches(state))
+
+
+def joined_portless(model, state: NetworkState) -> bool:
+    for _, cache, ch, target in _manual_reaches(state):
+        far = state.find(target)
+        if ch.conname in cache.joined and far is not None and any(
+                r.chltype == "CLUSRCVR" and "(" not in r.conname and cache.cluster in objects.clusters_of(r, far.defs)
+                for r in far.defs.channels):
+            return True
+    return False
+
+
+# --- RP-PARTIAL-NO-SUBSCRIBERS / RP-SUBSCRIBE-AVAILABLE --------------------------------
+def partial_no_subscribers(model, state: NetworkState) -> bool:
+    # 000 §Considerations for Full Repositories: "altering the Full Repositories to be
+    # Partial Repositories before taking them off-line ... will cause the queue managers
+    # within the cluster to remake their subscriptions elsewhere": a queue manager that is
+    # not a full repository of a cluster serves no subscriptions there (000 §First MQOPEN of
+    # a Queue: subscriptions are held by full repositories) — a demoted one has told its
+    # subscribers and let go of them
+    return not any(c.subscribers for q in state.qmgrs for c in q.caches if not c.full)
+
+
+def demoted(model, state: NetworkState) -> bool:
+    """A full repository was altered to a partial one by a step taken (ALTER QMGR with a
+    blank REPOS or REPOSNL) and is partial now."""
+    steps = getattr(getattr(model, "scenario", None), "steps", ())
+    for step in steps[:state.next_step]:
+        if not isinstance(step, sc.MqscStep):
+            continue
+        q = state.find(step.qmgr)
+        if q is None or all(c.full for c in q.caches):
+            continue
+        if any(c.verb == "ALTER" and c.objtype == "QMGR" and any(
+                c.has(kw) and not str(c.get(kw)).strip() for kw in ("REPOS", "REPOSNL")) for c in step.commands):
+            return True
+    return False
+
+
+def subscribe_available(model, state: NetworkState) -> bool:
+    # 000 §Considerations for Full Repositories: the manual CLUSSDR's full repository is
+    # tried first, "but if that Full Repository is unavailable, it will then use any other
+    # Full Repositories that it knows about"; 003: sent "also to one other repository (if
+    # there is one)" — so an MQOPEN's subscription goes to two available full repositories
+    # when it knows two, to the one when it knows one (``ClusterCache.last_subscribe``:
+    # where it went, and which of those it knew were available then)
+    for q in state.qmgrs:
+        for cache in q.caches:
+            targets, available = cache.last_subscribe
+            if targets and len(set(targets) & set(available)) < min(2, len(available)):
+                return False
+    return True
+
+
+def subscribed_past_unavailable(model, state: NetworkState) -> bool:
+    return any(c.last_subscribe[0] and set(c.last_subscribe[0]) - set(c.last_subscribe[1])
+               for q in state.qmgrs for c in q.caches)
+
+
 # --- RP-TOPIC-EVERYWHERE ----------------------------------------------------------------
 def topics_everywhere(model, state: NetworkState) -> bool:
     # 002 §Cluster topics: "Information about cluster topics is pushed to all members of a
@@ -282,6 +422,31 @@ PROPERTIES = (
                            witness="RP-PR-SUBSCRIBED"),
     Property.sometimes("RP-PR-SUBSCRIBED", "a partial repository with subscriptions settles", pr_holds_subscribed,
                        citation="000 §First MQOPEN of a Queue"),
+    Property.at_quiescence("RP-FR-HOLDS-MEMBERS", "settled full repositories hold a record of every CLUSRCVR of "
+                           "every member that reaches one of them", frs_hold_members,
+                           citation="003 §Queue managers and repositories; 000 §Initial definitions",
+                           witness="RP-MEMBERS-HELD"),
+    Property.sometimes("RP-MEMBERS-HELD", "a settled partial repository knows another queue manager",
+                       members_held, citation="003 §Queue managers and repositories"),
+    Property.always("RP-MANUAL-CLUSSDR-JOINS", "a member's manual CLUSSDR that reaches a listener carries its JOIN, "
+                    "even to a CLUSRCVR whose CONNAME has no port", manual_clussdrs_join,
+                    citation="000 §Initial definitions; 003 §Auto-definition of channels",
+                    witness="RP-JOINED-PORTLESS"),
+    Property.sometimes("RP-JOINED-PORTLESS", "a member joins over a manual CLUSSDR to a CLUSRCVR whose CONNAME "
+                       "has no port", joined_portless, citation="003 §Auto-definition of channels"),
+    Property.always("RP-PARTIAL-NO-SUBSCRIBERS", "a queue manager that is not a full repository serves no "
+                    "subscriptions (a demoted one makes its subscribers subscribe elsewhere)", partial_no_subscribers,
+                    citation="000 §Considerations for Full Repositories; 000 §First MQOPEN of a Queue",
+                    witness="RP-FR-DEMOTED"),
+    Property.sometimes("RP-FR-DEMOTED", "a full repository is altered to a partial repository", demoted,
+                       citation="000 §Considerations for Full Repositories"),
+    Property.always("RP-SUBSCRIBE-AVAILABLE", "an MQOPEN's subscription goes to two available full repositories "
+                    "when it knows two", subscribe_available,
+                    citation="000 §Considerations for Full Repositories; 003 §Queue managers and repositories",
+                    witness="RP-SUBSCRIBED-PAST-DOWN"),
+    Property.sometimes("RP-SUBSCRIBED-PAST-DOWN", "a subscription is sent to a full repository that is down, as "
+                       "fewer than two are up", subscribed_past_unavailable,
+                       citation="000 §Considerations for Full Repositories"),
     Property.at_quiescence("RP-TOPIC-EVERYWHERE", "every member holds every cluster topic the full repositories hold",
                            topics_everywhere, citation="002 §Cluster topics", witness="RP-TOPIC-AT-MEMBER"),
     Property.sometimes("RP-TOPIC-AT-MEMBER", "a settled partial repository has heard of a cluster topic", topic_at_member,

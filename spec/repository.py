@@ -142,7 +142,9 @@ class ClusterCache:
     repositories): the (kind, key) pairs it subscribed for. ``highest_seen``: a ghost
     variable for RP-NO-STALE-APPLY — the highest sequence number ever received per record.
     ``last_publish``: a ghost variable for RP-TWO-FRS — the full repositories this queue
-    manager sent its last own update to, and how many it knew.
+    manager sent its last own update to, and how many it knew. ``last_subscribe``: a ghost
+    variable for RP-SUBSCRIBE-AVAILABLE — the full repositories its last MQOPEN
+    subscription went to, and those it knew that were available then.
     """
 
     cluster: str
@@ -153,6 +155,7 @@ class ClusterCache:
     interests: tuple[tuple[str, str], ...] = ()
     highest_seen: tuple[tuple[tuple[str, str, str, str], int], ...] = ()
     last_publish: tuple[tuple[str, ...], int] = ((), 0)
+    last_subscribe: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     discarded: bool = False  # ghost: a duplicate or stale copy was discarded here
     refreshed: bool = False  # ghost: REFRESH CLUSTER was issued here
     removed: tuple[str, ...] = ()  # ghost: QMIDs forcibly removed (RESET CLUSTER) here

@@ -47,7 +47,10 @@ FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "h
 # loop detection works); a publish/subscribe cluster with an attributed cluster topic,
 # subscriptions at several members in both schemes and a publication (002 §Cluster topic
 # attributes, §Publication scope, §Subscription scope).
-FOCI = ("free", "workload", "hierarchy", "pubsub_cluster")
+# Appended foci come last: "membership" (one cluster's full and partial repositories, for
+# 000 §Considerations for Full Repositories and 003 §Auto-definition of channels); a focus
+# added at the end changes no draw of a run restricted to the earlier ones.
+FOCI = ("free", "workload", "hierarchy", "pubsub_cluster", "membership")
 STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
               "refresh", "reset", "channel", "qmgr", "advance")
 
@@ -673,4 +676,56 @@ def _publication(draw, names, topic: str) -> tuple:
     return tuple(body)
 
 
-_FOCUSED = {"workload": _workload_focus, "hierarchy": _hierarchy_focus, "pubsub_cluster": _pubsub_cluster_focus}
+@st.composite
+def _membership_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
+    """One cluster of four queue managers: two or three full repositories, fully connected,
+    the others partial repositories with one manual CLUSSDR to a full repository, a cluster
+    queue, and what 000 §Considerations for Full Repositories and 003 §Auto-definition of
+    channels are about: a member with a second CLUSRCVR in the cluster (001 rule 12's
+    routes); a full repository whose CLUSRCVR CONNAME has no port, reached by a member's
+    CLUSSDR naming another port; a cluster topic defined at one member and PSCLUS(DISABLED)
+    asked for at another; full repositories stopped before an application's MQOPEN, or
+    altered to partial repositories (ALTER QMGR REPOS(' ')) between the MQOPEN and the
+    MQPUT. Four queue managers whatever ``max_qmgrs`` says: three full repositories and a
+    member are the smallest cluster where choosing among full repositories matters."""
+    names = ("QM1", "QM2", "QM3", "QM4")
+    frs = names[:draw(st.sampled_from((2, 3)))]
+    app = names[-1]
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    portless = draw(st.integers(0, 3)) == 3  # QM1's CLUSRCVR CONNAME('qm1'), no port
+    second = draw(st.sampled_from((None,) * 3 + names))  # a second CLUSRCVR there
+    for q in names:
+        if q in frs:
+            mqsc[q].append("ALTER QMGR REPOS(C1)")
+        conname = "'qm1'" if portless and q == "QM1" else _conname(q)
+        mqsc[q].append(f"DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) CONNAME({conname}) CLUSTER(C1)")
+        if q == second:
+            mqsc[q].append(f"DEFINE CHANNEL(TO.{q}.B) CHLTYPE(CLUSRCVR) CONNAME('{q.lower()}(1415)') CLUSTER(C1) "
+                           f"NETPRTY({draw(st.integers(0, 1))})")
+        for f in ([f for f in frs if f != q] if q in frs else [draw(st.sampled_from(frs))]):
+            # a partial repository's CLUSSDR names QM1's listener at another port than the default
+            to = "'qm1(1420)'" if portless and f == "QM1" and q not in frs else _conname(f)
+            mqsc[q].append(f"DEFINE CHANNEL({q}.TO.{f}) CHLTYPE(CLUSSDR) CONNAME({to}) CLUSTER(C1)")
+    mqsc[draw(st.sampled_from(names[:-1]))].append(f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1)")
+    steps: list = []
+    if draw(st.integers(0, 2)) == 2:
+        # a cluster topic defined at one member, then PSCLUS(DISABLED) asked for at another
+        # (002 §Inhibiting clustered publish/subscribe in a cluster: refused, even for a
+        # remotely defined clustered topic)
+        at, other = draw(st.lists(st.sampled_from(names), min_size=2, max_size=2, unique=True))
+        mqsc[at].append(f"DEFINE TOPIC(T1) TOPICSTR('{draw(st.sampled_from(TOPICS[:2]))}') CLUSTER(C1)")
+        steps.append(("mqsc", (("qmgr", other), ("commands", "ALTER QMGR PSCLUS(DISABLED)"))))
+    if draw(st.integers(0, 2)) == 2:
+        for f in draw(st.lists(st.sampled_from(frs), min_size=1, max_size=2, unique=True)):
+            steps.append(("qmgr", (("name", f), ("action", "stop"))))
+    steps.append(("open", (("qmgr", app), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", "NOT_FIXED"))))
+    if draw(st.integers(0, 2)) == 2:
+        for f in draw(st.lists(st.sampled_from(frs), min_size=1, max_size=2, unique=True)):
+            steps.append(("mqsc", (("qmgr", f), ("commands", "ALTER QMGR REPOS(' ')"))))
+    steps.append(("put", (("handle", "h1"), ("count", draw(st.integers(1, 2))))))
+    faults = allow_faults and draw(st.integers(0, 3)) == 3
+    return _config(names, mqsc, steps[-max(max_steps, 2):], "membership", faults)
+
+
+_FOCUSED = {"workload": _workload_focus, "hierarchy": _hierarchy_focus, "pubsub_cluster": _pubsub_cluster_focus,
+            "membership": _membership_focus}

@@ -711,20 +711,34 @@ def _verdicts(text: str, ids: list[str], mutations=None) -> dict[str, str]:
     return {k: v.status.value for k, v in result.verdicts.items()}
 
 
+# the demotion story with three full repositories, small enough to explore completely: PR3
+# subscribes at FR1 and FR2 for CQ1, then FR1 is altered to a partial repository
+DEMOTE_ONE = THREE_FRS + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1", bind = "NOT_FIXED" }',
+                               demote("FR1"))
+
 RULE_PROPERTIES = {
-    # mutant: (the property stating its rule, that property's witness)
-    "useq_any_no_subscribe": ("WL-USEQ-ANY-SUBSCRIBED", "WL-USEQ-ANY-OPENED"),
-    "local_clusrcvr_status_ignored": ("WL-LOCAL-CLUSRCVR-STOPPED", "WL-LOCAL-CLUSRCVR-STOP"),
-    "scope_all_ignored": ("PS-SCOPE-OPTION", "PS-SCOPE-OVERRIDDEN"),
+    # mutant: (the property stating its rule, that property's witness, the scenario: None for DEFECTS')
+    "useq_any_no_subscribe": ("WL-USEQ-ANY-SUBSCRIBED", "WL-USEQ-ANY-OPENED", None),
+    "local_clusrcvr_status_ignored": ("WL-LOCAL-CLUSRCVR-STOPPED", "WL-LOCAL-CLUSRCVR-STOP", None),
+    "scope_all_ignored": ("PS-SCOPE-OPTION", "PS-SCOPE-OVERRIDDEN", None),
+    "first_clusrcvr_only": ("RP-FR-HOLDS-MEMBERS", "RP-MEMBERS-HELD", None),
+    "demotion_untold": ("RP-PARTIAL-NO-SUBSCRIBERS", "RP-FR-DEMOTED", DEMOTE_ONE),
+    "unavailable_frs_chosen": ("RP-SUBSCRIBE-AVAILABLE", "RP-SUBSCRIBED-PAST-DOWN", None),
+    "portless_conname_unreached": ("RP-MANUAL-CLUSSDR-JOINS", "RP-JOINED-PORTLESS", None),
+    "psclus_remote_topics_ignored": ("PS-PSCLUS-REFUSED", "PS-PSCLUS-ASKED", None),
 }
+
+
+def test_every_fidelity_mutant_has_a_rule_property():
+    assert set(RULE_PROPERTIES) == set(DEFECTS)
 
 
 @pytest.mark.parametrize("mutant", sorted(RULE_PROPERTIES))
 def test_the_rule_property_holds_on_the_spec_and_fails_under_the_mutant(mutant):
     from spec.network import Mutations
 
-    prop, witness = RULE_PROPERTIES[mutant]
-    text = DEFECTS[mutant][0]
+    prop, witness, text = RULE_PROPERTIES[mutant]
+    text = text or DEFECTS[mutant][0]
     assert _verdicts(text, [prop]) == {prop: "holds", witness: "witnessed"}
     assert _verdicts(text, [prop], Mutations(**{mutant: True}))[prop] == "violated"
 
@@ -759,3 +773,21 @@ def test_stop_channel_of_a_sender_of_the_same_name_is_not_the_own_receiver():
     text = useq(1, "ANY") + steps('mqsc = { qmgr = "QMB", commands = "STOP CHANNEL(TO.QMA.1)" }')
     assert _verdicts(text, ["WL-LOCAL-CLUSRCVR-STOPPED"]) == {"WL-LOCAL-CLUSRCVR-STOPPED": "holds",
                                                              "WL-LOCAL-CLUSRCVR-STOP": "never reached"}
+
+
+@pytest.mark.parametrize("stopped, down_target", [((), False), (("FR1",), False), (("FR1", "FR2"), True),
+                                                  (("FR1", "FR3"), True)],
+                         ids=lambda v: ",".join(v) if isinstance(v, tuple) else str(v))
+def test_subscribe_available_over_the_stopped_full_repositories_table(stopped, down_target):
+    # three FRs known: two available ones get the subscription; with one available, it and
+    # one that is down (003: "also to one other repository (if there is one)")
+    text = THREE_FRS + steps(*(f'qmgr = {{ name = "{n}", action = "stop" }}' for n in stopped), *OPEN_PUT)
+    assert _verdicts(text, ["RP-SUBSCRIBE-AVAILABLE"]) == {
+        "RP-SUBSCRIBE-AVAILABLE": "holds", "RP-SUBSCRIBED-PAST-DOWN": "witnessed" if down_target else "never reached"}
+
+
+def test_a_manual_clussdr_to_no_listener_is_not_judged():
+    # a CONNAME no CLUSRCVR has: SYSTEM.TEMPQMGR for ever, no JOIN to carry (000 §Checking
+    # initial definitions); RP-MANUAL-CLUSSDR-JOINS judges only CLUSSDRs that reach a listener
+    text = fr("FR1") + pr("PR1", "NOWHERE")
+    assert _verdicts(text, ["RP-MANUAL-CLUSSDR-JOINS"])["RP-MANUAL-CLUSSDR-JOINS"] == "holds"

@@ -97,4 +97,10 @@ def test_each_focus_builds_what_it_is_for():
     assert sum("PARENT(" in t and "subscribe = {" in t and "publish = {" in t for t in hierarchy) >= 30
     clustered = draw_texts(14, 40, foci=("pubsub_cluster",))
     assert sum("CLUSTER(C1)" in t and "DEFINE TOPIC(T1)" in t and "subscribe = {" in t for t in clustered) >= 30
+    membership = draw_texts(16, 60, foci=("membership",))
+    assert all("ALTER QMGR REPOS(C1)" in t and "open = {" in t and "put = {" in t for t in membership)
+    # each of what the membership rules need turns up (issue #14 round 4)
+    for what in ("TO.QM1.B", "TO.QM2.B", "CONNAME('qm1(1420)')", "REPOS(' ')", 'action = "stop"',
+                 "PSCLUS(DISABLED)", "ALTER QMGR REPOS(C1)\nDEFINE CHANNEL(TO.QM3)"):
+        assert any(what in t for t in membership), what
     assert all(f"focus:{f}" in " ".join(draw_texts(15, 60)) for f in FOCI if f != "free")

@@ -241,6 +241,15 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
     return tuple(chosen), len(set(known) | set(manual[:1]))
 
 
+def available_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache) -> tuple[str, ...]:
+    """The full repositories :func:`two_frs` would consider that are available now (the
+    ghost ``ClusterCache.last_subscribe`` keeps them, whatever a mutant chose)."""
+    manual = [m for m in fr_targets_manual(state, q, cache.cluster)
+              if (r := cache.qmgr_record_of(m)) is None or r.info.full_repository]
+    known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
+    return tuple(fr for fr in dict.fromkeys([*manual[:1], *known]) if _fr_available(state, q.name, fr))
+
+
 def _fr_available(state: NetworkState, name: str, fr: str) -> bool:
     """A full repository is available when it is running and the channel to it can move
     messages (not RETRYING, STOPPED, ...)."""
@@ -604,6 +613,7 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
         targets, _ = two_frs(state, q, cache, mut)
         for fr in targets:
             out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=(key,)))
+        cache = replace(cache, last_subscribe=(targets, available_frs(state, q, cache)))
         q = put_cache(q, cache)
     state = put_qmgr(state, q)
     return out.flush(state, q)

@@ -75,6 +75,9 @@ class QmgrState:
     arrivals: tuple[tuple[str, str, str, int], ...] = ()  # (handle, queue, group, count) put to local queues here
     decisions: tuple[bd.Decision, ...] = ()  # ghost: every run of the algorithm here, in order
     explained: tuple[tuple[int, int, str, int, str, str, tuple[str, ...]], ...] = ()  # --explain: order, step, handle, serial, qmgr, what, lines
+    # ghost (PS-PSCLUS-REFUSED): the clustered topic objects it knew when an ALTER QMGR last asked
+    # to take PSCLUS from ENABLED to DISABLED
+    psclus_asked: tuple[str, ...] = ()
 
     @property
     def qmid(self) -> str:

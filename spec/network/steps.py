@@ -55,6 +55,9 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             continue
         # DEFINE SUB TOPICOBJ may name a cluster topic known here (002 §Topic spaces, Case 1)
         known = pubsub_space(q).cluster
+        if cmd.verb == "ALTER" and cmd.objtype == "QMGR" and cmd.get("PSCLUS") == "DISABLED" and q.defs.psclus == "ENABLED":
+            q = replace(q, psclus_asked=tuple(sorted({t.name for t in (*q.defs.topics, *known) if t.cluster})))
+            state = put_qmgr(state, q)
         if mut.psclus_remote_topics_ignored and cmd.verb == "ALTER" and cmd.objtype == "QMGR":
             known = ()  # the old defect: only its own clustered topic objects count
         defs, outcome = objects.apply_command(q.defs, cmd, known)
