@@ -211,40 +211,65 @@ def members_held(model, state: NetworkState) -> bool:
 
 
 # --- RP-MANUAL-CLUSSDR-JOINS --------------------------------------------------------------
-def _manual_reaches(state: NetworkState):
-    """(queue manager, cache, manual CLUSSDR, the queue manager it reaches) for each running
-    member's manual CLUSSDR whose CONNAME reaches another queue manager's CLUSRCVR, as
-    addresses (``resolve_conname``: a CLUSRCVR CONNAME without a port is reached by a
-    CLUSSDR naming its host with one)."""
+# Where each manual CLUSSDR leads depends on the queue managers' channels and namelists
+# alone, which most transitions keep (the same tuples): kept per tuple of them, by identity
+# (the entry holds them, so their ids cannot be reused while cached). Changes how fast,
+# never what is found.
+_REACH: dict[tuple[int, ...], tuple[tuple, tuple]] = {}
+
+
+def _manual_targets(state: NetworkState) -> tuple:
+    """(queue manager, cluster, manual CLUSSDR, the queue manager it reaches, whether that
+    one's CLUSRCVR CONNAME there has no port) for every manual CLUSSDR that reaches another
+    queue manager's CLUSRCVR, as addresses (``resolve_conname``: a CLUSRCVR CONNAME without
+    a port is reached by a CLUSSDR naming its host with one)."""
+    parts = tuple((q.defs.channels, q.defs.namelists) for q in state.qmgrs)
+    key = tuple(q.name for q in state.qmgrs) + tuple(id(x) for part in parts for x in part)
+    hit = _REACH.get(key)
+    if hit is not None:
+        return hit[1]
+    out = []
     for q in state.qmgrs:
-        if not q.running:
-            continue
-        for cache in q.caches:
-            if not any(r.kind == rp.QMGR and r.owner == q.qmid for r in cache.live()):
-                continue  # no CLUSRCVR of its own published here: nothing to join with
-            for ch in q.defs.channels:
-                if ch.chltype == "CLUSSDR" and cache.cluster in objects.clusters_of(ch, q.defs):
-                    target = resolve_conname(state, ch.conname, cache.cluster)
-                    if target not in (None, q.name):
-                        yield q, cache, ch, target
+        for ch in q.defs.channels:
+            if ch.chltype != "CLUSSDR":
+                continue
+            for cluster in objects.clusters_of(ch, q.defs):
+                target = resolve_conname(state, ch.conname, cluster)
+                far = state.find(target) if target not in (None, q.name) else None
+                if far is not None:
+                    portless = any(r.chltype == "CLUSRCVR" and "(" not in r.conname
+                                   and cluster in objects.clusters_of(r, far.defs) for r in far.defs.channels)
+                    out.append((q.name, cluster, ch, target, portless))
+    if len(_REACH) >= 4096:
+        _REACH.clear()
+    _REACH[key] = (parts, tuple(out))
+    return _REACH[key][1]
 
 
 def manual_clussdrs_join(model, state: NetworkState) -> bool:
     # 000 §Initial definitions: a member's records go to the full repository over its
     # manual CLUSSDR (SYSTEM.TEMPQMGR until the answer); 003 §Auto-definition of channels:
     # with a CLUSRCVR CONNAME that has no port, that initial contact works — only the
-    # auto-defined CLUSSDR made from it fails. So a manual CLUSSDR that reaches a listener
-    # has carried the member's JOIN (``ClusterCache.joined``)
-    return all(ch.conname in cache.joined for _, cache, ch, _ in _manual_reaches(state))
+    # auto-defined CLUSSDR made from it fails. So a running member's manual CLUSSDR that
+    # reaches a listener has carried its JOIN (``ClusterCache.joined``), once the member
+    # has a CLUSRCVR of its own published in that cluster (something to join with)
+    for name, cluster, ch, _, _ in _manual_targets(state):
+        q = state.find(name)
+        cache = q.cache(cluster) if q.running else None
+        if cache is None or ch.conname in cache.joined:
+            continue
+        if any(r.kind == rp.QMGR and r.owner == q.qmid and not r.deleted for r in cache.records):
+            return False
+    return True
 
 
 def joined_portless(model, state: NetworkState) -> bool:
-    for _, cache, ch, target in _manual_reaches(state):
-        far = state.find(target)
-        if ch.conname in cache.joined and far is not None and any(
-                r.chltype == "CLUSRCVR" and "(" not in r.conname and cache.cluster in objects.clusters_of(r, far.defs)
-                for r in far.defs.channels):
-            return True
+    for name, cluster, ch, _, portless in _manual_targets(state):
+        if portless:
+            q = state.find(name)
+            cache = q.cache(cluster) if q.running else None
+            if cache is not None and ch.conname in cache.joined:
+                return True
     return False
 
 
