@@ -719,12 +719,14 @@ def _membership_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
         for f in draw(st.lists(st.sampled_from(frs), min_size=1, max_size=2, unique=True)):
             steps.append(("qmgr", (("name", f), ("action", "stop"))))
     steps.append(("open", (("qmgr", app), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", "NOT_FIXED"))))
+    cap = max(max_steps, 2)
     if draw(st.integers(0, 2)) == 2:
-        for f in draw(st.lists(st.sampled_from(frs), min_size=1, max_size=2, unique=True)):
+        demoted = draw(st.lists(st.sampled_from(frs), min_size=1, max_size=2, unique=True))
+        for f in demoted[:cap - 2]:  # the MQOPEN and the MQPUT always fit in (a put needs its open)
             steps.append(("mqsc", (("qmgr", f), ("commands", "ALTER QMGR REPOS(' ')"))))
     steps.append(("put", (("handle", "h1"), ("count", draw(st.integers(1, 2))))))
     faults = allow_faults and draw(st.integers(0, 3)) == 3
-    return _config(names, mqsc, steps[-max(max_steps, 2):], "membership", faults)
+    return _config(names, mqsc, steps[-cap:], "membership", faults)
 
 
 _FOCUSED = {"workload": _workload_focus, "hierarchy": _hierarchy_focus, "pubsub_cluster": _pubsub_cluster_focus,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
 
 from spec.scenario import load_scenario, parse_scenario
 from spec.strategies import FEATURES, FOCI, STEP_KINDS, Configuration, configurations
@@ -19,6 +19,18 @@ def test_every_configuration_is_accepted_by_the_reader(configuration):
     assert len(scenario.steps) == len(configuration.steps)
     assert scenario.check.faults == configuration.faults
     assert scenario.check.explore_initial == configuration.explore_initial
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.tuples(st.integers(1, 4), st.sampled_from(FOCI)).flatmap(
+    lambda kf: st.tuples(st.just(kf[0]), configurations(max_qmgrs=3, max_steps=kf[0], foci=(kf[1],)))))
+def test_small_step_budgets_still_give_valid_scenarios(drawn):
+    # a step budget cuts steps, never a step another needs, in every focus (test_por's
+    # generated scenarios use max_steps=3: the membership focus once cut the MQOPEN its
+    # MQPUT needs)
+    k, configuration = drawn
+    scenario = parse_scenario(configuration.to_toml(), "generated.toml")
+    assert len(scenario.steps) <= max(k, 2)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
