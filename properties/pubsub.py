@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
+from properties import scenario_steps
 from spec import pubsub
 from spec import scenario as sc
 from spec.network import NetworkState, pubsub_links, pubsub_space
@@ -181,7 +182,7 @@ def remote_delivery(model, state: NetworkState) -> bool:
 def _optioned(model, state: NetworkState):
     """(queue manager, subscription, option) for each subscription a subscribe step made
     with an MQSO_SCOPE_ALL or MQSO_SCOPE_QMGR option (``SubscribeStep.scope``)."""
-    steps = getattr(getattr(model, "scenario", None), "steps", ())
+    steps = scenario_steps(model)
     for q in state.qmgrs:
         for sub in q.pubsub.subscriptions:
             step = steps[sub.created] if 0 <= sub.created < len(steps) else None

@@ -13,6 +13,7 @@ state is settled by construction and proves nothing.
 from __future__ import annotations
 
 from checker.model import Property
+from properties import scenario_steps
 from spec import repository as rp
 from spec import objects
 from spec import scenario as sc
@@ -287,7 +288,7 @@ def partial_no_subscribers(model, state: NetworkState) -> bool:
 def demoted(model, state: NetworkState) -> bool:
     """A full repository was altered to a partial one by a step taken (ALTER QMGR with a
     blank REPOS or REPOSNL) and is partial now."""
-    steps = getattr(getattr(model, "scenario", None), "steps", ())
+    steps = scenario_steps(model)
     for step in steps[:state.next_step]:
         if not isinstance(step, sc.MqscStep):
             continue

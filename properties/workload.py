@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
+from properties import scenario_steps
 from spec import binding as bd
 from spec import objects
 from spec import repository as rp
@@ -457,7 +458,7 @@ def _last_step(model, state: NetworkState):
     """The last scenario step taken, unless its queue manager was stopped or deleted then
     (the step failed with MQRC_Q_MGR_NOT_AVAILABLE and changed nothing)."""
     i = state.next_step - 1
-    steps = getattr(getattr(model, "scenario", None), "steps", ())
+    steps = scenario_steps(model)
     step = steps[i] if 0 <= i < len(steps) else None
     qmgr = getattr(step, "qmgr", "")
     if qmgr and any(e.step == i and e.code == "MQRC_Q_MGR_NOT_AVAILABLE" for e in dict(state.logs).get(qmgr, ())):
