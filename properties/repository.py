@@ -264,6 +264,15 @@ def manual_clussdrs_join(model, state: NetworkState) -> bool:
     return True
 
 
+def joined(model, state: NetworkState) -> bool:
+    for name, cluster, ch, _, _ in _manual_targets(state):
+        q = state.find(name)
+        cache = q.cache(cluster) if q.running else None
+        if cache is not None and ch.conname in cache.joined:
+            return True
+    return False
+
+
 def joined_portless(model, state: NetworkState) -> bool:
     for name, cluster, ch, _, portless in _manual_targets(state):
         if portless:
@@ -314,6 +323,10 @@ def subscribe_available(model, state: NetworkState) -> bool:
             if targets and len(set(targets) & set(available)) < min(2, len(available)):
                 return False
     return True
+
+
+def subscribed_at_open(model, state: NetworkState) -> bool:
+    return any(c.last_subscribe[0] for q in state.qmgrs for c in q.caches)
 
 
 def subscribed_past_unavailable(model, state: NetworkState) -> bool:
@@ -457,7 +470,9 @@ PROPERTIES = (
     Property.always("RP-MANUAL-CLUSSDR-JOINS", "a member's manual CLUSSDR that reaches a listener carries its JOIN, "
                     "even to a CLUSRCVR whose CONNAME has no port", manual_clussdrs_join,
                     citation="000 §Initial definitions; 003 §Auto-definition of channels",
-                    witness="RP-JOINED-PORTLESS"),
+                    witness="RP-JOINED"),
+    Property.sometimes("RP-JOINED", "a member's manual CLUSSDR carries its JOIN", joined,
+                       citation="000 §Initial definitions"),
     Property.sometimes("RP-JOINED-PORTLESS", "a member joins over a manual CLUSSDR to a CLUSRCVR whose CONNAME "
                        "has no port", joined_portless, citation="003 §Auto-definition of channels"),
     Property.always("RP-PARTIAL-NO-SUBSCRIBERS", "a queue manager that is not a full repository serves no "
@@ -469,7 +484,9 @@ PROPERTIES = (
     Property.always("RP-SUBSCRIBE-AVAILABLE", "an MQOPEN's subscription goes to two available full repositories "
                     "when it knows two", subscribe_available,
                     citation="000 §Considerations for Full Repositories; 003 §Queue managers and repositories",
-                    witness="RP-SUBSCRIBED-PAST-DOWN"),
+                    witness="RP-SUBSCRIBED-AT-OPEN"),
+    Property.sometimes("RP-SUBSCRIBED-AT-OPEN", "a partial repository's MQOPEN subscribes at full repositories",
+                       subscribed_at_open, citation="000 §First MQOPEN of a Queue"),
     Property.sometimes("RP-SUBSCRIBED-PAST-DOWN", "a subscription is sent to a full repository that is down, as "
                        "fewer than two are up", subscribed_past_unavailable,
                        citation="000 §Considerations for Full Repositories"),
