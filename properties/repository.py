@@ -264,23 +264,24 @@ def manual_clussdrs_join(model, state: NetworkState) -> bool:
     return True
 
 
-def joined(model, state: NetworkState) -> bool:
-    for name, cluster, ch, _, _ in _manual_targets(state):
-        q = state.find(name)
-        cache = q.cache(cluster) if q.running else None
-        if cache is not None and ch.conname in cache.joined:
-            return True
-    return False
-
-
-def joined_portless(model, state: NetworkState) -> bool:
+def _joined(state: NetworkState, portless_only: bool) -> bool:
+    """A running member's manual CLUSSDR has carried its JOIN (to a CLUSRCVR whose CONNAME
+    has no port, with ``portless_only``)."""
     for name, cluster, ch, _, portless in _manual_targets(state):
-        if portless:
+        if portless or not portless_only:
             q = state.find(name)
             cache = q.cache(cluster) if q.running else None
             if cache is not None and ch.conname in cache.joined:
                 return True
     return False
+
+
+def joined(model, state: NetworkState) -> bool:
+    return _joined(state, portless_only=False)
+
+
+def joined_portless(model, state: NetworkState) -> bool:
+    return _joined(state, portless_only=True)
 
 
 # --- RP-PARTIAL-NO-SUBSCRIBERS / RP-SUBSCRIBE-AVAILABLE --------------------------------
