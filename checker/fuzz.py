@@ -319,7 +319,10 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         counting = run.counting()
         excused = set(fuzz.excused(configuration))
         try:
-            result = explore(model, max_states=max_states, property_ids=property_ids, workers=1)
+            # while a failure is shrunk (not counting), each candidate's search stops after
+            # the BFS level where a first violation appears: a shortest trace is still there
+            result = explore(model, max_states=max_states, property_ids=property_ids, workers=1,
+                             stop_on_violation=not counting)
         except Exception as err:  # the model raised: a failure of its own kind
             _fail(run)
             raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err

@@ -19,6 +19,7 @@ configurations encode equally (STYLE habit 5).
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left
 from dataclasses import dataclass, fields
 from operator import attrgetter
@@ -247,6 +248,7 @@ def _expand(namelist: str, qm: QueueManagerDef) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in nl.names if n))
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked for the same few CONNAMEs at every state
 def conname_key(conname: str) -> tuple[tuple[str, str], ...]:
     """CONNAME as comparable (host, port) pairs: host names ignore case and blanks, the
     port defaults to 1414, and a comma-separated list keeps its order.
