@@ -468,9 +468,11 @@ def _reached_then(state: NetworkState, by_name: dict, origin: str, e: pubsub.Pub
 
 def force_delivered(model, state: NetworkState) -> bool:
     for q in state.qmgrs:
-        space = pubsub_space(q)
-        if any(d.origin != q.name and _forced_at(space, d.topic) for d in q.pubsub.deliveries):
-            return True
+        remote = [d for d in q.pubsub.deliveries if d.origin != q.name]
+        if remote:  # the topic space only where something arrived from elsewhere
+            space = pubsub_space(q)
+            if any(_forced_at(space, d.topic) for d in remote):
+                return True
     return False
 
 

@@ -13,7 +13,7 @@ state is settled by construction and proves nothing.
 from __future__ import annotations
 
 from checker.model import Property
-from properties import scenario_steps
+from properties import once_per_part, scenario_steps
 from spec import repository as rp
 from spec import objects
 from spec import scenario as sc
@@ -60,10 +60,15 @@ def _frs(state: NetworkState) -> dict[str, list[tuple]]:
 
 
 # --- RP-NO-STALE-APPLY ------------------------------------------------------------------
+@once_per_part
+def _no_stale_record(cache: rp.ClusterCache) -> bool:
+    return all(r.seq >= cache.seen(r.ident) for r in cache.records)
+
+
 def no_stale_apply(model, state: NetworkState) -> bool:
     # 003 §Queue managers and repositories: duplicates are identified by sequence number;
     # a repository never replaces a record with an older copy.
-    return all(r.seq >= cache.seen(r.ident) for _, cache in _caches(state) for r in cache.records)
+    return all(_no_stale_record(cache) for _, cache in _caches(state))
 
 
 def stale_discarded(model, state: NetworkState) -> bool:
@@ -86,13 +91,15 @@ def published_to_two(model, state: NetworkState) -> bool:
 
 
 # --- RP-TEMPQMGR ------------------------------------------------------------------------
+@once_per_part
+def _tempqmgr_unanswered(cache: rp.ClusterCache) -> bool:
+    return not any(rp.answers_tempqmgr(cache, r) for r in cache.qmgr_records())
+
+
 def tempqmgr_until_answered(model, state: NetworkState) -> bool:
     # 000 §Initial definitions: SYSTEM.TEMPQMGR is shown until the FR's own record arrives
     # (CONNAMEs compared as addresses: 'FR1' and 'fr1(1414)' are one listener)
-    for _, cache in _caches(state):
-        if any(rp.answers_tempqmgr(cache, r) for r in cache.qmgr_records()):
-            return False
-    return True
+    return all(_tempqmgr_unanswered(cache) for _, cache in _caches(state))
 
 
 def tempqmgr_shown(model, state: NetworkState) -> bool:

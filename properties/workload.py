@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
-from properties import scenario_steps
+from properties import once_per_part, scenario_steps
 from spec import binding as bd
 from spec import objects
 from spec import repository as rp
@@ -77,126 +77,173 @@ def _local_used(d: bd.Decision) -> bool:
     return any(c.local for c in survivors) and (d.useq == "LOCAL" or d.via_cluster_channel)
 
 
-def _judged(state: NetworkState, named_too: bool = False):
-    for d in _decisions(state):
-        if d.candidates and (named_too or not d.named):
-            yield d
+def _every_decision(ok, judged: bool = False):
+    """The predicate "``ok(d)`` for every ghost decision of the state" (with ``judged``:
+    every decision with candidates and no queue manager named). A decision
+    never changes once recorded, so each is judged once, and each queue manager's history
+    once (``once_per_part``): a state costs a look-up per queue manager, not a pass over
+    every choice made so far (issue #17: this was most of a workload example's time)."""
+    if judged:
+        inner = ok
+        ok = lambda d: not d.candidates or d.named or inner(d)  # noqa: E731
+    one = once_per_part(ok)
+    history = once_per_part(lambda decisions: all(one(d) for d in decisions))
+    return lambda state: all(history(q.decisions) for q in state.qmgrs)
+
+
+def _some_decision(p):
+    """The predicate "``p(d)`` for some ghost decision of the state" (as _every_decision)."""
+    none = _every_decision(lambda d: not p(d))
+    return lambda state: not none(state)
 
 
 # --- WL-SHARED-CLUSTER --------------------------------------------------------------------
-def chosen_shares_a_cluster(model, state: NetworkState) -> bool:
+def _shares_a_cluster(d: bd.Decision) -> bool:
     # 001 rules 1-2: only routes sharing a cluster (and the queue's cluster) can be chosen
-    for d in _decisions(state):
-        if d.chosen is None or (d.chosen[2] and not d.chosen[1] and not any(c.local for c in d.candidates)):
-            continue
-        if not _chosen_routes(d):
-            return False
-    return True
+    if d.chosen is None or (d.chosen[2] and not d.chosen[1] and not any(c.local for c in d.candidates)):
+        return True
+    return bool(_chosen_routes(d))
+
+
+_all_share_a_cluster = _every_decision(_shares_a_cluster)
+_remote_choice = _some_decision(lambda d: bool(d.chosen and not d.chosen[2]))
+
+
+def chosen_shares_a_cluster(model, state: NetworkState) -> bool:
+    return _all_share_a_cluster(state)
 
 
 def remote_choice_made(model, state: NetworkState) -> bool:
-    return any(d.chosen and not d.chosen[2] for d in _decisions(state))
+    return _remote_choice(state)
 
 
 # --- WL-PUT-INHIBITED ---------------------------------------------------------------------
-def put_inhibited_respected(model, state: NetworkState) -> bool:
+def _put_inhibited_ok(d: bd.Decision) -> bool:
     # 001 rule 5 and its note: a PUT(DISABLED) instance is chosen only when no enabled one
     # survives rank; only disabled ones: MQRC_CLUSTER_PUT_INHIBITED
-    for d in _judged(state):
-        survivors = _rank_survivors(d)
-        if not any(c.put_enabled for c in survivors):
-            if d.reason != str(wl.Reason.MQRC_CLUSTER_PUT_INHIBITED):
-                return False
-        elif d.chosen is None or not any(c.put_enabled for c in _chosen_routes(d)):
-            return False
-    return True
+    survivors = _rank_survivors(d)
+    if not any(c.put_enabled for c in survivors):
+        return d.reason == str(wl.Reason.MQRC_CLUSTER_PUT_INHIBITED)
+    return d.chosen is not None and any(c.put_enabled for c in _chosen_routes(d))
+
+
+_all_put_inhibited_ok = _every_decision(_put_inhibited_ok, judged=True)
+_put_disabled = _some_decision(lambda d: any(not c.put_enabled for c in d.candidates))
+
+
+def put_inhibited_respected(model, state: NetworkState) -> bool:
+    return _all_put_inhibited_ok(state)
 
 
 def put_disabled_seen(model, state: NetworkState) -> bool:
-    return any(not c.put_enabled for d in _decisions(state) for c in d.candidates)
+    return _put_disabled(state)
 
 
 # --- WL-RANK ------------------------------------------------------------------------------
-def highest_rank_chosen(model, state: NetworkState) -> bool:
+def _highest_rank_ok(d: bd.Decision) -> bool:
     # 001 rules 3-4, before status: "destinations with the highest rank will be chosen
     # regardless of the channel status" (000 §Queue Rank example)
-    for d in _judged(state):
-        if d.chosen is None:
-            continue
-        survivors = {(c.qmgr, c.channel, c.local) for c in _rank_survivors(d)}
-        if not any((c.qmgr, c.channel, c.local) in survivors for c in _chosen_routes(d)):
-            return False
-    return True
+    if d.chosen is None:
+        return True
+    survivors = {(c.qmgr, c.channel, c.local) for c in _rank_survivors(d)}
+    return any((c.qmgr, c.channel, c.local) in survivors for c in _chosen_routes(d))
+
+
+_all_highest_rank = _every_decision(_highest_rank_ok, judged=True)
+_ranks_differ = _some_decision(lambda d: len({(c.channel_rank, c.queue_rank) for c in d.candidates}) > 1)
+
+
+def highest_rank_chosen(model, state: NetworkState) -> bool:
+    return _all_highest_rank(state)
 
 
 def ranks_differ(model, state: NetworkState) -> bool:
-    return any(len({(c.channel_rank, c.queue_rank) for c in d.candidates}) > 1 for d in _decisions(state))
+    return _ranks_differ(state)
 
 
 # --- WL-STATUS ----------------------------------------------------------------------------
-def best_status_chosen(model, state: NetworkState) -> bool:
+def _best_status_ok(d: bd.Decision) -> bool:
     # 001 rules 7-11: among what rank, PUT and SUSPEND leave, the best status class
-    for d in _judged(state):
-        if d.chosen is None or _local_used(d):
-            continue
-        kept = _enabled(_rank_survivors(d))
-        if len({c.qmgr for c in kept}) > 1 and not all(c.suspended for c in kept):
-            kept = [c for c in kept if not c.suspended]  # rule 7
-        best = min(c.status_class for c in kept)
-        if not any(c.status_class == best for c in _chosen_routes(d)):
-            return False
-    return True
+    if d.chosen is None or _local_used(d):
+        return True
+    kept = _enabled(_rank_survivors(d))
+    if len({c.qmgr for c in kept}) > 1 and not all(c.suspended for c in kept):
+        kept = [c for c in kept if not c.suspended]  # rule 7
+    best = min(c.status_class for c in kept)
+    return any(c.status_class == best for c in _chosen_routes(d))
+
+
+_all_best_status = _every_decision(_best_status_ok, judged=True)
+_statuses_differ = _some_decision(lambda d: len({c.status_class for c in d.candidates}) > 1)
+
+
+def best_status_chosen(model, state: NetworkState) -> bool:
+    return _all_best_status(state)
 
 
 def statuses_differ(model, state: NetworkState) -> bool:
-    return any(len({c.status_class for c in d.candidates}) > 1 for d in _decisions(state))
+    return _statuses_differ(state)
 
 
 # --- WL-LOCAL-USEQ ------------------------------------------------------------------------
+# 001 rule 6 / 000 §Utilising remote destinations
+_all_local_used = _every_decision(lambda d: not _local_used(d) or (d.chosen is not None and d.chosen[2]), judged=True)
+_local_candidate = _some_decision(lambda d: any(c.local for c in d.candidates))
+
+
 def local_instance_used(model, state: NetworkState) -> bool:
-    # 001 rule 6 / 000 §Utilising remote destinations
-    return all(d.chosen is not None and d.chosen[2] for d in _judged(state) if _local_used(d))
+    return _all_local_used(state)
 
 
 def local_candidate_seen(model, state: NetworkState) -> bool:
-    return any(c.local for d in _decisions(state) for c in d.candidates)
+    return _local_candidate(state)
 
 
 # --- WL-MRUC ------------------------------------------------------------------------------
-def mruc_respected(model, state: NetworkState) -> bool:
+def _mruc_ok(d: bd.Decision) -> bool:
     # 001 rule 15: at most CLWLMRUC channels reach the final choice, and the choice is one
-    for d in _decisions(state):
-        if d.chosen is None or not d.finalists:
-            continue
-        if len(d.finalists) > d.clwlmruc or (d.chosen[0], d.chosen[1]) not in {(q, c) for q, c, _ in d.finalists}:
-            return False
-    return True
+    if d.chosen is None or not d.finalists:
+        return True
+    return len(d.finalists) <= d.clwlmruc and (d.chosen[0], d.chosen[1]) in {(q, c) for q, c, _ in d.finalists}
+
+
+_all_mruc = _every_decision(_mruc_ok)
+_mruc_cut = _some_decision(lambda d: bool(d.finalists) and len({(c.qmgr, c.channel) for c in d.candidates}) > d.clwlmruc)
+
+
+def mruc_respected(model, state: NetworkState) -> bool:
+    return _all_mruc(state)
 
 
 def mruc_cut(model, state: NetworkState) -> bool:
-    return any(d.finalists and len({(c.qmgr, c.channel) for c in d.candidates}) > d.clwlmruc
-               for d in _decisions(state))
+    return _mruc_cut(state)
 
 
 # --- WL-ROUND-ROBIN / WL-WEIGHTS -----------------------------------------------------------
-def _segments(state: NetworkState):
-    """Per queue manager, the runs of choices from a fresh history over one finalist set."""
-    for q in state.qmgrs:
-        run: list[bd.Decision] = []
-        for d in q.decisions:
-            if d.fresh or (run and d.finalists != run[0].finalists):
+def _runs(decisions: tuple[bd.Decision, ...]):
+    """One queue manager's runs of choices from a fresh history over one finalist set."""
+    run: list[bd.Decision] = []
+    for d in decisions:
+        if d.fresh or (run and d.finalists != run[0].finalists):
+            if run:
+                yield run
+            run = []
+        if d.fresh or run:
+            if d.chosen is None or not d.finalists:
                 if run:
                     yield run
                 run = []
-            if d.fresh or run:
-                if d.chosen is None or not d.finalists:
-                    if run:
-                        yield run
-                    run = []
-                    continue
-                run.append(d)
-        if run:
-            yield run
+                continue
+            run.append(d)
+    if run:
+        yield run
+
+
+def _every_history(ok):
+    """The predicate "``ok(decisions)`` for every queue manager's decision history",
+    judged once per history (``once_per_part``)."""
+    one = once_per_part(ok)
+    return lambda state: all(one(q.decisions) for q in state.qmgrs)
 
 
 def _counts_ok(run: list[bd.Decision], equal_weights: bool) -> bool:
@@ -215,28 +262,40 @@ def _counts_ok(run: list[bd.Decision], equal_weights: bool) -> bool:
     return True
 
 
+_round_robin = _every_history(lambda ds: all(_counts_ok(run, True) for run in _runs(ds)))
+_weighted = _every_history(lambda ds: all(_counts_ok(run, False) for run in _runs(ds)))
+_no_balanced_run = _every_history(lambda ds: not any(len(run) >= 2 and len(run[0].finalists) >= 2 for run in _runs(ds)))
+
+
+def _no_weighted_cycle(decisions) -> bool:
+    # WL-WEIGHTS' own witness: equal weights make it trivially true, so it needs unequal
+    # CLWLWGHTs chosen over at least one full weight cycle
+    for run in _runs(decisions):
+        weights = tuple(w for _, _, w in run[0].finalists)
+        if len(set(weights)) > 1 and len(run) >= wl.weight_cycle(weights):
+            return False
+    return True
+
+
+_no_weighted_cycles = _every_history(_no_weighted_cycle)
+
+
 def round_robin(model, state: NetworkState) -> bool:
     # 001: all CLWLWGHT equal: "the least recently used channel is chosen ... round-robin"
-    return all(_counts_ok(run, True) for run in _segments(state))
+    return _round_robin(state)
 
 
 def weighted(model, state: NetworkState) -> bool:
     # 001 final choice: DestSeqFactor += 1000/CLWLWGHT; 000 §Channel Weight example
-    return all(_counts_ok(run, False) for run in _segments(state))
+    return _weighted(state)
 
 
 def balanced_run_seen(model, state: NetworkState) -> bool:
-    return any(len(run) >= 2 and len(run[0].finalists) >= 2 for run in _segments(state))
+    return not _no_balanced_run(state)
 
 
 def weighted_cycle_seen(model, state: NetworkState) -> bool:
-    # WL-WEIGHTS' own witness: equal weights make it trivially true, so it needs unequal
-    # CLWLWGHTs chosen over at least one full weight cycle
-    for run in _segments(state):
-        weights = tuple(w for _, _, w in run[0].finalists)
-        if len(set(weights)) > 1 and len(run) >= wl.weight_cycle(weights):
-            return True
-    return False
+    return not _no_weighted_cycles(state)
 
 
 # --- WL-NO-BOUNCE-WITH-RANK ---------------------------------------------------------------
@@ -422,8 +481,11 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
     return all(not m.bound and balanced_in_retry(ch, m) for ch, m in stuck_messages(state))
 
 
+_redriven_elsewhere = _some_decision(lambda d: bool(d.redrive and d.chosen and d.chosen[0] != d.away_from))
+
+
 def redriven_elsewhere(model, state: NetworkState) -> bool:
-    return any(d.redrive and d.chosen and d.chosen[0] != d.away_from for d in _decisions(state))
+    return _redriven_elsewhere(state)
 
 
 # --- BD-AS-Q-DEF --------------------------------------------------------------------------
