@@ -22,7 +22,7 @@ def once_per_part(fn):
         if hit is not None and hit[0] is part:
             return hit[1]
         value = fn(part)
-        if len(memo) >= 20_000:
+        if len(memo) >= 4_096:
             memo.clear()
         memo[id(part)] = (part, value)
         return value
