@@ -503,12 +503,16 @@ def test_ctrl_c_while_waiting_for_the_child_kills_it(monkeypatch):
         pids.append(self.pid)
 
     monkeypatch.setattr(explore_mod._Helper, "__init__", record)
+    # a Ctrl-C for this process, whatever it inherited: a shell starts background jobs with
+    # SIGINT ignored, and the explorer leaves an ignored SIGINT ignored
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         r = explore(_InChild(BoundedCounters(6), lambda: time.sleep(60)), workers=2)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, before)
     assert r.statistics.stop_reason == "interrupted" and pids
     assert all(_gone(pid) for pid in pids)
 
@@ -544,16 +548,17 @@ def test_one_sigint_handler_for_the_run_and_an_ignored_sigint_stays_ignored():
             seen.append(signal.getsignal(signal.SIGINT))
             return super().next_state(state, action)
 
-    before = signal.getsignal(signal.SIGINT)
-    explore(Spy(), workers=1)
-    assert signal.getsignal(signal.SIGINT) is before and before not in seen
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)  # as Python sets it, unless
+    try:                                                                   # started with SIGINT ignored
+        before = signal.getsignal(signal.SIGINT)
+        explore(Spy(), workers=1)
+        assert signal.getsignal(signal.SIGINT) is before and before not in seen
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         seen.clear()
         explore(Spy(), workers=1)
         assert set(seen) == {signal.SIG_IGN}
     finally:
-        signal.signal(signal.SIGINT, before)
+        signal.signal(signal.SIGINT, inherited)
 
 
 # ============================================================ determinism across processes

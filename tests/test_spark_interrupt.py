@@ -48,6 +48,9 @@ def test_ctrl_c_prints_the_incomplete_result_and_nothing_else(tmp_path):
          "--run-dir", str(run_dir)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own group, so the SIGINT below is a terminal's Ctrl-C
+        # SIGINT as a terminal leaves it, even when this test runs in a background job
+        # (started with SIGINT ignored, which a child inherits across exec)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     level, family = -1, set()
     try:
