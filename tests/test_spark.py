@@ -183,7 +183,9 @@ def test_positions_ranked_per_bucket_as_for_large_levels(spark, monkeypatch):
 
     monkeypatch.setattr(backend, "RANK_IN_ONE_TASK", 0)
     monkeypatch.setattr(backend, "RANK_BUCKET", 3)
-    model = FingerprintFlood("tree", 8, cap=1)
+    # tree 7: levels of 15, 16 and 13 states past the threshold (each a Spark job, in 5 or 6
+    # buckets of 3 parents); 51 states cut the level of 16
+    model = FingerprintFlood("tree", 7, cap=1)
     for max_states in (None, 51):
         local = explore(model, max_states=max_states, workers=1)
         remote = explore_spark(model, spark=spark, driver_threshold=12, max_states=max_states,
@@ -412,7 +414,8 @@ def test_levels_really_run_as_several_tasks(spark, tmp_path):
     local = explore(model, workers=1)
     for partitions in (2, 7):
         run_dir = tmp_path / f"p{partitions}"
-        remote = explore_spark(model, spark=spark, driver_threshold=20, partitions=partitions,
+        # levels of 34-42 states on Spark: 7 tasks of 4 rows fit (28), with fewer Spark jobs
+        remote = explore_spark(model, spark=spark, driver_threshold=33, partitions=partitions,
                                rows_per_task=4, run_dir=run_dir)
         assert summary(remote) == summary(local)
         assert _trace_shapes(remote) == _trace_shapes(local)
