@@ -82,7 +82,10 @@ def _every_decision(ok, judged: bool = False):
     every decision with candidates and no queue manager named). A decision
     never changes once recorded, so each is judged once, and each queue manager's history
     once (``once_per_part``): a state costs a look-up per queue manager, not a pass over
-    every choice made so far (issue #17: this was most of a workload example's time)."""
+    every choice made so far (issue #17: this was most of a workload example's time).
+    The catalogue's predicates stay module-level functions that call the result: the Spark
+    backend ships the model to its executors with cloudpickle, which pickles a module
+    function by reference but a closure by value, cache included."""
     if judged:
         inner = ok
         ok = lambda d: not d.candidates or d.named or inner(d)  # noqa: E731
