@@ -24,7 +24,9 @@ process (``workers=1``: CPU seconds are the whole cost), capped at ``--cap`` CPU
 an honest incomplete result). Reported per k: distinct states, CPU seconds to a complete verdict
 (the subprocess's user+system time), states per CPU second, peak resident memory (MB),
 and whether the run was complete. A family stops after its first incomplete point.
-``--root DIR`` runs another checkout's engine (e.g. a ``git worktree`` of the commit
+``BENCH_SCALE_AS_MB=N`` in the environment limits each point's address space to N MB
+(an engine from before issue #17 has no memory guard: it then stops with MemoryError,
+reported as such). ``--root DIR`` runs another checkout's engine (e.g. a ``git worktree`` of the commit
 before a change) on the same generated scenarios, so before/after can be measured side
 by side in one session.
 
@@ -115,7 +117,7 @@ START = {"fr-join": 0, "ps-cluster": 1, "hierarchy": 1, "cluster-queue": 1}
 
 # --------------------------------------------------------------------------- one point
 POINT = r"""
-import json, os, resource, signal, sys, threading, time
+import inspect, json, os, resource, signal, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 from checker.cli import _check_properties
 from checker.explore import explore
@@ -130,18 +132,34 @@ initial = extra.pop("explore_initial", None)
 model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial or scenario.check.explore_initial or None)
 if extra.get("property_ids") is None:
     extra.pop("property_ids", None)
+import checker.explore as engine
+if "por" not in inspect.signature(explore).parameters:   # an engine from before the reduction
+    extra.pop("por", None)
+# an engine from before issue #17 handles only Ctrl-C: the cap sends it SIGINT instead
+STOP = signal.SIGTERM if "SIGTERM" in inspect.getsource(engine) else signal.SIGINT
 cap = float(sys.argv[3])
 capped = []
-def watch():   # the CPU cap: SIGTERM ends the run with an honest incomplete result
+def watch():   # the CPU cap: SIGTERM (SIGINT) ends the run with an honest incomplete result
     while not capped:
         if time.process_time() > cap:
             capped.append(True)
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), STOP)
             return
         time.sleep(0.2)
 threading.Thread(target=watch, daemon=True).start()
+limit_mb = int(os.environ.get("BENCH_SCALE_AS_MB") or 0)
+if limit_mb:   # an address-space limit: an engine without a memory guard ends in MemoryError
+    resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
 cpu = time.process_time()
-result = explore(model, workers=1, **extra)
+try:
+    result = explore(model, workers=1, **extra)
+except MemoryError:
+    capped.append(False)
+    print(json.dumps({"states": 0, "generated": 0, "depth": 0, "complete": False,
+                      "stop_reason": f"MemoryError at the {limit_mb} MB address-space limit",
+                      "cpu": time.process_time() - cpu, "wall": 0.0,
+                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "verdicts": {}}))
+    sys.exit(0)
 cpu = time.process_time() - cpu
 capped.append(False)
 st = result.statistics
