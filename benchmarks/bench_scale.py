@@ -137,6 +137,8 @@ if "por" not in inspect.signature(explore).parameters:   # an engine from before
     extra.pop("por", None)
 # an engine from before issue #17 handles only Ctrl-C: the cap sends it SIGINT instead
 STOP = signal.SIGTERM if "SIGTERM" in inspect.getsource(engine) else signal.SIGINT
+if STOP == signal.SIGINT:   # a job started in the background (nohup, &) has SIGINT ignored: that engine
+    signal.signal(signal.SIGINT, signal.default_int_handler)   # then keeps it ignored and the cap never fires
 cap = float(sys.argv[3])
 capped = []
 def watch():   # the CPU cap: SIGTERM (SIGINT) ends the run with an honest incomplete result
