@@ -166,7 +166,7 @@ cpu = time.process_time() - cpu
 capped.append(False)
 st = result.statistics
 print(json.dumps({"states": st.distinct_states, "generated": st.generated_states, "depth": st.max_depth,
-                  "complete": st.complete, "stop_reason": "CPU cap" if capped[0] else st.stop_reason, "cpu": cpu, "wall": st.seconds,
+                  "complete": st.complete, "stop_reason": "CPU cap" if capped[0] and not st.complete else st.stop_reason, "cpu": cpu, "wall": st.seconds,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "verdicts": {p: v.status.value for p, v in result.verdicts.items()}}))
 """
