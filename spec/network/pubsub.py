@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec import objects, pubsub, scenario as sc
+from spec import objects, pubsub, repository as rp, scenario as sc
 from spec.network.channels import send
 from spec.network.state import (
     NO_MUTATIONS, ChannelDeliver, LogEntry, Mutations, NetworkState, QmgrState, ScenarioStep, add_log, put_qmgr,
@@ -47,9 +47,25 @@ def _full_topic(q: QmgrState, topicobj: str, topic: str, step: int) -> tuple[str
         return None, (LogEntry(q.name, err.reason, err.message, step),)
 
 
+def _no_demand(q: QmgrState) -> bool:
+    """True if ``q`` has no source of demand (``pubsub.demand_sources``) and holds no proxy
+    subscription anywhere: no subscription, no proxy subscription registered here or sent,
+    no PROXYSUB(FORCE) topic object and no cluster topic record at all (a cluster topic
+    may be FORCE). Then ``pubsub.reconcile`` wants nothing and has sent nothing, so it sends
+    nothing, whatever the links: a queue manager that takes no part in publish/subscribe
+    (every repository message on a plain cluster) skips computing its topic space and
+    links (issue #17)."""
+    ps = q.pubsub
+    if ps.subscriptions or ps.proxy_paths or ps.sent_paths:
+        return False
+    if any(t.proxysub == "FORCE" for t in q.defs.topics):
+        return False
+    return not any(r.kind == rp.TOPIC for c in q.caches for r in c.records)
+
+
 def _ps_reconcile(state: NetworkState, name: str, mut: Mutations) -> NetworkState:
     q = state.find(name)
-    if q is None or not q.running:
+    if q is None or not q.running or _no_demand(q):
         return state
     ps, sends = pubsub.reconcile(pubsub_space(q), q.pubsub, pubsub_links(state, q), q.name,
                                  lambda n: state.find(n) is not None, aggregate=not mut.no_proxy_aggregation,
