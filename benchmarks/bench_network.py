@@ -1,6 +1,10 @@
 """Exploration throughput on the MQ network model (spec.network) rather than a toy.
 
-Reproduce:  python benchmarks/bench_network.py [--quick]
+Reproduce:  python benchmarks/bench_network.py [--quick] [--only EXAMPLE]... [--max-states N]
+
+``--only`` and ``--max-states`` make the short run a profile samples, e.g.
+``py-spy record -r 500 --format raw -o prof.raw -- python benchmarks/bench_network.py
+--only fr-mesh-broken.toml --max-states 15000`` (benchmarks/RESULTS.md, "#17 (round 6)").
 
 Each row explores a bundled example with every property of `mqcheck check`, including the
 initial queue managers joining their clusters (--explore-initial), which is where the
@@ -38,15 +42,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="only the smaller rows")
     parser.add_argument("--workers", type=int, default=None, help="explorer workers (default: the engine's)")
+    parser.add_argument("--only", action="append", metavar="EXAMPLE", choices=[name for name, _ in CASES],
+                        help="only this row (repeatable)")
+    parser.add_argument("--max-states", type=int, default=None, help="stop each row at N states (incomplete)")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}")
     print("| example | start | distinct | generated | depth | seconds | states/s | bytes/visited state | bytes/encoded state |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, initial in CASES[:2] if args.quick else CASES:
+    cases = [c for c in CASES if c[0] in args.only] if args.only else CASES[:2] if args.quick else CASES
+    for name, initial in cases:
         scenario = load_scenario(ROOT / "examples" / name)
         model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial)
         start = time.perf_counter()
-        result = explore(model, workers=args.workers)
+        result = explore(model, workers=args.workers, max_states=args.max_states)
         seconds = time.perf_counter() - start
         st = result.statistics
         (init,) = model.init_states()
