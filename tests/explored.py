@@ -40,3 +40,22 @@ def explore_example_at_its_bounds(name: str):
 
     check = load_scenario(ROOT / "examples" / name).check
     return explore_example(name, check.max_states, check.max_depth)
+
+
+def first_states(model, limit: int) -> list:
+    """Breadth-first, the first ``limit`` distinct states of ``model`` (its initial states
+    first), for tests that judge a function at every state rather than a verdict."""
+    frontier = list(model.init_states())
+    seen = set(frontier)
+    out = list(frontier)
+    while frontier and len(out) < limit:
+        nxt = []
+        for s in frontier:
+            for a in model.actions(s):
+                t = model.next_state(s, a)
+                if t is not None and t not in seen:
+                    seen.add(t)
+                    nxt.append(t)
+                    out.append(t)
+        frontier = nxt
+    return out[:limit]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from checker.cli import _check_properties
+from explored import first_states
 from properties import once_per_part
 from spec.network import MQNetwork, Mutations
 from spec.scenario import load_scenario, parse_scenario
@@ -50,20 +51,7 @@ def _states(example: str, mutations: Mutations, limit: int, initial: bool) -> tu
     else:
         scenario = load_scenario(ROOT / "examples" / example)
     model = MQNetwork(scenario, _check_properties(scenario), mutations=mutations, explore_initial=initial)
-    frontier = list(model.init_states())
-    seen = set(frontier)
-    out = list(frontier)
-    while frontier and len(out) < limit:
-        nxt = []
-        for s in frontier:
-            for a in model.actions(s):
-                t = model.next_state(s, a)
-                if t is not None and t not in seen:
-                    seen.add(t)
-                    nxt.append(t)
-                    out.append(t)
-        frontier = nxt
-    return model, out[:limit]
+    return model, first_states(model, limit)
 
 
 @pytest.mark.parametrize(("example", "mutation", "initial"), [

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from explored import first_states
 from spec import pubsub
 from spec.network import MQNetwork
 from spec.network import pubsub as net_ps
@@ -50,28 +51,12 @@ def model_of(example: str) -> MQNetwork:
     return MQNetwork(load_scenario(ROOT / "examples" / example), (), explore_initial=example.startswith("fr-"))
 
 
-def states(model: MQNetwork, limit: int):
-    """Up to ``limit`` states, breadth-first."""
-    seen = set(model.init_states())
-    frontier = list(seen)
-    while frontier and len(seen) < limit:
-        nxt = []
-        for s in frontier:
-            for a in model.actions(s):
-                t = model.next_state(s, a)
-                if t is not None and t not in seen and len(seen) < limit:
-                    seen.add(t)
-                    nxt.append(t)
-        frontier = nxt
-    return seen
-
-
 def checked(example: str) -> tuple[int, int]:
     """(queue managers the shortcut skipped, queue managers it left to the full
     computation) over up to 600 states of ``example``; asserts the skipped ones agree."""
     model = model_of(example)
     skipped = computed = 0
-    for s in states(model, 600):
+    for s in first_states(model, 600):
         for q in s.qmgrs:
             if not q.running:
                 continue
