@@ -59,13 +59,12 @@ Modelling choices, argued:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from spec import objects, repository as rp
 from spec import workload as wl
-from spec.values import replace
+from spec.values import replace, value
 
 __all__ = [
     "BIND_ON_OPEN", "BIND_NOT_FIXED", "BIND_ON_GROUP", "BIND_AS_Q_DEF",
@@ -98,7 +97,7 @@ def status_class(status: str) -> int:
 # ---------------------------------------------------------------------------------------
 # History as canonical values
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class FrozenHistory:
     """:class:`spec.workload.History` with each DestSeqFactor as (numerator, denominator)."""
 
@@ -120,7 +119,7 @@ def thaw_history(f: FrozenHistory) -> wl.History:
 # ---------------------------------------------------------------------------------------
 # Handles and messages
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class Handle:
     """An open queue at ``qmgr`` (the scenario's ``handle`` id).
 
@@ -143,7 +142,7 @@ class Handle:
     arrived: tuple[tuple[str, int], ...] = ()  # (queue manager, count) of its messages put to local queues, ever
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AppMessage:
     """An application message on a cluster transmission queue.
 
@@ -172,7 +171,7 @@ class AppMessage:
                 f" via {'>'.join(self.hops)}{via}")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Candidate:
     """A route that survived 001 rules 1-2 (a ghost, computed independently of
     ``spec.workload``) with the attributes the later rules read."""
@@ -190,7 +189,7 @@ class Candidate:
     weight: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Decision:
     """A ghost record of one run of the algorithm at ``qmgr`` for a message of ``handle``.
 
@@ -217,7 +216,7 @@ class Decision:
     away_from: str = ""  # redrive: the queue manager the RETRYING channel leads to
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Resolved:
     """What a name resolves to at one queue manager: ``local`` (put to ``queue`` here),
     ``cluster`` (run the algorithm for ``queue``/``target_qmgr``), ``xmitq`` (put to the

@@ -34,10 +34,10 @@ import difflib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from spec.errors import InputError, near_miss
 from spec.objects import conname_key
+from spec.values import value
 
 __all__ = ["Ccdt", "CcdtEntry", "address_of", "check_ccdt", "missing_real_name_entries", "parse_ccdt"]
 
@@ -49,7 +49,7 @@ CONNECTION_KEYS = ("host", "port")
 _QM_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CcdtEntry:
     """One ``channel`` entry: the queue manager (or group) name it answers to, the
     addresses to try (``host(port)`` strings, in order), and where it is in the file."""
@@ -61,7 +61,7 @@ class CcdtEntry:
     column: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Ccdt:
     file: str
     entries: tuple[CcdtEntry, ...]  # in file order: the order a client tries them
@@ -81,7 +81,7 @@ def address_of(host: str, port: int) -> str:
 
 
 # ----------------------------------------------------------------------------- parsing
-@dataclass(frozen=True, slots=True)
+@value
 class _Node:
     """A JSON value with the position (1-based line and column) where it starts."""
 

@@ -22,11 +22,12 @@ with their keywords unchecked and recorded as no-ops. z/OS-only syntax is not re
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Union
 
 from spec.errors import InputError, near_miss
 from spec.topics import TopicStringError, compile_subscription, join_topic, validate_topic_string
+from spec.values import value
 
 __all__ = [
     "Command",
@@ -43,7 +44,7 @@ __all__ = [
 Value = Union[str, int, bool, tuple[str, ...]]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Command:
     """One MQSC command, typed.
 
@@ -182,7 +183,7 @@ IGNORED_TYPES: frozenset[tuple[str, str]] = frozenset(
 NAMELESS = {("ALTER", "QMGR"), ("SUSPEND", "QMGR"), ("RESUME", "QMGR"), ("REFRESH", "QMGR")}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Attr:
     """How one keyword's value is read.
 
@@ -409,7 +410,7 @@ def attribute_keywords(verb: str, objtype: str, chltype: str = "") -> dict[str, 
 
 # --------------------------------------------------------------------------- lexing
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Token:
     kind: str  # word | quoted | ( | ) | ,
     text: str
@@ -417,7 +418,7 @@ class _Token:
     column: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Item:
     """A keyword with its optional parenthesised values."""
 

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from operator import attrgetter
 from typing import Union
 
 from spec import lookup
 from spec.mqsc import Command
 from spec.topics import TopicStringError, compile_subscription, join_topic
-from spec.values import replace
+from spec.values import replace, value
 
 __all__ = [
     "ASPARENT", "BASE_TOPIC", "BASE_TOPIC_OBJECT",
@@ -47,7 +47,7 @@ BASE_TOPIC = "SYSTEM.BASE.TOPIC"
 
 # --------------------------------------------------------------------------- objects
 
-@dataclass(frozen=True, slots=True)
+@value
 class TopicObject:
     """An administrative topic object (002 §Administrative topic objects).
 
@@ -74,7 +74,7 @@ BASE_TOPIC_OBJECT = TopicObject(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Subscription:
     """A durable administrative subscription (DEFINE SUB).
 
@@ -95,7 +95,7 @@ class Subscription:
     order: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Queue:
     """A local queue, remote queue (or queue manager alias) or alias queue.
 
@@ -124,7 +124,7 @@ class Queue:
         return self.qtype == "QREMOTE" and not self.rname
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Channel:
     """A channel definition; CLUSRCVR/CLUSSDR carry the cluster workload attributes."""
 
@@ -140,13 +140,13 @@ class Channel:
     xmitq: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Namelist:
     name: str
     names: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QueueManagerDef:
     """Everything one queue manager has been told by MQSC. Tuples are sorted by name."""
 
@@ -272,7 +272,7 @@ def conname_key(conname: str) -> tuple[tuple[str, str], ...]:
 
 # --------------------------------------------------------------------------- outcomes
 
-@dataclass(frozen=True, slots=True)
+@value
 class SuspendCluster:
     """SUSPEND QMGR CLUSTER(..)|CLUSNL(..) (000 §Workload management features)."""
 
@@ -280,12 +280,12 @@ class SuspendCluster:
     mode: str = "QUIESCE"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ResumeCluster:
     clusters: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RefreshCluster:
     """REFRESH CLUSTER(..) [REPOS(YES)]: discard what was learnt of the cluster and rebuild
     it from the full repositories (000 §Refreshing repository information). ``cluster``
@@ -295,7 +295,7 @@ class RefreshCluster:
     repos: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ResetCluster:
     """RESET CLUSTER(..) ACTION(FORCEREMOVE) QMNAME(..)|QMID(..) [QUEUES(YES)], at a full
     repository (000 §Incorrectly deleted queue managers)."""
@@ -306,12 +306,12 @@ class ResetCluster:
     queues: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RefreshProxySubscriptions:
     """REFRESH QMGR TYPE(PROXYSUB) (002 §Resynchronization of proxy subscriptions)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ClearRetained:
     """CLEAR TOPICSTR(..) CLTRTYPE(RETAINED): remove the retained publication (002 §Retained
     publications)."""
@@ -319,12 +319,12 @@ class ClearRetained:
     topicstr: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StartChannel:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StopChannel:
     name: str
 
@@ -333,7 +333,7 @@ Operation = Union[SuspendCluster, ResumeCluster, RefreshCluster, ResetCluster,
                   RefreshProxySubscriptions, ClearRetained, StartChannel, StopChannel]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Outcome:
     """What a queue manager made of one command.
 

@@ -20,13 +20,12 @@ recorded against its subscription; DEST is kept for display), authorities.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
 
 from spec import lookup
 from spec.topic_tree import Node, TopicSpace, is_blocked, node_of
 from spec.topics import compile_subscription
-from spec.values import replace
+from spec.values import replace, value
 
 SCOPE_ALL = "ALL"
 SCOPE_QMGR = "QMGR"
@@ -35,7 +34,7 @@ SCOPE_QMGR = "QMGR"
 SCOPE_OPTION_ALL = "MQSO_SCOPE_ALL"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Subscription:
     """A subscription as the queue manager holds it at run time.
 
@@ -59,7 +58,7 @@ class Subscription:
     created: int = -2  # ghost: the scenario step that created it (UNSTAMPED until the network stamps it)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Publication:
     """One publication: its topic, its identity (origin queue manager and serial number),
     whether it is retained, and the loop-detection fingerprints it carries (DESIGN §3.3)."""
@@ -76,7 +75,7 @@ class Publication:
     local_only: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Delivery:
     """A publication put to a subscription's destination.
 
@@ -101,7 +100,7 @@ def delivery_to(space: TopicSpace, sub: Subscription, pub: Publication, retained
                     sub.blocking)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PubSubError:
     """An entry for the queue manager's error log, or a failed MQI call's reason code."""
 
@@ -109,7 +108,7 @@ class PubSubError:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class LocalPubSub:
     """A queue manager's publish/subscribe state.
 
@@ -326,7 +325,7 @@ Path = tuple[str, ...]
 HeldProxy = tuple[ProxyKey, tuple[Path, ...]]
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@value(order=True)
 class Link:
     """A publish/subscribe neighbour and how it is reached ("" = hierarchy, else a cluster)."""
 
@@ -334,7 +333,7 @@ class Link:
     via: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Republisher:
     """An application that gets the publications of ``subscription`` and publishes them
     again (under ``topic`` when given), with MQPMO action NEW (a new fingerprint chain) or
@@ -346,7 +345,7 @@ class Republisher:
     topic: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PublishedEntry:
     """Ghost record of a publication made at this queue manager (for the properties)."""
 
@@ -363,7 +362,7 @@ class PublishedEntry:
     proxies: tuple[ProxyKey, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ProxySubMsg:
     """A proxy subscription (or its cancellation) from ``sender`` over link ``via``."""
 
@@ -379,7 +378,7 @@ class ProxySubMsg:
         return f"proxy {sign}{self.topic!r} from {self.sender} ({link})"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PublicationMsg:
     """A publication forwarded by ``sender`` over ``via``. ``rfp`` is the RFH2 ``<ibm>``
     folder with the fingerprints (``encode_rfp_folder``); ``prev_via`` is the link the
@@ -733,7 +732,7 @@ def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bo
 
 
 # --- routing a publication -----------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class Routed:
     """What processing one publication at a queue manager produced."""
 

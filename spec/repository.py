@@ -29,11 +29,10 @@ subscriptions (PRs re-subscribe on the same 30-day cycle as republishing), and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from spec.objects import conname_key
-from spec.values import replace
+from spec.values import replace, value
 
 QMGR, QUEUE, TOPIC = "QMGR", "QUEUE", "TOPIC"
 TEMPQMGR_PREFIX = "SYSTEM.TEMPQMGR."
@@ -47,7 +46,7 @@ EXPIRY_DAYS = {TOPIC: 60, QMGR: 90, QUEUE: 90}
 JOIN, UPDATE, SUBSCRIBE, REMOVE = "JOIN", "UPDATE", "SUBSCRIBE", "REMOVE"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrInfo:
     """A queue-manager record's content: its CLUSRCVR channel, which auto-defined CLUSSDRs
     copy (003 §Auto-definition of channels), plus its role and SUSPEND state."""
@@ -62,7 +61,7 @@ class QmgrInfo:
     netprty: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QueueInfo:
     """A cluster queue record's content: what other queue managers' workload algorithm and
     bind options read."""
@@ -74,7 +73,7 @@ class QueueInfo:
     qmgr_alias: bool = False  # a clustered QREMOTE with a blank RNAME (000 Scenarios 2 and 5)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Record:
     """One item of cluster information.
 
@@ -99,7 +98,7 @@ class Record:
         return (self.kind, self.cluster, self.owner, self.key)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RepoMsg:
     """A message between repository tasks (to SYSTEM.CLUSTER.COMMAND.QUEUE).
 
@@ -131,7 +130,7 @@ class RepoMsg:
         return " ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ClusterCache:
     """One queue manager's repository for one cluster.
 

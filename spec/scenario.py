@@ -104,7 +104,6 @@ import re
 import stat
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Union
 
@@ -116,7 +115,7 @@ from spec.ccdt import Ccdt
 from spec.uniform_scenario import (  # issue #19: uniform clusters
     UNIFORM_STEP_KEYS, ConnectStep, DisconnectStep, ExpectedApstatus, JoinUniformStep, UniformParsing, listeners_of,
 )
-from spec.values import replace
+from spec.values import replace, value
 
 __all__ = [
     "Scenario",
@@ -173,7 +172,7 @@ Path = tuple[Union[str, int], ...]
 # Data model
 # ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@value
 class CheckOptions:
     """``[check]``: defaults for ``mqcheck check``; ``None`` = not set (unbounded)."""
 
@@ -183,7 +182,7 @@ class CheckOptions:
     explore_initial: bool = False  # explore the joining of the initial configuration too
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PytestOptions:
     """``[pytest]``: how the pytest plugin (checker/pytest_plugin.py) runs this file.
 
@@ -210,7 +209,7 @@ class PytestOptions:
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class LintOptions:
     """``[lint]``: ``disable = { RULE = "reason" }`` turns lint rules off for this file, each
     with the reason a reviewer reads; (rule, reason, line, column) with the key's position
@@ -219,7 +218,7 @@ class LintOptions:
     disable: tuple[tuple[str, str, int, int], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrSpec:
     """A queue manager: its initial MQSC text, parsed, and where that text lives.
 
@@ -235,7 +234,7 @@ class QmgrSpec:
     uniform_cluster: str = ""  # issue #19: qm.ini TuningParameters UniformClusterName (004)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class MqscStep:
     index: int
     line: int
@@ -244,7 +243,7 @@ class MqscStep:
     commands: tuple[Command, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PublishStep:
     index: int
     line: int
@@ -257,7 +256,7 @@ class PublishStep:
     count: int = 1
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class SubscribeStep:
     index: int
     line: int
@@ -273,7 +272,7 @@ class SubscribeStep:
     topicobj: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class UnsubscribeStep:
     index: int
     line: int
@@ -281,7 +280,7 @@ class UnsubscribeStep:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RepublishStep:
     index: int
     line: int
@@ -291,7 +290,7 @@ class RepublishStep:
     topic: str = ""  # "" = the topic each publication arrived with
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OpenStep:
     index: int
     line: int
@@ -302,7 +301,7 @@ class OpenStep:
     bind: str = "AS_Q_DEF"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PutStep:
     index: int
     line: int
@@ -311,14 +310,14 @@ class PutStep:
     group: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CloseStep:
     index: int
     line: int
     handle: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelStep:
     index: int
     line: int
@@ -328,7 +327,7 @@ class ChannelStep:
     name: str = ""  # one route: the sender channel's name ("" every route from qmgr to to)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrStep:
     index: int
     line: int
@@ -336,7 +335,7 @@ class QmgrStep:
     action: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AdvanceStep:
     index: int
     line: int
@@ -350,7 +349,7 @@ Step = Union[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ExpectedDeliveries:
     """Subscription ``subscription`` at ``qmgr`` received exactly ``topics`` (a multiset,
     kept sorted so equal multisets are equal tuples)."""
@@ -360,7 +359,7 @@ class ExpectedDeliveries:
     topics: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ExpectedMessages:
     """The messages put through ``handle`` arrived ``counts`` (qmgr, count), sorted by
     queue manager; queue managers not listed received none."""
@@ -369,13 +368,13 @@ class ExpectedMessages:
     counts: tuple[tuple[str, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ExpectedError:
     qmgr: str
     code: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ExpectedRepository:
     """What ``qmgr``'s repository holds for ``cluster``; ``None`` = not checked."""
 
@@ -386,7 +385,7 @@ class ExpectedRepository:
     topics: frozenset[str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Expect:
     index: int
     line: int
@@ -399,7 +398,7 @@ class Expect:
     apstatus: tuple[ExpectedApstatus, ...] = ()  # issue #19
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ProveClaim:
     """``[[prove]]`` (issue #13, ``mqcheck prove SCENARIO``): a claim over every publication
     at ``publishers`` on a topic matching ``topic`` and every subscription of kind
@@ -417,7 +416,7 @@ class ProveClaim:
     expect: str = "never"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Scenario:
     name: str
     description: str

@@ -20,12 +20,11 @@ their own, so they change no answer), authorities, TREELIFE.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from spec import lookup
 from spec.topics import compile_subscription, split_levels
-from spec.values import replace
+from spec.values import replace, value
 
 ASPARENT = "ASPARENT"
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"
@@ -62,7 +61,7 @@ def _inherits(attr: str, value: Any) -> bool:
     return value == ASPARENT
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ClusterConflict:
     """Two or more cluster topic definitions for one topic string (002 §Overlapping topics:
     "it is an error. An error message is written to the error log")."""
@@ -72,7 +71,7 @@ class ClusterConflict:
     winner: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TopicSpace:
     """Local topic objects plus the cluster topic records this queue manager has received.
 

@@ -21,11 +21,11 @@ answer comes, never which answer, so the spec stays a pure function of its input
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from spec.errors import InputError
+from spec.values import value
 
 __all__ = [
     "TopicStringError",
@@ -152,7 +152,7 @@ def _collapse_multi(levels: tuple[str, ...]) -> tuple[str, ...]:
 # such as (?:/[^/]*)*/a(?:/[^/]*)*/a... backtracks exponentially on adversarial topics.
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Segment:
     """A wildcard-free run: ``elements`` are levels (topic scheme) or characters (character
     scheme), ``None`` standing for ``+`` or ``?``. ``literal`` holds the elements when none
@@ -197,7 +197,7 @@ def _segments(elements: list[str | None], split: list[int], charwise: bool) -> t
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Matcher:
     """A subscription compiled once and matched against many topics.
 

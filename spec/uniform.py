@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from spec.values import replace
+from spec.values import replace, value
 
 
 __all__ = [
@@ -69,7 +69,7 @@ RESTARTED = "RESTARTED"  # "RESTARTED QM": QM started again after stopping
 JOINED = "JOINED"  # "JOINED QM": QM was added to a uniform cluster by a step
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Rules:
     """The choices 004 leaves open, as parameters (docs/decisions.md, issue #19).
 
@@ -92,7 +92,7 @@ DEFAULT_RULES = Rules()
 AppCount = tuple[str, int, int]  # (application name, COUNT, MOVCOUNT)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Instance:
     """One client application instance (a connection)."""
 
@@ -108,7 +108,7 @@ class Instance:
         return f"{self.app}#{self.ident}"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Member:
     """One uniform-cluster member's application knowledge (lost when it stops)."""
 
@@ -121,7 +121,7 @@ class Member:
     asked: tuple[tuple[str, str, int, int], ...] = ()  # per app: (app, donor, donor's count, own count) last asked
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class UniformState:
     """Every member's knowledge and every application instance (the clients' side)."""
 
@@ -154,7 +154,7 @@ class Context:
 
 
 # --------------------------------------------------------------------------- messages
-@dataclass(frozen=True, slots=True)
+@value
 class ApplStatusMsg:
     """A member's application counts, for its peers (004 §Automatic Application balancing:
     "MQ will automatically share application connectivity knowledge between queue managers")."""
@@ -168,7 +168,7 @@ class ApplStatusMsg:
         return f"APPLSTATUS[{self.cluster}] {self.sender}: {shown}"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DonationRequest:
     """'Donate me an instance of ``app``' (004: members "request other queue managers to
     donate their applications")."""
@@ -182,7 +182,7 @@ class DonationRequest:
         return f"DONATE?[{self.cluster}] {self.app} to {self.requester} (has {self.requester_count})"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DonationAnswer:
     cluster: str
     donor: str

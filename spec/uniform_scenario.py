@@ -30,10 +30,10 @@ entry under its real name is allowed: the model shows what it does (UC-NO-CCDT-E
 from __future__ import annotations
 
 import os.path
-from dataclasses import dataclass
 
 from spec.ccdt import Ccdt, check_ccdt, parse_ccdt
 from spec.errors import near_miss
+from spec.values import value
 
 __all__ = [
     "MAX_INSTANCES",
@@ -50,7 +50,7 @@ BALANCED = ("YES", "NO", "NOTAPPLIC")
 BALSTATES = ("OK", "LOW", "HIGH", "NOTAPPLIC")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ConnectStep:
     index: int
     line: int
@@ -60,7 +60,7 @@ class ConnectStep:
     reconnect: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DisconnectStep:
     index: int
     line: int
@@ -69,7 +69,7 @@ class DisconnectStep:
     qmgr: str = ""  # "" = wherever they are
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JoinUniformStep:
     index: int
     line: int
@@ -77,7 +77,7 @@ class JoinUniformStep:
     cluster: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ExpectedApstatus:
     """DISPLAY APSTATUS figures expected for application ``app``; None = not checked.
     ``qmgrs``: (queue manager, COUNT, MOVCOUNT, BALSTATE) rows, sorted."""

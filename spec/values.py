@@ -20,6 +20,25 @@ P(x=1, y=5)
 >>> replace(P(1), z=3)
 Traceback (most recent call last):
 TypeError: P has no field 'z' to replace
+
+Spec values are declared with ``@value``: ``@dataclass(frozen=True, slots=True)`` with a
+constructor that sets each slot through its descriptor instead of ``object.__setattr__``
+by name (two to three times as fast on a queue manager's 14 fields; 2-9% of a whole
+exploration, where every successor builds several new parts: benchmarks/RESULTS.md,
+"#17 (round 6)"). It takes the same arguments, sets the same fields (``init=False`` ones
+to their defaults) and runs ``__post_init__`` last, as the constructor ``dataclasses``
+writes does; that one stays on the class as ``__dataclass_init__`` and tests compare the
+two.
+
+>>> @value
+... class Q:
+...     name: str
+...     depth: int = 0
+>>> Q("A"), Q("A", depth=2) == Q(name="A", depth=2), replace(Q("A"), depth=1)
+(Q(name='A', depth=0), True, Q(name='A', depth=1))
+>>> Q("A").depth = 3
+Traceback (most recent call last):
+dataclasses.FrozenInstanceError: cannot assign to field 'depth'
 """
 
 from __future__ import annotations
@@ -60,3 +79,43 @@ def replace(obj: T, /, **changes: Any) -> T:
             raise TypeError(f"{cls.__name__} has no field {name!r} to replace")
         values[position] = value
     return cls(*values)
+
+
+def value(cls: Any = None, /, **options: Any) -> Any:
+    """``@dataclass(frozen=True, slots=True, **options)``, with the faster constructor
+    described in the module docstring. ``@value`` or ``@value(order=True)``."""
+    def wrap(c: type) -> type:
+        c = dataclasses.dataclass(frozen=True, slots=True, **options)(c)
+        _fast_init(c)
+        return c
+    return wrap if cls is None else wrap(cls)
+
+
+def _fast_init(cls: type) -> None:
+    """Give ``cls`` (a frozen dataclass with slots) a constructor that sets its slots
+    through their member descriptors. The source is generated from the class's own field
+    names, like the one ``dataclasses`` generates; a class with a default factory or
+    keyword-only fields keeps the generated one."""
+    fields = dataclasses.fields(cls)
+    if any(f.default_factory is not dataclasses.MISSING or f.kw_only for f in fields):
+        return
+    ns: dict[str, Any] = {}
+    params, body = [], []
+    for i, f in enumerate(fields):
+        ns[f"_set{i}_"] = cls.__dict__[f.name].__set__
+        if f.default is not dataclasses.MISSING:
+            ns[f"_default{i}_"] = f.default
+        if f.init:
+            params.append(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default{i}_")
+            body.append(f"_set{i}_(self, {f.name})")
+        elif f.default is not dataclasses.MISSING:
+            body.append(f"_set{i}_(self, _default{i}_)")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"]) + "\n"
+    exec(source, ns)  # noqa: S102 - our own field names, as dataclasses itself does
+    init = ns["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    cls.__dataclass_init__ = cls.__init__
+    cls.__init__ = init

@@ -64,10 +64,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from spec.values import replace
+from spec.values import replace, value
 
 
 __all__ = [
@@ -146,7 +145,7 @@ def _check_range(owner: str, name: str, value: int, low: int, high: int) -> None
 # ---------------------------------------------------------------------------------------
 # Inputs: the putting queue manager's view
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class ClusterReceiver:
     """One CLUSRCVR channel of a queue manager: its cluster queue-manager record.
 
@@ -185,7 +184,7 @@ class ClusterReceiver:
         return replace(self, clusters=clusters)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QueueInstance:
     """A cluster queue instance: a clustered QLOCAL, or a clustered QALIAS/QREMOTE, which
     the rest of the cluster sees as an instance of a queue of that name (000 Scenario 4).
@@ -216,7 +215,7 @@ class QueueInstance:
         return replace(self, put_enabled=enabled)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrAlias:
     """A clustered queue manager alias record: ``DEFINE QREMOTE(name) RNAME(' ')
     RQMNAME(...) CLUSTER(...)`` on ``qmgr`` (000 Scenarios 2 and 5). A put naming ``name``
@@ -236,7 +235,7 @@ class QmgrAlias:
         _check_range(owner, "CLWLPRTY", self.clwlprty, 0, 9)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelState:
     """The status of the channel to ``qmgr`` named ``channel`` (for a local CLUSRCVR,
     ``qmgr`` is the putting queue manager). A channel without a state is INACTIVE."""
@@ -250,7 +249,7 @@ class ChannelState:
         object.__setattr__(self, "status", ChannelStatus(self.status))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrView:
     """What the putting queue manager ``qmgr`` knows when it chooses (DESIGN §3.5).
 
@@ -305,7 +304,7 @@ class QmgrView:
         return self.local_receivers + self.receivers
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Put:
     """The MQOPEN/MQPUT being placed: ObjectName, ObjectQmgrName (blank = none), and whether
     the message arrived over a cluster channel rather than from a local application."""
@@ -318,7 +317,7 @@ class Put:
 # ---------------------------------------------------------------------------------------
 # History: MQWDR.DestSeqFactor and DestSeqNumber per channel (001 final choice)
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelUse:
     """MQWDR.DestSeqFactor and MQWDR.DestSeqNumber of one channel (0 = never chosen)."""
 
@@ -328,7 +327,7 @@ class ChannelUse:
     number: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class History:
     """The putting queue manager's workload history: per channel, not per queue (001: "it is
     the historic use of each cluster sender channel from this queue manager that is being
@@ -378,7 +377,7 @@ class History:
 # ---------------------------------------------------------------------------------------
 # Output
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class Destination:
     """Where the message goes: ``qmgr`` through ``channel`` (a CLUSSDR, or for ``local`` the
     local CLUSRCVR it competed through; ``""`` when rule 6 put it locally without
@@ -395,7 +394,7 @@ class Destination:
         return f"{where} via {self.channel}" if self.channel else where
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RuleStep:
     """One line of the explanation: a rule (001's ``"1"``..``"15"``, or ``"resolve"``,
     ``"reset"``, ``"choice"``, ``"result"``), what it did, and the routes it eliminated."""
@@ -417,7 +416,7 @@ class RuleStep:
         return text
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Choice:
     """The result of :func:`choose`: a destination and the new history (``reason`` is
     MQRC_NONE), or a reason and no destination. ``finalists`` are the routes left after
@@ -437,7 +436,7 @@ class Choice:
 # ---------------------------------------------------------------------------------------
 # The algorithm
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class _Route:
     """A candidate: an instance (queue, alias, or a named queue manager) through one channel."""
 
@@ -471,7 +470,7 @@ class _Route:
 Routes = tuple[_Route, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Outcome:
     """What one rule did: the routes it kept, its explanation line, and — for rules 5 and 6
     only — a verdict that ends the algorithm (a reason, or the local destination)."""
@@ -481,7 +480,7 @@ class _Outcome:
     stop: Reason | Destination | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Context:
     view: QmgrView
     put: Put
@@ -769,7 +768,7 @@ _RULES: tuple[Callable[[Routes, _Context], _Outcome], ...] = (
 # ---------------------------------------------------------------------------------------
 # Repeated choices (tests, examples, WL-ROUND-ROBIN / WL-WEIGHTS)
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@value
 class Distribution:
     """Where ``n`` successive BIND_NOT_FIXED puts went, and the history afterwards."""
 

@@ -72,3 +72,81 @@ def test_replace_runs_post_init_checks_and_refuses_unknown_fields():
         values.replace(Positive(1), n=0)
     with pytest.raises(TypeError, match="no field 'm'"):
         values.replace(Positive(1), m=3)
+
+
+# --- @value: the constructor that sets slots through their descriptors ------------------------
+def _value_classes():
+    """Every class declared with ``@value`` in the spec's modules."""
+    import importlib
+    import pkgutil
+
+    import spec
+
+    out = {}
+    for info in pkgutil.walk_packages(spec.__path__, "spec."):
+        if info.name.startswith("spec.symbolic"):
+            continue  # Z3 models: no @value classes, and importing them needs nothing here
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and "__dataclass_init__" in vars(obj):
+                out[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return out
+
+
+def _built_both_ways(part):
+    """``part`` rebuilt by the fast constructor and by the one dataclasses wrote, from its
+    own init fields, positionally and by keyword."""
+    cls = type(part)
+    args = [getattr(part, f.name) for f in dataclasses.fields(cls) if f.init]
+    kwargs = {f.name: getattr(part, f.name) for f in dataclasses.fields(cls) if f.init}
+    theirs = object.__new__(cls)
+    cls.__dataclass_init__(theirs, *args)
+    return cls(*args), cls(**kwargs), theirs
+
+
+def test_every_spec_value_class_gets_the_fast_constructor():
+    classes = _value_classes()
+    assert len(classes) >= 100
+    from spec.network.state import NetworkState, QmgrState
+    assert NetworkState.__init__ is not NetworkState.__dataclass_init__
+    assert QmgrState.__init__.__qualname__ == "QmgrState.__init__"
+
+
+@pytest.mark.parametrize("name", ["fr-mesh-broken.toml", "ps-republish-new.toml", "wl-bind-options.toml",
+                                  "uc-mixed-reconnect.toml"])
+def test_the_fast_constructor_builds_what_dataclasses_builds(name):
+    scenario = load_scenario(EXAMPLES / name)
+    model = MQNetwork(scenario, [], explore_initial=True)
+    state = next(iter(model.init_states()))
+    for a in list(model.actions(state))[:3]:
+        state = model.next_state(state, a) or state
+    seen: dict = {}
+    _parts(state, seen)
+    _parts(scenario, seen)
+    checked = 0
+    for part in seen.values():
+        if "__dataclass_init__" not in vars(type(part)):
+            continue
+        built = _built_both_ways(part)
+        # every field, init=False ones included, as just built (before equality caches an encoding)
+        positional, keywords, theirs = ([getattr(b, f.name) for f in dataclasses.fields(part)] for b in built)
+        assert positional == keywords == theirs
+        assert built[0] == built[2] and built[1] == built[2]
+        checked += 1
+    assert checked >= 10
+
+
+def test_the_fast_constructor_keeps_defaults_init_false_fields_and_post_init():
+    from spec.network.state import NetworkState
+    from spec.workload import ClusterReceiver
+
+    s = NetworkState(qmgrs=())
+    assert s._encoded is None and s.next_step == 0 and s.channels == ()   # init=False field set to its default
+    with pytest.raises(TypeError):
+        NetworkState()                                                  # a required field is still required
+    with pytest.raises(TypeError):
+        NetworkState((), nonsense=1)
+    with pytest.raises(ValueError, match="CLWLWGHT"):                    # __post_init__ still runs
+        ClusterReceiver(qmgr="A", channel="TO.A", clusters=("C",), clwlwght=0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.clock = 1

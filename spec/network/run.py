@@ -5,7 +5,6 @@ the report data it prints (``RunReport.to_json``, DESIGN §2.3), and the scenari
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from spec import scenario as sc
 from spec.network.model import MQNetwork, settle
@@ -16,9 +15,9 @@ from spec.network.steps import describe_step, unmodelled_in
 from spec.network.topology import why_not_joined
 from spec.network.uniform import apstatus_failures
 from spec.network.workload import handle_qmgr, messages_of
-from spec.values import replace
+from spec.values import replace, value
 
-@dataclass(frozen=True, slots=True)
+@value
 class ExpectationResult:
     index: int
     ok: bool
@@ -75,7 +74,7 @@ def check_expectations(scenario: sc.Scenario, state: NetworkState) -> tuple[Expe
     return tuple(results)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RunReport:
     """What ``mqcheck run`` shows: the final state, expectation results, and what the
     scenario asked for that was not modelled."""

@@ -32,13 +32,13 @@ other modules of the package rebuild a state; everything else is a function of t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp
 from spec.encoding import canonical_bytes
 from spec.pubsub import LocalPubSub
-from spec.values import replace
+from spec.values import replace, value
 
 INITIAL = -1  # the step index of log entries made before the first scenario step
 
@@ -46,7 +46,7 @@ INITIAL = -1  # the step index of log entries made before the first scenario ste
 FLOWING = ("RUNNING", "INACTIVE", "BINDING", "INITIALIZING", "STARTING")  # a message can move
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class LogEntry:
     """An error-log entry or a failed call: ``step`` is the scenario step (INITIAL before
     the first), ``code`` an AMQ message number, an MQRC reason, or a short name."""
@@ -57,7 +57,7 @@ class LogEntry:
     step: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrState:
     """One queue manager."""
 
@@ -90,7 +90,7 @@ class QmgrState:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Channel:
     """The messages waiting from ``src`` for ``dst`` (FIFO), and the channel's status."""
 
@@ -100,7 +100,7 @@ class Channel:
     messages: tuple[Any, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@value(eq=False)
 class NetworkState:
     """The network (see the module docstring). Equality and hashing go through the
     canonical encoding, which is memoised per object: checkers keep states in hashed
@@ -170,7 +170,7 @@ class NetworkState:
         return sum(len(ch.messages) for ch in self.channels)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ScenarioStep:
     """An administrator or application performs scenario step ``index``."""
 
@@ -190,7 +190,7 @@ def route_of(msg: Any) -> str:
     return msg.route if isinstance(msg, bd.AppMessage) else ""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelDeliver:
     """The first message of ``route`` on the channel from ``src`` to ``dst`` arrives and is
     processed (the head message, for a queue manager with one route)."""
@@ -203,7 +203,7 @@ class ChannelDeliver:
         return f"ChannelDeliver({self.src}->{self.dst}{_via(self.route)})"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelFail:
     """Fault: the channel from ``src`` to ``dst`` (its separate ``route``) goes into RETRYING."""
 
@@ -215,7 +215,7 @@ class ChannelFail:
         return f"ChannelFail({self.src}->{self.dst}{_via(self.route)})"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelRecover:
     """The channel from ``src`` to ``dst`` leaves RETRYING and runs again."""
 
@@ -227,7 +227,7 @@ class ChannelRecover:
         return f"ChannelRecover({self.src}->{self.dst}{_via(self.route)})"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrStop:
     """Fault: queue manager ``name`` stops (endmqm); its channels stop with it."""
 
@@ -237,7 +237,7 @@ class QmgrStop:
         return f"QmgrStop({self.name})"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class QmgrStart:
     """Queue manager ``name``, stopped by a fault, starts again (strmqm)."""
 
@@ -249,7 +249,7 @@ class QmgrStart:
 
 # A mutant switch for tests: each flag breaks one documented rule on purpose, so tests can
 # show the checker catches it (DESIGN §5 "Mutants"). Never set outside tests.
-@dataclass(frozen=True, slots=True)
+@value
 class Mutations:
     ignore_sequence_numbers: bool = False
     publish_to_one_fr: bool = False
