@@ -30,8 +30,9 @@ def _parts(value, seen):
             _parts(item, seen)
 
 
-@pytest.mark.parametrize("name", ["fr-mesh-broken.toml", "ps-republish-new.toml", "wl-bind-options.toml"])
-def test_replace_agrees_with_dataclasses_on_state_parts(name):
+def _example_parts(name: str, with_scenario: bool = False) -> dict:
+    """Every dataclass instance of ``examples/NAME``'s state after its first three actions
+    (the initial joining explored), and of its scenario with ``with_scenario``."""
     scenario = load_scenario(EXAMPLES / name)
     model = MQNetwork(scenario, [], explore_initial=True)
     state = next(iter(model.init_states()))
@@ -39,6 +40,14 @@ def test_replace_agrees_with_dataclasses_on_state_parts(name):
         state = model.next_state(state, a) or state
     seen: dict = {}
     _parts(state, seen)
+    if with_scenario:
+        _parts(scenario, seen)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["fr-mesh-broken.toml", "ps-republish-new.toml", "wl-bind-options.toml"])
+def test_replace_agrees_with_dataclasses_on_state_parts(name):
+    seen = _example_parts(name)
     assert len({type(v) for v in seen.values()}) >= 4
     for part in seen.values():
         fields = [f for f in dataclasses.fields(part) if f.init]
@@ -115,14 +124,7 @@ def test_every_spec_value_class_gets_the_fast_constructor():
 @pytest.mark.parametrize("name", ["fr-mesh-broken.toml", "ps-republish-new.toml", "wl-bind-options.toml",
                                   "uc-mixed-reconnect.toml"])
 def test_the_fast_constructor_builds_what_dataclasses_builds(name):
-    scenario = load_scenario(EXAMPLES / name)
-    model = MQNetwork(scenario, [], explore_initial=True)
-    state = next(iter(model.init_states()))
-    for a in list(model.actions(state))[:3]:
-        state = model.next_state(state, a) or state
-    seen: dict = {}
-    _parts(state, seen)
-    _parts(scenario, seen)
+    seen = _example_parts(name, with_scenario=True)
     checked = 0
     for part in seen.values():
         if "__dataclass_init__" not in vars(type(part)):
