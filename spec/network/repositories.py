@@ -28,8 +28,9 @@ from spec.network.topology import (
 from spec.values import replace
 
 def _own_records(q: QmgrState, cluster: str, mut: Mutations = NO_MUTATIONS
-                 ) -> dict[tuple[str, str], tuple[str, Any]]:
-    """What this queue manager owns in ``cluster``: (kind, key) -> info."""
+                 ) -> dict[tuple[str, str], Any]:
+    """What this queue manager owns in ``cluster``: (kind, key) -> info (a
+    ``QmgrInfo``, a ``QueueInfo``, or the topic object itself)."""
     own: dict[tuple[str, str], Any] = {}
     rcvr = clusrcvr(q, cluster)
     if rcvr is None:
@@ -417,7 +418,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         q = put_cache(q, cache)
         # 000 §Initial definitions: the FR answers with its own CLUSRCVR information (and,
         # DESIGN §3.4, the other FRs it knows); in a pub/sub cluster, everything.
-        answer = [r for r in cache.full_repositories() if r.owner_name != msg.sender_name]
+        answer: list[rp.Record] = [r for r in cache.full_repositories() if r.owner_name != msg.sender_name]
         if msg.sender_full:
             # a full repository joining (or re-joining after REFRESH CLUSTER) is rebuilt from
             # the others: it gets every record held here, tombstones included (003 §Queue
@@ -441,7 +442,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             q = put_cache(q, cache)
     elif msg.op == rp.SUBSCRIBE:
         if cache.full:
-            answer: list[rp.Record] = []
+            answer = []
             for key in msg.keys:
                 cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, key)
                 answer += rp.records_for(cache, key)
