@@ -702,7 +702,8 @@ def _object_name(verb: str, objtype: str, item: _Item, modelled: bool, file: str
         return _name_text(value)
     limit = CHANNEL_NAME_MAX if objtype == "CHANNEL" else SUB_NAME_MAX if objtype == "SUB" else 48
     return _check_name(_name_text(value), value, f"{verb} {objtype}", "the name", limit, file,
-                       generic=(verb, objtype) == ("REFRESH", "CLUSTER"))
+                       generic=(verb, objtype) == ("REFRESH", "CLUSTER"),
+                       kind=_OBJECT_NAME_KIND.get(objtype, "object"))
 
 
 def _what_name(objtype: str) -> str:
@@ -715,8 +716,46 @@ def _name_text(tok: _Token) -> str:
     return text.rstrip(" ")
 
 
+# IBM MQ documentation, "Rules for naming IBM MQ objects" (not among the seed documents):
+# object names (queues, queue managers, channels, topic objects, namelists, processes,
+# clusters, ...) may contain only A-Z, a-z, 0-9, '.', '/', '_' and '%', with no leading or
+# embedded blanks. The scenario file's names follow the same rule (spec/scenario.py
+# _Parser.mq_name), and this message is worded like that one. One exception, because the
+# seed is the authority here: a topic object name may have embedded blanks, since 002
+# §Controlling wildcard usage with the WILDCARD property (Figure 7, topics.tst) defines
+# TOPIC('St. Helens') (docs/decisions.md, "Object names"). Subscription names are not object
+# names (MQSD.SubName is a character string of up to 10240 characters, e.g. JMS's
+# "JMS:QM1:client:name"), so only their length is checked.
+NAME_CHARACTERS = "A-Z a-z 0-9 . / _ %"
+TOPIC_OBJECT_KINDS = ("topic object", "queue or topic object")  # may hold embedded blanks
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%")
+_QUEUE_KINDS = dict.fromkeys(("QLOCAL", "QREMOTE", "QALIAS"), "queue")
+# What kind of object the name after ``verb objtype`` names ("" = not an MQ object name).
+_OBJECT_NAME_KIND = {**_QUEUE_KINDS, "TOPIC": "topic object", "CHANNEL": "channel",
+                     "NAMELIST": "namelist", "CLUSTER": "cluster", "SUB": ""}
+# What kind of object a ``name``/``list`` attribute names.
+_ATTR_NAME_KIND = {
+    "CLUSTER": "cluster", "REPOS": "cluster", "CLUSNL": "namelist", "REPOSNL": "namelist",
+    "RNAME": "queue", "XMITQ": "queue", "DEST": "queue", "TOPICOBJ": "topic object",
+    "TARGET": "queue or topic object", "TARGQ": "queue or topic object",
+    "RQMNAME": "queue manager", "DESTQMGR": "queue manager", "PARENT": "queue manager",
+    "QMNAME": "queue manager", "LIKE": "object", "NAMES": "object",
+}
+
+
 def _check_name(name: str, tok: _Token, where: str, what: str, limit: int, file: str,
-                generic: bool = False, allow_blank: bool = False) -> str:
+                generic: bool = False, allow_blank: bool = False, kind: str = "object") -> str:
+    """``name`` if MQ allows it: not blank (unless ``allow_blank``), at most ``limit``
+    characters, only :data:`NAME_CHARACTERS` (plus ``*`` when ``generic``) unless ``kind``
+    is ``""``; else an :class:`InputError` at ``tok``.
+
+    >>> parse("DEFINE QLOCAL('C Q$1') CLUSTER(DEMO)", file="qma.mqsc")
+    Traceback (most recent call last):
+    ...
+    spec.errors.InputError: qma.mqsc:1:15: DEFINE QLOCAL: invalid queue name 'C Q$1': expected 1 to 48 characters from A-Z a-z 0-9 . / _ % (e.g. C_Q_1)
+    >>> parse("DEFINE QLOCAL('my.queue') CLUSTER(DEMO)")[0].name
+    'my.queue'
+    """
     if not name and not allow_blank:
         raise InputError(f"{where}: {what} must not be blank", file=file, line=tok.line,
                          column=tok.column)
@@ -727,6 +766,20 @@ def _check_name(name: str, tok: _Token, where: str, what: str, limit: int, file:
         raise InputError(f"{where}: {what} {name!r} contains '*', which only generic names in "
                          f"DISPLAY and REFRESH CLUSTER may use", file=file, line=tok.line,
                          column=tok.column)
+    allowed = _NAME_CHARS | {"*"} if generic else _NAME_CHARS
+    blanks = kind in TOPIC_OBJECT_KINDS
+    if blanks and not name.startswith(" "):
+        allowed = allowed | {" "}   # embedded: trailing blanks were stripped as padding
+    if kind and not set(name) <= allowed:
+        # repr() escapes control characters (InputError also makes the line printable)
+        of = "" if what == "the name" else f"{what}: "
+        fixed = "".join(c if c in allowed else "_" for c in name.lstrip(" "))
+        raise InputError(f"{where}: {of}invalid {kind} name {name!r}: expected 1 to {limit} "
+                         f"characters from {NAME_CHARACTERS}"
+                         + (" and embedded blanks" if blanks else "")
+                         + (" (or a generic name with *)" if generic else ""),
+                         file=file, line=tok.line, column=tok.column,
+                         suggestion=f"e.g. {_render_name(fixed)}" if fixed else "")
     return name
 
 
@@ -848,7 +901,8 @@ def _typed_value(it: _Item, attr: Attr, where: str, file: str) -> Value:
     if attr.kind == "list":
         names = tuple(_name_text(v) for v in it.values)
         for v, n in zip(it.values, names):
-            _check_name(n, v, where, f"{kw} entry", 48, file)
+            _check_name(n, v, where, f"{kw} entry", 48, file,
+                        kind=_ATTR_NAME_KIND.get(kw, "object"))
         return names
     if len(it.values) != 1:
         raise InputError(f"{where}: {kw} takes one value, found {len(it.values)}", file=file,
@@ -856,7 +910,7 @@ def _typed_value(it: _Item, attr: Attr, where: str, file: str) -> Value:
     value = it.values[0]
     if attr.kind == "name":
         return _check_name(_name_text(value), value, where, kw, attr.maxlen, file,
-                           allow_blank=True)
+                           allow_blank=True, kind=_ATTR_NAME_KIND.get(kw, "object"))
     if attr.kind == "text":
         return value.text if value.kind == "quoted" else value.text.upper()
     word = value.text.strip().upper()

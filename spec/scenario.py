@@ -162,6 +162,9 @@ CHANNEL_STATUSES = (
 )
 TEMPQMGR = "SYSTEM.TEMPQMGR"  # a repository's placeholder for an FR not heard from yet (000 §Initial definitions)
 _MQ_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+# a topic object name may also have embedded blanks (spec.mqsc.TOPIC_OBJECT_KINDS: 002's
+# Figure 7 defines TOPIC('St. Helens'))
+_TOPIC_OBJECT_NAME = re.compile(r"(?=.{1,48}$)[A-Za-z0-9._/%]([A-Za-z0-9._/% ]*[A-Za-z0-9._/%])?")
 _ERROR_CODE = re.compile(r"[A-Z][A-Z0-9_]*")
 
 ReadFile = Callable[[str], str]
@@ -1191,7 +1194,9 @@ class _Parser(UniformParsing):
         if "topicobj" not in t:
             return ""
         value = self.string(t, "topicobj", path)
-        self.mq_name(value, path + ("topicobj",), "topic object")
+        if not _TOPIC_OBJECT_NAME.fullmatch(value):
+            raise self.error(path + ("topicobj",), f"invalid topic object name {_show(value)}: expected 1 to 48 "
+                                                   "characters from A-Z a-z 0-9 . / _ % and embedded blanks")
         # An application names the object in MQOD.ObjectName exactly: the MQI does not fold
         # names (only MQSC folds unquoted ones), so DEFINE TOPIC('Football') is "Football".
         return value

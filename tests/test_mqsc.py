@@ -82,6 +82,31 @@ VALID = [
      {"CLTRTYPE": "RETAINED"}),
     ("START CHANNEL('QM1.TO.QM2')", "START", "CHANNEL", "QM1.TO.QM2", {}),
     ("STOP CHANNEL(TO.QM2)", "STOP", "CHANNEL", "TO.QM2", {}),
+    # object names: A-Z a-z 0-9 . / _ % ("Rules for naming IBM MQ objects"); lower case
+    # survives only when quoted; a blank CLUSTER is "no cluster"
+    ("DEFINE QLOCAL('my.queue') CLUSTER(DEMO)", "DEFINE", "QLOCAL", "my.queue",
+     {"CLUSTER": "DEMO"}),
+    ("DEFINE QLOCAL(PAY%ROLL/Q_1.A) CLUSTER('')", "DEFINE", "QLOCAL", "PAY%ROLL/Q_1.A",
+     {"CLUSTER": ""}),
+    ("ALTER QLOCAL(Q1) CLUSNL(' ')", "ALTER", "QLOCAL", "Q1", {"CLUSNL": ""}),
+    ("DEFINE QREMOTE('r/q%1') RNAME('a_b.C') RQMNAME('qm_1') XMITQ(X.Q)", "DEFINE", "QREMOTE",
+     "r/q%1", {"RNAME": "a_b.C", "RQMNAME": "qm_1", "XMITQ": "X.Q"}),
+    # topic strings and text attributes are not object names: any characters
+    ("DEFINE TOPIC(T1) TOPICSTR('Sports/St. Helens $1') DESCR('a $ b')", "DEFINE", "TOPIC",
+     "T1", {"TOPICSTR": "Sports/St. Helens $1", "DESCR": "a $ b"}),
+    # a topic object name may have embedded blanks: 002's Figure 7 defines 'St. Helens'
+    ("DEFINE TOPIC ('St. Helens') TOPICSTR('Sports/Rugby/St. Helens')", "DEFINE", "TOPIC",
+     "St. Helens", {"TOPICSTR": "Sports/Rugby/St. Helens"}),
+    ("DEFINE SUB(S1) TOPICOBJ('St. Helens') DEST(Q1)", "DEFINE", "SUB", "S1",
+     {"TOPICOBJ": "St. Helens", "DEST": "Q1"}),
+    ("DEFINE SUB(S1) TOPICSTR('price $/big deal') DEST(Q1)", "DEFINE", "SUB", "S1",
+     {"TOPICSTR": "price $/big deal", "DEST": "Q1"}),
+    ("CLEAR TOPICSTR('a b/$c') CLTRTYPE(RETAINED)", "CLEAR", "TOPICSTR", "a b/$c",
+     {"CLTRTYPE": "RETAINED"}),
+    # subscription names are strings, not object names (JMS makes 'JMS:QM1:client:name')
+    ("DEFINE SUB('JMS:QM1:client:my sub') TOPICSTR('x') DEST(Q1)", "DEFINE", "SUB",
+     "JMS:QM1:client:my sub", {"TOPICSTR": "x", "DEST": "Q1"}),
+    ("REFRESH CLUSTER(DEMO*)", "REFRESH", "CLUSTER", "DEMO*", {}),
 ]
 
 
@@ -151,7 +176,8 @@ LEXICAL = [
     # (MQSC, expected name, expected attributes) — continuation, quoting and case folding
     ("define qlocal(payroll) cluster(demo)", "PAYROLL", {"CLUSTER": "DEMO"}),
     ("DEFINE QLOCAL('payroll') CLUSTER('demo')", "payroll", {"CLUSTER": "demo"}),
-    ("DEFINE TOPIC('It''s') TOPICSTR('a''b')", "It's", {"TOPICSTR": "a'b"}),
+    # (a quote is not allowed in an object name; a subscription name is a plain string)
+    ("DEFINE SUB('It''s') TOPICSTR('a''b')", "It's", {"TOPICSTR": "a'b"}),
     # unquoted values fold, even topic strings (000 §Pub/sub: TOPICSTR(/global/sports))
     ("DEFINE TOPIC(SPORTS) TOPICSTR(/global/sports)", "SPORTS", {"TOPICSTR": "/GLOBAL/SPORTS"}),
     # blanks between a keyword and its parenthesis (002: DEFINE TOPIC ('Sports'), CLUSTER (DEMO))
@@ -284,6 +310,40 @@ ERRORS = [
     ("DEFINE QLOCAL", "expected (a name) after QLOCAL", 1, 8, ""),
     ("DEFINE QLOCAL(A,B)", "expected one name, found 2", 1, 8, ""),
     ("DEFINE QLOCAL(Q*)", "contains '*'", 1, 15, ""),
+    # object names: only A-Z a-z 0-9 . / _ % (IBM MQ, "Rules for naming IBM MQ objects")
+    ("DEFINE QLOCAL('C Q$1') CLUSTER(DEMO)", "DEFINE QLOCAL: invalid queue name 'C Q$1': "
+     "expected 1 to 48 characters from A-Z a-z 0-9 . / _ %", 1, 15, "e.g. C_Q_1"),
+    ("DEFINE QLOCAL(Q$X)", "invalid queue name 'Q$X'", 1, 15, "e.g. Q_X"),
+    ("DEFINE QLOCAL('Q\x1b[31m1')", "invalid queue name 'Q\\x1b[31m1'", 1, 15, "e.g. 'Q__31m1'"),
+    ("DEFINE QLOCAL(' Q1')", "invalid queue name ' Q1'", 1, 15, "e.g. Q1"),
+    ("DEFINE QALIAS(A-B) TARGET(Q1)", "invalid queue name 'A-B'", 1, 15, ""),
+    ("ALTER QALIAS(A) TARGQ('Q$1')", "TARGQ: invalid queue or topic object name 'Q$1'", 1, 23,
+     ""),
+    ("DEFINE TOPIC(T#1) TOPICSTR('x')", "invalid topic object name 'T#1': expected 1 to 48 "
+     "characters from A-Z a-z 0-9 . / _ % and embedded blanks", 1, 14, ""),
+    ("DEFINE TOPIC(' St') TOPICSTR('x')", "invalid topic object name ' St'", 1, 14, "e.g. 'St'"),
+    ("DEFINE SUB(S) TOPICOBJ('St$1') DEST(Q)", "TOPICOBJ: invalid topic object name 'St$1'", 1, 24,
+     ""),
+    ("DEFINE CHANNEL('TO QM1') CHLTYPE(CLUSRCVR)",
+     "invalid channel name 'TO QM1': expected 1 to 20 characters", 1, 16, "e.g. TO_QM1"),
+    ("DEFINE NAMELIST(NL@1) NAMES(A)", "invalid namelist name 'NL@1'", 1, 17, ""),
+    ("DEFINE QLOCAL(Q1) CLUSTER('DE MO')", "DEFINE QLOCAL(Q1): CLUSTER: invalid cluster name "
+     "'DE MO': expected 1 to 48 characters from A-Z a-z 0-9 . / _ %", 1, 27, "e.g. DE_MO"),
+    ("DEFINE QLOCAL(Q1) CLUSTER(DEMO$)", "CLUSTER: invalid cluster name 'DEMO$'", 1, 27, ""),
+    ("DEFINE QLOCAL(Q1) CLUSNL(NL$1)", "CLUSNL: invalid namelist name 'NL$1'", 1, 26, ""),
+    ("DEFINE CHANNEL(C) CHLTYPE(CLUSRCVR) CLUSTER('A,B')", "invalid cluster name 'A,B'", 1,
+     45, ""),
+    ("DEFINE QREMOTE(R) RQMNAME(QM-B)", "RQMNAME: invalid queue manager name 'QM-B'", 1, 27,
+     ""),
+    ("DEFINE SUB(S) TOPICSTR('x') DEST('my queue')", "DEST: invalid queue name 'my queue'", 1,
+     34, ""),
+    ("DEFINE NAMELIST(NL) NAMES(A,'B C')", "NAMES entry: invalid object name 'B C'", 1, 29, ""),
+    ("ALTER QMGR REPOS(CL$1)", "REPOS: invalid cluster name 'CL$1'", 1, 18, ""),
+    ("ALTER QMGR PARENT('QM 1')", "PARENT: invalid queue manager name 'QM 1'", 1, 19, ""),
+    ("SUSPEND QMGR CLUSTER('A B')", "invalid cluster name 'A B'", 1, 22, ""),
+    ("RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME('QM 2')",
+     "QMNAME: invalid queue manager name 'QM 2'", 1, 48, ""),
+    ("REFRESH CLUSTER('DE MO*')", "invalid cluster name 'DE MO*'", 1, 17, "e.g. 'DE_MO*'"),
     ("DEFINE QLOCAL(Q1", "expected ')' to close", 1, 14, "closing ')'"),
     ("DEFINE QLOCAL(Q1) DESCR('unterminated)", "quoted string is not closed", 1, 25, ""),
     ("DEFINE QLOCAL(Q1) DESCR(two words)", "expected ',' or ')' before 'words'", 1, 29,
@@ -333,6 +393,23 @@ def test_error(text, message, line, column, suggestion):
     assert message in err.message
     assert (err.file, err.line, err.column) == ("qm.mqsc", line, column)
     assert suggestion in err.suggestion
+
+
+def test_a_bad_name_is_reported_like_a_scenario_name_and_escaped():
+    # the wording matches spec/scenario.py's [[expect]] error for the same name
+    with pytest.raises(InputError) as caught:
+        parse("DEFINE QLOCAL('C Q$1') CLUSTER(DEMO)", file="qma.mqsc")
+    assert str(caught.value) == ("qma.mqsc:1:15: DEFINE QLOCAL: invalid queue name 'C Q$1': "
+                                 "expected 1 to 48 characters from A-Z a-z 0-9 . / _ % "
+                                 "(e.g. C_Q_1)")
+    # control characters never reach the terminal raw
+    with pytest.raises(InputError) as caught:
+        parse("DEFINE QLOCAL('Q\x1b[2J\x9b1') CLUSTER('C\rL')", file="qma.mqsc")
+    assert "\x1b" not in str(caught.value) and "\x9b" not in str(caught.value)
+    assert "'Q\\x1b[2J\\x9b1'" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        parse("DEFINE QLOCAL(Q1) CLUSTER('C\rL')", file="qma.mqsc")
+    assert "\r" not in str(caught.value) and "'C\\rL'" in str(caught.value)
 
 
 def test_error_names_the_command():
@@ -527,8 +604,10 @@ def test_render(text, rendered):
 
 # ============================================================================ properties
 
-_name = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF,
-                              blacklist_characters="*"), min_size=1, max_size=12).filter(
+_name = st.text(st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                 "0123456789./_%"), min_size=1, max_size=12)
+_sub_name = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF,
+                                  blacklist_characters="*"), min_size=1, max_size=12).filter(
     lambda s: s.rstrip(" ") == s)
 _topic = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF), min_size=1,
                  max_size=20).filter(lambda s: s[0] != " ")
@@ -555,7 +634,7 @@ def _commands(draw):
     if kind == "SUB":
         attrs = {"TOPICSTR": draw(_topic), "DEST": draw(_name),
                  "SUBSCOPE": draw(st.sampled_from(["ALL", "QMGR"]))}
-        return Command("DEFINE", "SUB", draw(_name), tuple(sorted(attrs.items())))
+        return Command("DEFINE", "SUB", draw(_sub_name), tuple(sorted(attrs.items())))
     if kind == "NAMELIST":
         names = tuple(draw(st.lists(_name, max_size=3)))
         return Command("DEFINE", "NAMELIST", draw(_name), (("NAMES", names),))

@@ -256,6 +256,8 @@ ERRORS = [
     ("publish_count_bool", QMS + '[[steps]]\npublish = { qmgr = "QMA", topic = "a", count = true }\n', 's.toml:4:40: steps[0].publish.count: expected an integer, got a boolean (True)'),
     ("publish_retain_int", QMS + '[[steps]]\npublish = { qmgr = "QMA", topic = "a", retain = 1 }\n', 's.toml:4:40: steps[0].publish.retain: expected true or false, got an integer (1)'),
     ("publish_bad_scope", QMS + '[[steps]]\npublish = { qmgr = "QMA", topic = "a", scope = "QMG" }\n', "s.toml:4:40: steps[0].publish.scope: expected one of ALL, QMGR, got 'QMG' (did you mean QMGR?)"),
+    ("publish_bad_topicobj", QMS + '[[steps]]\npublish = { qmgr = "QMA", topicobj = "St$1" }\n', "s.toml:4:27: steps[0].publish.topicobj: invalid topic object name 'St$1': expected 1 to 48 characters from A-Z a-z 0-9 . / _ % and embedded blanks"),
+    ("publish_topicobj_leading_blank", QMS + '[[steps]]\npublish = { qmgr = "QMA", topicobj = " St" }\n', "s.toml:4:27: steps[0].publish.topicobj: invalid topic object name ' St': expected 1 to 48 characters from A-Z a-z 0-9 . / _ % and embedded blanks"),
     ("publish_qmgr_not_string", QMS + '[[steps]]\npublish = { qmgr = ["QMA"], topic = "a" }\n', "s.toml:4:13: steps[0].publish.qmgr: expected a string, got an array (['QMA'])"),
     ("subscribe_bad_escape", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a%b", scheme = "char" }\n', "s.toml:4:42: steps[0].subscribe.topic: invalid topic string: invalid escape at character 2 of 'a%b': '%' must be followed by '*', '?' or '%', not 'b' (002 §Character-based wildcard scheme) (write %% for a literal %)"),
     ("subscribe_bad_scheme", QMS + '[[steps]]\nsubscribe = { qmgr = "QMA", name = "S1", topic = "a", scheme = "chars" }\n', "s.toml:4:55: steps[0].subscribe.scheme: expected one of topic, char, got 'chars' (did you mean char?)"),
@@ -598,3 +600,9 @@ def test_valid_scenarios_round_trip(case):
     s = parse(text)
     assert [q.name for q in s.qmgrs] == qmgrs
     assert list(s.steps) == steps
+
+
+def test_a_topic_object_name_may_have_embedded_blanks():
+    # 002's Figure 7 (topics.tst) defines TOPIC('St. Helens'); a step can name it
+    scenario = parse_scenario(QMS + "[[steps]]\npublish = { qmgr = \"QMA\", topicobj = \"St. Helens\" }\n", "s.toml")
+    assert scenario.steps[0].topicobj == "St. Helens"
