@@ -939,18 +939,62 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise InputError(f"cannot read: {err.strerror or err}", file=path) from None
         except UnicodeDecodeError:
             raise InputError("not UTF-8 text (expected the --json output of an mqcheck command)", file=path) from None
+        data = _parse_result_json(text, path)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"not JSON: {err.msg} (expected the --json output of an mqcheck command)",
-                             file=path, line=err.lineno, column=err.colno) from None
-        try:
-            reports.infer_command(data)
+            reports.validate(data)
         except reports.ReportDataError as err:
             raise InputError(str(err), file=path) from None
         sections.append(data)
     _write_report(args.out, sections)
     return EXIT_OK
+
+
+REPORT_MAX_NESTING = 200  # as reports.schema.MAX_DEPTH: where a nesting error is reported
+
+
+def _parse_result_json(text: str, path: str):
+    """Saved result data: JSON without NaN/Infinity or numbers beyond a float's range;
+    anything else is one located error (never a RecursionError or a ValueError)."""
+    import re
+
+    def no_constant(name: str):
+        raise ValueError(f"{name} is not a JSON number")
+
+    def finite(literal: str) -> float:
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError(f"the number {literal[:40]} is too large")
+        return value
+
+    def position(index: int) -> tuple[int, int]:
+        return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+    expected = "expected the --json output of an mqcheck command"
+    try:
+        return json.loads(text, parse_constant=no_constant, parse_float=finite)
+    except json.JSONDecodeError as err:
+        raise InputError(f"not JSON: {err.msg} ({expected})", file=path, line=err.lineno, column=err.colno) from None
+    except RecursionError:
+        depth, at = 0, 0
+        for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+            if m.group() in "[{":
+                depth += 1
+                if depth > REPORT_MAX_NESTING:
+                    at = m.start()
+                    break
+            elif m.group() in "]}":
+                depth -= 1
+        line, column = position(at)
+        raise InputError(f"arrays and objects nested too deeply (more than {REPORT_MAX_NESTING} levels here; "
+                         f"{expected})", file=path, line=line, column=column) from None
+    except ValueError as err:  # NaN/Infinity, a float out of range, an int past Python's digit limit
+        message = str(err)
+        m = re.search(r"[0-9]{4301,}", text) if "digits" in message else None
+        if "digits" in message:
+            message = "a number with more than 4300 digits"
+        line, column = position(m.start()) if m else (0, 0)
+        raise InputError(f"not JSON mqcheck reads: {message} ({expected})", file=path, line=line,
+                         column=column) from None
 
 
 def _add_report_parser(sub) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from reports import svg
+from reports import schema, svg
+from reports.schema import ReportDataError
 from reports.text import html_text, visible
 from reports.trace import messages as trace_messages
 from reports.trace import states as trace_states
@@ -26,10 +27,6 @@ KNOWN_COMMANDS = ("run", "check")
 MAX_RAW_CHARS = 100_000  # the collapsed "other data" of a generic section is cut here
 MAX_CHANGES_PER_STEP = 200  # beyond this a step's changes are summarised, not listed
 MAX_EXPLANATIONS = 200  # run --explain: workload choices listed (each with its rules)
-
-
-class ReportDataError(ValueError):
-    """The data handed to the report is not result data of the documented shape."""
 
 
 # ------------------------------------------------------------------------- environment
@@ -83,6 +80,14 @@ def infer_command(data: dict) -> str:
                           'nor run data (deliveries)')
 
 
+def validate(data: Any) -> str:
+    """``data``'s command, once its shape is the one the renderer reads (reports.schema);
+    else :class:`ReportDataError` naming the JSON path of the bad value."""
+    command = infer_command(data)
+    schema.check(data, command)
+    return command
+
+
 def render(sections: Sequence[dict], *, title: str | None = None) -> str:
     """The report page for ``sections`` (each the JSON of one command's result)."""
     if not sections:
@@ -111,7 +116,7 @@ def write(path: str, sections: Sequence[dict], *, title: str | None = None) -> i
 
 
 def _section_view(index: int, data: dict) -> dict:
-    command = infer_command(data)
+    command = validate(data)
     view: dict[str, Any] = {
         "index": index,
         "anchor": f"s{index}",

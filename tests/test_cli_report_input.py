@@ -1,0 +1,144 @@
+"""`mqcheck report` on input that is not what it expects: well-formed JSON of the wrong
+shape, JSON nested too deeply, files that are not regular files, text that is not UTF-8.
+Each is exit status 2 with one line naming the file (and the JSON path or the line and
+column), never a traceback and never a hang."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import io
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def report(*paths, out) -> tuple[int, str]:
+    """``mqcheck report PATHS --out OUT``: (exit status, stderr). Anything but an exit
+    status (an exception) fails the test."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["report", *map(str, paths), "--out", str(out)])
+    return code, err.getvalue()
+
+
+def one_line_error(code: int, err: str, name: str) -> bool:
+    """Exit status 2 and one line on stderr naming the file ``name`` (a path's tail)."""
+    return code == 2 and err.count("\n") == 1 and err.startswith("mqcheck: error: ") and \
+        f"{name}:" in err.split(" ")[2] and "Traceback" not in err
+
+
+# ================================================================ wrong types (item 1)
+@pytest.mark.parametrize("data, expected", [
+    ({"command": "run", "deliveries": [1, 2]}, "r.json: deliveries: expected an object, found an array"),
+    ({"command": "run", "errors": True}, "r.json: errors: expected an array, found true"),
+    ({"command": "run", "expectations": [{"failures": 3}]},
+     "r.json: expectations[0].failures: expected an array or null, found a number"),
+    ({"command": "check", "verdicts": {"P 1": {"trace": {"steps": [{"state": "x"}]}}}},
+     'r.json: verdicts["P 1"].trace.steps[0].state: expected an object or null, found a string'),
+    ({"command": "check", "statistics": {"collision_probability": None}},
+     "r.json: statistics.collision_probability: expected a number, found null"),
+    ({"command": "fuzz", "properties": {"X": {"violated": "many"}}},
+     "r.json: properties.X.violated: expected a number or null, found a string"),
+])
+def test_wrong_types_name_the_json_path(tmp_path, data, expected):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    code, err = report(path, out=tmp_path / "x.html")
+    assert one_line_error(code, err, "r.json") and expected in err, err
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[" * 100_000, "deep.json:1:201: arrays and objects nested too deeply (more than 200 levels here"),
+    ('{"command": "x", "a": ' + "[" * 300 + "]" * 300 + "}", "deep.json: arrays and objects nested more than 200"),
+    ('{"command": "check", "statistics": {"collision_probability": NaN}}', "deep.json: not JSON mqcheck reads: NaN"),
+    ('{"command": "x", "n": 1e400}', "deep.json: not JSON mqcheck reads: the number 1e400 is too large"),
+    ('{"command": "x",\n "n": ' + "1" * 5000 + "}", "deep.json:2:7: not JSON mqcheck reads: a number with more"),
+])
+def test_json_python_cannot_hold_is_one_line(tmp_path, text, expected):
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    code, err = report(path, out=tmp_path / "x.html")
+    assert one_line_error(code, err, "deep.json") and expected in err, err
+
+
+@functools.cache
+def saved_results() -> tuple[str, ...]:
+    """What `run --json` (with --explain: workload choices, messages, weights) and
+    `check --json` (a violation with its trace, events and replay) print for small examples."""
+    outputs = []
+    for argv in (["run", str(EXAMPLES / "wl-weights-small.toml"), "--json", "--explain"],
+                 ["run", str(EXAMPLES / "sports-qma.toml"), "--json"],
+                 ["check", str(EXAMPLES / "fr-mesh-broken.toml"), "--property", "RP-FR-CONVERGENCE", "--json",
+                  "--quiet", "--workers", "1"]):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main(argv) in (0, 1)
+        outputs.append(out.getvalue())
+    return tuple(outputs)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _paths(item, prefix + (i,))
+
+
+REPLACEMENTS = st.sampled_from([None, True, False, 0, -7, 2.5, "", "text", [], [1, "a", None], {}, {"a": 1},
+                                [[{}]], {"k": [None, {}]}])
+
+
+def _type_of(value) -> str:
+    return "null" if value is None else "bool" if isinstance(value, bool) else \
+        "number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+@st.composite
+def mutated_results(draw):
+    """A saved result with 1-3 values (anywhere, the command field included) replaced by a
+    value of another JSON type."""
+    data = json.loads(draw(st.sampled_from(saved_results())))
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(list(_paths(data))[1:]))
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        old = parent[path[-1]]
+        new = draw(REPLACEMENTS.filter(lambda v: _type_of(v) != _type_of(old)))
+        parent[path[-1]] = copy.deepcopy(new)
+    return data
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutated_results())
+def test_type_changes_render_or_are_one_line_errors(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        code, err = report(path, out=Path(tmp) / "r.html")
+        if code == 0:
+            assert (Path(tmp) / "r.html").stat().st_size > 0
+        else:
+            assert one_line_error(code, err, str(path)), err
+
+
+def test_the_unmutated_results_render(tmp_path):
+    for i, text in enumerate(saved_results()):
+        (tmp_path / f"{i}.json").write_text(text)
+    code, err = report(*sorted(tmp_path.glob("*.json")), out=tmp_path / "all.html")
+    assert code == 0, err
