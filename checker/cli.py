@@ -929,12 +929,12 @@ def _workload_data(state, data: dict) -> dict:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     import reports
+    from spec.scenario import _read_text
 
     sections = []
     for path in args.results:
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+            text = _read_text(path)  # a regular file only, as run and lint read: a FIFO would block
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", file=path) from None
         except UnicodeDecodeError:

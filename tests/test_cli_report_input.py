@@ -10,6 +10,9 @@ import copy
 import functools
 import io
 import json
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -142,3 +145,38 @@ def test_the_unmutated_results_render(tmp_path):
         (tmp_path / f"{i}.json").write_text(text)
     code, err = report(*sorted(tmp_path.glob("*.json")), out=tmp_path / "all.html")
     assert code == 0, err
+
+
+# ======================================================== not a regular file (item 2)
+def _mqcheck(*argv: str, pass_fds=()) -> subprocess.CompletedProcess:
+    """mqcheck in its own process, so a read that blocks fails the test after 30 s
+    instead of hanging it."""
+    return subprocess.run([sys.executable, "-m", "checker.cli", *argv], capture_output=True, text=True,
+                          timeout=30, cwd=ROOT, pass_fds=pass_fds)
+
+
+def test_a_named_pipe_without_a_writer_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    done = _mqcheck("report", str(fifo), "--out", str(tmp_path / "x.html"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "fifo.json: cannot read: not a regular file (a device, pipe or socket)" in done.stderr
+
+
+def test_a_pipe_given_as_dev_fd_is_refused_as_run_refuses_it(tmp_path):
+    """`mqcheck report <(cat r.json)`: the shell passes /dev/fd/N, a pipe. run refuses a
+    scenario given that way (it reads regular files only); report does the same."""
+    read, write = os.pipe()
+    try:
+        os.write(write, saved_results()[1].encode())
+        os.close(write)
+        path = f"/dev/fd/{read}"
+        if not os.path.exists(path):
+            pytest.fail("this system has no /dev/fd")
+        by_report = _mqcheck("report", path, "--out", str(tmp_path / "x.html"), pass_fds=(read,))
+        by_run = _mqcheck("run", path, pass_fds=(read,))
+    finally:
+        os.close(read)
+    for done in (by_report, by_run):
+        assert done.returncode == 2 and done.stderr.count("\n") == 1
+        assert "not a regular file (a device, pipe or socket)" in done.stderr
