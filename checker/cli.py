@@ -637,6 +637,16 @@ def _add_fuzz_parser(sub) -> None:
     fuzz.set_defaults(handler=_cmd_fuzz)
 
 
+def _not_utf8(err: UnicodeDecodeError, path: str, suggestion: str) -> InputError:
+    """A file that is not UTF-8, located at its first bad byte (file:line:column) as
+    ``run`` reports a scenario or an ``mqsc_file`` (spec.scenario.utf8_error_position)."""
+    from spec.scenario import utf8_error_position
+
+    line, column = utf8_error_position(err)
+    return InputError(f"not UTF-8 text: byte 0x{err.object[err.start]:02x} cannot start or continue a character here",
+                      file=path, line=line, column=column, suggestion=suggestion)
+
+
 def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[list, list[str]]:
     """``mqcheck lint``'s inputs as lint configurations: each scenario (.toml) alone, all MQSC
     files together (one queue manager each, named by the file); each with its ``[lint]``
@@ -661,7 +671,7 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
             except OSError as e:
                 raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path) from None
             except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text (byte {e.start + 1})", file=path) from None
+                raise _not_utf8(e, path, "MQSC files are read as UTF-8; save the file as UTF-8") from None
             mqsc.append((path, parse_mqsc(text, file=path)))
     if mqsc:
         configs.append((config_of_mqsc(mqsc, whole_network), {}))
@@ -937,8 +947,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
             text = _read_text(path)  # a regular file only, as run and lint read: a FIFO would block
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", file=path) from None
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text (expected the --json output of an mqcheck command)", file=path) from None
+        except UnicodeDecodeError as e:
+            raise _not_utf8(e, path, "expected the --json output of an mqcheck command") from None
         data = _parse_result_json(text, path)
         try:
             reports.validate(data)

@@ -180,3 +180,25 @@ def test_a_pipe_given_as_dev_fd_is_refused_as_run_refuses_it(tmp_path):
     for done in (by_report, by_run):
         assert done.returncode == 2 and done.stderr.count("\n") == 1
         assert "not a regular file (a device, pipe or socket)" in done.stderr
+
+
+# ================================================ not UTF-8: file:line:column (item 4)
+def test_report_locates_the_first_byte_that_is_not_utf8(tmp_path):
+    path = tmp_path / "garbage.toml"
+    path.write_bytes(b'{"command": "run",\n "x": "caf\xe9"}\n')
+    code, err = report(path, out=tmp_path / "x.html")
+    assert one_line_error(code, err, "garbage.toml")
+    assert "garbage.toml:2:11: not UTF-8 text: byte 0xe9 cannot start or continue a character here" in err
+
+
+def test_lint_locates_the_first_byte_that_is_not_utf8_as_run_does(tmp_path, capsys):
+    mqsc = tmp_path / "garbage.mqsc"
+    mqsc.write_bytes(b"* a comment\nDEF\x94INE QLOCAL(A)\n")
+    (tmp_path / "s.toml").write_text('[qmgrs.QMA]\nmqsc_file = "garbage.mqsc"\n')
+    assert main(["lint", str(mqsc)]) == 2
+    by_lint = capsys.readouterr().err
+    assert main(["run", str(tmp_path / "s.toml")]) == 2
+    by_run = capsys.readouterr().err
+    where = f"{mqsc}:2:4: not UTF-8 text: byte 0x94 cannot start or continue a character here"
+    assert by_lint.count("\n") == 1 and where in by_lint and "save the file as UTF-8" in by_lint
+    assert where in by_run
