@@ -1012,12 +1012,14 @@ def _add_report_parser(sub) -> None:
         "report",
         help="combine saved results (--json output) into one HTML report",
         description=(
-            "Render the saved --json output of run/check (and of any other mqcheck command) as one "
-            "self-contained HTML file: verdicts, topology, counterexamples as sequence charts, charts. "
-            "Exit status 0, or 2 for unreadable input."
+            "Render the saved --json output of mqcheck run, check, prove, fuzz, lint and match (or any "
+            "JSON object with a \"command\" field) as one self-contained HTML file: verdicts, findings, "
+            "topology, counterexamples as sequence charts, charts. Exit status 0, or 2 for unreadable "
+            "input or data of another shape."
         ),
     )
-    report.add_argument("results", nargs="+", metavar="RESULT.json")
+    report.add_argument("results", nargs="+", metavar="RESULT.json",
+                        help="the --json output of run, check, prove, fuzz, lint or match (not lint's SARIF)")
     report.add_argument("--out", required=True, metavar="FILE.html", help="the HTML file to write")
     report.set_defaults(handler=_cmd_report)
 # --------------------------------------------------------------------------- prove (issue #13)

@@ -63,8 +63,9 @@ def _number(value: Any) -> str:
 # ---------------------------------------------------------------------------- sections
 def infer_command(data: dict) -> str:
     """The section's command: its ``"command"`` field, or (for results saved before the
-    field existed) ``check`` for data with verdicts and statistics, ``run`` for data with
-    deliveries."""
+    field existed, and the commands whose JSON has none) ``check`` for data with verdicts
+    and statistics, ``run`` for data with deliveries, ``lint`` for files and findings,
+    ``match`` for a subscription, a topic and whether it matches."""
     if not isinstance(data, dict):
         raise ReportDataError("expected a JSON object (the --json output of an mqcheck command)")
     command = data.get("command")
@@ -76,8 +77,13 @@ def infer_command(data: dict) -> str:
         return "check"
     if isinstance(data.get("deliveries"), dict):
         return "run"
-    raise ReportDataError('no "command" field, and the data is neither check data (verdicts, statistics) '
-                          'nor run data (deliveries)')
+    if isinstance(data.get("files"), list) and isinstance(data.get("findings"), list):
+        return "lint"  # lint --json (its JSON has no "command": scripts read its stable keys)
+    if {"subscription", "topic"} <= data.keys() and isinstance(data.get("matches"), bool):
+        return "match"
+    raise ReportDataError('no "command" field, and the data is not the --json output of an mqcheck command: '
+                          'run (deliveries), check (verdicts, statistics), lint (files, findings) or match '
+                          '(subscription, topic, matches)')
 
 
 def validate(data: Any) -> str:
@@ -146,6 +152,12 @@ def _section_view(index: int, data: dict) -> dict:
         elif command == "fuzz" and isinstance(data.get("properties"), dict):
             view["known"] = True
             _fuzz_view(data, view)
+        elif command == "lint":
+            view["known"], view["raw"] = True, ""
+            _lint_view(data, view)
+        elif command == "match":
+            view["known"] = True  # the summary is the whole answer
+            view["scenario"] = _text(f"{data.get('subscription')} on {data.get('topic')}")
     counts: dict[tuple[str, str], int] = {}
     for row in view["verdicts"]:
         key = (row["badge"], row["status"] + (" (vacuous)" if row["vacuous"] else ""))
@@ -496,3 +508,36 @@ def _fuzz_view(data: dict, view: dict) -> None:
             view["blocks"].append({"title": f"Counterexample: {c.get('property', '')} — {c.get('title', '')}",
                                    "citation": str(c.get("citation", "")), "lines": lines,
                                    "code": str(c.get("replay", ""))})
+
+
+LINT_BADGES = {"error": "bad", "warning": "warn", "info": "muted"}
+
+
+def _lint_view(data: dict, view: dict) -> None:
+    """``mqcheck lint --json``: ``findings``, each ``{"rule", "severity", "message", "file",
+    "line", "column", "fix", "citation", "confirm", "related": [{"file", "line", "column",
+    "note"}]}``, shown as rows (the severity as the badge, the location, the fix, the
+    command that confirms it); ``counts`` and ``disabled`` make the summary."""
+    def where(loc: dict) -> str:
+        return ":".join(str(loc[k]) for k in ("file", "line", "column") if loc.get(k))
+
+    rows = []
+    for f in data.get("findings") or []:
+        if not isinstance(f, dict):
+            continue
+        severity = str(f.get("severity", ""))
+        detail = [f"{k}: {f[k]}" for k in ("fix", "confirm") if f.get(k)]
+        detail += [f"see {where(r)}" + (f": {r['note']}" if r.get("note") else "")
+                   for r in f.get("related") or [] if isinstance(r, dict)]
+        rows.append({"id": str(f.get("rule", "")), "kind": "lint", "status": severity,
+                     "badge": LINT_BADGES.get(severity, "muted"), "title": str(f.get("message", "")),
+                     "citation": str(f.get("citation", "")), "quote": "", "text": where(f), "has_trace": False,
+                     "anchor": "", "vacuous": False, "detail": detail})
+    view["verdicts"] = rows
+    counts = data.get("counts") or {}
+    files = ", ".join(map(str, data.get("files") or []))
+    view["scenario"] = files
+    order = [*LINT_BADGES, *(k for k in counts if k not in LINT_BADGES)]  # error, warning, info
+    view["summary"] = [("command", "lint (static checks of the definitions)"), ("files", files),
+                       ("findings", ", ".join(f"{counts[k]} {k}" for k in order if k in counts) or str(len(rows)))]
+    view["summary"] += [(f"disabled: {rule}", str(why)) for rule, why in (data.get("disabled") or {}).items()]

@@ -131,6 +131,12 @@ BY_COMMAND = {
         "unmodelled": array(),
     },
     "prove": {"claims": array(obj(facts=nullable(array())))},
+    "lint": {
+        "files": array(),
+        "findings": array(obj(related=nullable(array(obj())))),
+        "counts": mapping(),
+        "disabled": mapping(),
+    },
     "fuzz": {
         "properties": mapping(obj(checked=nullable(NUMBER), exercised=nullable(NUMBER),
                                   violated=nullable(NUMBER), excused=nullable(NUMBER))),

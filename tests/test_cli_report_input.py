@@ -78,13 +78,16 @@ def test_json_python_cannot_hold_is_one_line(tmp_path, text, expected):
 
 @functools.cache
 def saved_results() -> tuple[str, ...]:
-    """What `run --json` (with --explain: workload choices, messages, weights) and
-    `check --json` (a violation with its trace, events and replay) print for small examples."""
+    """What `run --json` (with --explain: workload choices, messages, weights), `check
+    --json` (a violation with its trace, events and replay), `lint --json` and `match
+    --json` print for small examples."""
     outputs = []
     for argv in (["run", str(EXAMPLES / "wl-weights-small.toml"), "--json", "--explain"],
                  ["run", str(EXAMPLES / "sports-qma.toml"), "--json"],
                  ["check", str(EXAMPLES / "fr-mesh-broken.toml"), "--property", "RP-FR-CONVERGENCE", "--json",
-                  "--quiet", "--workers", "1"]):
+                  "--quiet", "--workers", "1"],
+                 ["lint", str(EXAMPLES / "fr-mesh-broken.toml"), "--json"],
+                 ["match", "Sports/#", "Sports/Rugby", "--json"]):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             assert main(argv) in (0, 1)
@@ -145,6 +148,49 @@ def test_the_unmutated_results_render(tmp_path):
         (tmp_path / f"{i}.json").write_text(text)
     code, err = report(*sorted(tmp_path.glob("*.json")), out=tmp_path / "all.html")
     assert code == 0, err
+    html = (tmp_path / "all.html").read_text(encoding="utf-8")
+    assert html.count('<section class="result') == len(saved_results())
+
+
+# ============================================== lint and match results (item 3)
+def test_lint_json_renders_its_findings(tmp_path):
+    lint = json.loads(saved_results()[3])
+    (tmp_path / "l.json").write_text(saved_results()[3])
+    code, err = report(tmp_path / "l.json", out=tmp_path / "l.html")
+    assert code == 0, err
+    html = (tmp_path / "l.html").read_text(encoding="utf-8")
+    assert "No dedicated view" not in html and 'data-command="lint"' in html
+    assert html.count('class="verdict bad" data-property="FR-MESH" data-status="error"') == \
+        sum(f["rule"] == "FR-MESH" for f in lint["findings"]) > 0
+    first = lint["findings"][0]
+    assert f'{first["file"]}:{first["line"]}:{first["column"]}' in html
+    assert f'{lint["counts"]["error"]} error' in html
+
+
+def test_match_json_renders_its_answer(tmp_path):
+    (tmp_path / "m.json").write_text(saved_results()[4])
+    code, err = report(tmp_path / "m.json", out=tmp_path / "m.html")
+    assert code == 0, err
+    html = (tmp_path / "m.html").read_text(encoding="utf-8")
+    assert "No dedicated view" not in html and 'data-command="match"' in html
+    assert "<tr><th>matches</th><td>True</td></tr>" in html and "Sports/# on Sports/Rugby" in html
+
+
+def test_other_json_is_refused_with_what_report_accepts(tmp_path, capsys):
+    assert main(["lint", str(EXAMPLES / "fr-mesh-broken.toml"), "--format", "sarif"]) == 1
+    (tmp_path / "s.json").write_text(capsys.readouterr().out)
+    code, err = report(tmp_path / "s.json", out=tmp_path / "s.html")
+    assert one_line_error(code, err, "s.json")
+    assert "not the --json output of an mqcheck command: run (deliveries), check (verdicts, statistics), " \
+           "lint (files, findings) or match (subscription, topic, matches)" in err
+
+
+def test_report_help_lists_what_it_renders(capsys):
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "any other mqcheck command" not in help_text
+    assert "--json output of mqcheck run, check, prove, fuzz, lint and match" in help_text
 
 
 # ======================================================== not a regular file (item 2)
