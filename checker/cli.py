@@ -1254,6 +1254,9 @@ def _version() -> str:
         return m.group(1) if m else "unknown"
 
 
+SCENARIO_HELP = 'a scenario file (TOML; see "Scenario files" in the README)'
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqcheck",
@@ -1293,7 +1296,7 @@ def build_parser() -> argparse.ArgumentParser:
             "bad input (the message names the file, line and column)."
         ),
     )
-    run.add_argument("scenario", metavar="SCENARIO", help="a scenario file (TOML, DESIGN.md §2.2)")
+    run.add_argument("scenario", metavar="SCENARIO", help=SCENARIO_HELP)
     run.add_argument("--json", action="store_true", help="print the result as JSON (stable keys)")
     run.add_argument("--explain", action="store_true",
                      help="show, for each workload choice, the rules applied and what each eliminated")
@@ -1310,7 +1313,7 @@ def build_parser() -> argparse.ArgumentParser:
             "printed), 2 for bad input, 3 if the exploration stopped at a bound."
         ),
     )
-    check.add_argument("scenario", metavar="SCENARIO")
+    check.add_argument("scenario", metavar="SCENARIO", help=SCENARIO_HELP)
     check.add_argument("--backend", choices=("local", "spark"), default="local")
     check.add_argument("--max-states", type=_at_least(1), metavar="N", help="stop after N distinct states (incomplete)")
     check.add_argument("--max-depth", type=_at_least(0), metavar="D", help="explore at most D actions deep (incomplete)")
