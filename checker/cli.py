@@ -367,14 +367,14 @@ def _render_check(scenario, model, result, format_verdict) -> str:
     state_word = "complete" if st.complete else f"INCOMPLETE ({st.stop_reason})"
     lines = [
         f"Scenario: {printable(scenario.name)} ({printable(str(scenario.file))})",
-        f"Explored: {st.distinct_states} distinct states ({st.generated_states} generated), depth {st.max_depth}, "
+        f"Explored: {st.distinct_states:,} distinct states ({st.generated_states:,} generated), depth {st.max_depth:,}, "
         f"{state_word}, {st.seconds:.1f} s ({st.states_per_second:,.0f} states/s, {result.backend} backend)",
         f"Fingerprints: {st.fingerprint_bits}-bit, estimated collision probability {st.collision_probability:.1e}",
         "Start: " + ("the initial MQSC, joining explored" if model.explore_initial
                      else "the settled initial configuration (--explore-initial explores the joining too)"),
         "",
     ]
-    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
+    rows = [[pid, v.kind, _with_separators(format_verdict(v), v)] for pid, v in result.verdicts.items()]
     lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple"))
     for pid, v in result.verdicts.items():
         if v.status.value == "violated" and v.trace is not None:
@@ -384,6 +384,13 @@ def _render_check(scenario, model, result, format_verdict) -> str:
     if not st.complete:
         lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
     return "\n".join(lines)
+
+
+def _with_separators(text: str, verdict) -> str:
+    """A verdict line with its state count as the rest of ``check``'s text shows counts
+    (``complete: 41,792 states``); --json keeps plain numbers."""
+    n = verdict.distinct_states
+    return text.replace(f": {n} states", f": {n:,} states", 1) if isinstance(n, int) else text
 
 
 def _evidence_lines(model, result) -> list[str]:

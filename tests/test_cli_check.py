@@ -95,3 +95,20 @@ def test_check_output_escapes_control_characters_the_user_wrote(tmp_path):
     assert proc.returncode == 1  # the step's DEFINE of an existing queue is an error (AMQ8150)
     assert "\x1b" not in proc.stdout + proc.stderr
     assert "evil \\x1b[2J name" in proc.stdout and "Q\\x1b[31mX" in proc.stdout
+
+
+def test_counts_have_thousands_separators_in_the_text_not_in_json():
+    """`Explored: 1,100 distinct states (6,230 generated)` and `incomplete: 1,100 states`,
+    as the same output writes `2,136 states/s`; --json keeps plain numbers."""
+    argv = ("examples/fr-mesh-complete.toml", "--explore-initial", "--max-states", "1100", "--workers", "1",
+            "--property", "RP-FR-CONVERGENCE")
+    proc = check(*argv)
+    assert proc.returncode == 3, proc.stderr
+    explored = next(line for line in proc.stdout.splitlines() if line.startswith("Explored: "))
+    assert explored.startswith("Explored: 1,100 distinct states (")
+    generated = explored.split("(", 1)[1].split(" generated")[0]
+    assert "," in generated and int(generated.replace(",", "")) > 1100
+    assert "holds up to bound (incomplete: 1,100 states, depth" in proc.stdout
+    data = json.loads(check(*argv, "--json").stdout)
+    assert data["statistics"]["distinct_states"] == 1100
+    assert data["verdicts"]["RP-FR-CONVERGENCE"]["distinct_states"] == 1100
