@@ -281,6 +281,17 @@ def _check_properties(scenario) -> tuple:
     return tuple(props)
 
 
+def _unknown_property(pid: str, known) -> InputError:
+    """``--property`` naming no property: the near miss when there is one (not buried at the
+    end of some ninety ids), else the ids there are."""
+    from spec.errors import near_miss
+
+    hint = near_miss(pid, known)
+    if hint:
+        return InputError(f"unknown property {pid}", file="<command line>", suggestion=hint)
+    return InputError(f"unknown property {pid}; known: {', '.join(sorted(known))}", file="<command line>")
+
+
 def _deadlocked(model, state) -> bool:
     """A settled state before the scenario's end where nothing at all can happen: the next
     step waits for ever (a put waiting for a repository answer that cannot come). A step
@@ -319,10 +330,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     known = {p.id for p in model.properties()}
     for pid in args.property or ():
         if pid not in known:
-            from spec.errors import near_miss
-
-            raise InputError(f"unknown property {pid}; known: {', '.join(sorted(known))}",
-                             file="<command line>", suggestion=near_miss(pid, known))
+            raise _unknown_property(pid, known)
     max_states = args.max_states if args.max_states is not None else scenario.check.max_states
     max_depth = args.max_depth if args.max_depth is not None else scenario.check.max_depth
     bounds = dict(max_states=max_states, max_depth=max_depth, property_ids=args.property or None)
@@ -533,14 +541,12 @@ def fuzz_target(mode: str = "configs", max_qmgrs: int = 3, mutations=None, max_s
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from checker.fuzz import fuzz_configs, fuzz_walks, write_counterexample
 
-    from spec.errors import near_miss
     from spec.scenario import parse_scenario
 
     catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
     for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
         if pid not in catalogue:
-            raise InputError(f"unknown property {pid}; known: {', '.join(sorted(catalogue))}",
-                             file="<command line>", suggestion=near_miss(pid, catalogue))
+            raise _unknown_property(pid, catalogue)
     if args.exclude:
         args.property = [pid for pid in (args.property or catalogue) if pid not in set(args.exclude)]
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps, foci=fuzz_foci(args.property))

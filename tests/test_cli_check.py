@@ -112,3 +112,21 @@ def test_counts_have_thousands_separators_in_the_text_not_in_json():
     data = json.loads(check(*argv, "--json").stdout)
     assert data["statistics"]["distinct_states"] == 1100
     assert data["verdicts"]["RP-FR-CONVERGENCE"]["distinct_states"] == 1100
+
+
+def test_a_misspelt_property_gets_did_you_mean_not_the_catalogue():
+    proc = check("examples/fr-mesh-broken.toml", "--property", "RP-FR-CONVERGENC")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("mqcheck: error: <command line>: unknown property RP-FR-CONVERGENC "
+                           "(did you mean RP-FR-CONVERGENCE?)\n")
+    unknown = check("examples/fr-mesh-broken.toml", "--property", "NO-SUCH-THING")
+    assert unknown.returncode == 2 and "unknown property NO-SUCH-THING; known: " in unknown.stderr
+    assert "RP-FR-CONVERGENCE" in unknown.stderr and unknown.stderr.count("\n") == 1
+
+
+def test_fuzz_says_did_you_mean_the_same_way(capsys):
+    from checker.cli import main
+
+    assert main(["fuzz", "RP-FR-CONVERGENC", "--no-database"]) == 2
+    err = capsys.readouterr().err
+    assert err == "mqcheck: error: <command line>: unknown property RP-FR-CONVERGENC (did you mean RP-FR-CONVERGENCE?)\n"
