@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -60,11 +61,50 @@ def _cmd_match(args: argparse.Namespace) -> int:
     return EXIT_OK if matched else EXIT_FAILED
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def _load_scenario(path: str, command: str):
+    """``spec.scenario.load_scenario``, with a hint when the file that is not TOML is an
+    MQSC file given where a scenario belongs."""
     from spec.scenario import load_scenario
+
+    try:
+        return load_scenario(path)
+    except InputError as err:
+        if not err.message.startswith("invalid TOML") or not _looks_like_mqsc(path):
+            raise
+        import shlex
+
+        raise InputError(err.message, file=err.file, line=err.line, column=err.column,
+                         suggestion=f"this looks like an MQSC file: {command} takes a scenario file (TOML); "
+                                    f"check MQSC with `mqcheck lint {shlex.quote(path)}`, or name it from a "
+                                    f"scenario's queue manager with mqsc_file = \"{os.path.basename(path)}\"") from None
+
+
+def _looks_like_mqsc(path: str) -> bool:
+    """An ``.mqsc`` file, or one whose first word (after blank lines and ``*``/``#`` comment
+    lines) is an MQSC verb such as DEFINE or ALTER."""
+    import re
+
+    from spec.mqsc import VERBS
+    from spec.scenario import _read_text
+
+    if path.lower().endswith(".mqsc"):
+        return True
+    try:
+        text = _read_text(path)
+    except (OSError, UnicodeDecodeError):
+        return False
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("*", "#")):
+            m = re.match(r"[A-Za-z]+", line)
+            return bool(m) and m.group().upper() in VERBS
+    return False
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
     from spec.network import run_scenario
 
-    scenario = load_scenario(args.scenario)
+    scenario = _load_scenario(args.scenario, "run")
     report = run_scenario(scenario, explain=args.explain)
     data = run_report_data(scenario, report, explain=args.explain)
     _write_report(args.report, [data])
@@ -320,11 +360,10 @@ def _check_backend_options(args: argparse.Namespace) -> None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from checker.model import format_verdict
-    from spec.scenario import load_scenario
     from spec.network import MQNetwork
 
     _check_backend_options(args)
-    scenario = load_scenario(args.scenario)
+    scenario = _load_scenario(args.scenario, "check")
     explore_initial = True if args.explore_initial else None
     model = MQNetwork(scenario, _check_properties(scenario), faults=args.faults, explore_initial=explore_initial)
     known = {p.id for p in model.properties()}
@@ -1123,10 +1162,9 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
     from checker.prove import COUNTEREXAMPLE, PROVED, prove
     from properties import scenario_claims as sc
     from spec.network import run_scenario
-    from spec.scenario import load_scenario
     from spec.symbolic.scenario import configuration
 
-    scenario = load_scenario(path)
+    scenario = _load_scenario(path, "prove")
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     config = configuration(run_scenario(scenario).final)

@@ -120,3 +120,27 @@ def test_ten_thousand_definitions_of_each_kind_load(tmp_path):
         signal.alarm(0)
     assert status == 0, err
     assert len(json.loads(out)["deliveries"]["QMA"]) == n
+
+
+# ------------------------------------------------ an MQSC file where a scenario belongs
+@pytest.mark.parametrize("command", ["run", "check", "prove"])
+def test_an_mqsc_file_given_as_a_scenario_gets_a_hint(command, capsys):
+    path = str(ROOT / "examples" / "sports-qma.mqsc")
+    assert main([command, path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}:1:1: invalid TOML: Invalid statement" in err
+    assert f"this looks like an MQSC file: {command} takes a scenario file (TOML); check MQSC with " \
+           f"`mqcheck lint {path}`, or name it from a scenario's queue manager with " \
+           f'mqsc_file = "sports-qma.mqsc"' in err
+
+
+def test_mqsc_by_its_first_word_whatever_the_file_is_called(tmp_path, capsys):
+    text = tmp_path / "qma.txt"
+    text.write_text("* the queue manager's objects\n\n  def ql(Q1)\n")
+    assert main(["run", str(text)]) == 2
+    assert "this looks like an MQSC file: run takes a scenario file" in capsys.readouterr().err
+    toml = tmp_path / "s.toml"
+    toml.write_text("# a scenario\nname = \n")  # broken TOML, not MQSC: no hint
+    assert main(["run", str(toml)]) == 2
+    err = capsys.readouterr().err
+    assert "invalid TOML" in err and "MQSC" not in err
