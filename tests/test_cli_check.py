@@ -80,19 +80,19 @@ def test_bad_arguments_exit_2_without_traceback(argv, message):
 
 
 def test_check_output_escapes_control_characters_the_user_wrote(tmp_path):
-    # a scenario name and an MQSC object name with ESC sequences: nothing the user wrote may
-    # drive the terminal from the verdict table or a trace
+    # a scenario name and a topic string with ESC sequences (object names may not hold them):
+    # nothing the user wrote may drive the terminal from the verdict table or a trace
     scenario = tmp_path / "evil.toml"
     scenario.write_text(
         'name = "evil \\u001b[2J name"\n'
         '[qmgrs.QM1]\n'
-        'mqsc = "DEFINE QLOCAL(\'Q\\u001b[31mX\')"\n'
+        'mqsc = "DEFINE TOPIC(T1) TOPICSTR(\'Q\\u001b[31mX\')"\n'
         '[[steps]]\n'
-        'mqsc = { qmgr = "QM1", commands = "DEFINE QLOCAL(\'Q\\u001b[31mX\')" }\n'
+        'mqsc = { qmgr = "QM1", commands = "DEFINE TOPIC(T1) TOPICSTR(\'Q\\u001b[31mX\')" }\n'
         '[[expect]]\n'
         'no_errors = true\n')
     proc = check(str(scenario))
-    assert proc.returncode == 1  # the step's DEFINE of an existing queue is an error (AMQ8150)
+    assert proc.returncode == 1, proc.stderr  # the step's DEFINE of an existing object is an error (AMQ8150)
     assert "\x1b" not in proc.stdout + proc.stderr
     assert "evil \\x1b[2J name" in proc.stdout and "Q\\x1b[31mX" in proc.stdout
 
