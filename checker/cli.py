@@ -421,7 +421,7 @@ def _render_check(scenario, model, result, format_verdict) -> str:
                      else "the settled initial configuration (--explore-initial explores the joining too)"),
         "",
     ]
-    rows = [[pid, v.kind, _with_separators(format_verdict(v), v)] for pid, v in result.verdicts.items()]
+    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
     lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple"))
     for pid, v in result.verdicts.items():
         if v.status.value == "violated" and v.trace is not None:
@@ -431,13 +431,6 @@ def _render_check(scenario, model, result, format_verdict) -> str:
     if not st.complete:
         lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
     return "\n".join(lines)
-
-
-def _with_separators(text: str, verdict) -> str:
-    """A verdict line with its state count as the rest of ``check``'s text shows counts
-    (``complete: 41,792 states``); --json keeps plain numbers."""
-    n = verdict.distinct_states
-    return text.replace(f": {n} states", f": {n:,} states", 1) if isinstance(n, int) else text
 
 
 def _evidence_lines(model, result) -> list[str]:

@@ -420,19 +420,20 @@ def _plain(x: Any) -> Any:
 
 # --------------------------------------------------------------------------- formatting
 def format_verdict(v: Verdict) -> str:
-    """One line for humans. An incomplete run never prints "holds (complete" or "passed".
+    """One line for humans, counts with thousands separators (``--json`` carries the
+    numbers). An incomplete run never prints "holds (complete" or "passed".
 
     >>> format_verdict(Verdict("P", "always", Status.HOLDS, distinct_states=1234))
-    'holds (complete: 1234 states)'
+    'holds (complete: 1,234 states)'
     >>> format_verdict(Verdict("P", "always", Status.HOLDS_UP_TO_BOUND, distinct_states=5000,
     ...                        depth=7, reason="max_states reached"))
-    'holds up to bound (incomplete: 5000 states, depth 7, max_states reached)'
+    'holds up to bound (incomplete: 5,000 states, depth 7, max_states reached)'
     >>> format_verdict(Verdict("P", "always", Status.VIOLATED, trace=Trace([TraceStep(None, {})] * 5)))
     'violated (trace of 4 steps)'
     """
     s = v.status
-    complete = f"complete: {v.distinct_states} states"
-    incomplete = f"incomplete: {v.distinct_states} states, depth {v.depth}, {v.reason}"
+    complete = f"complete: {v.distinct_states:,} states"
+    incomplete = f"incomplete: {v.distinct_states:,} states, depth {v.depth:,}, {v.reason}"
     if s in (Status.VIOLATED, Status.WITNESSED):
         text = f"{s.value} ({v.trace.describe()})" if v.trace else s.value
     elif s in (Status.HOLDS, Status.NEVER_REACHED):

@@ -366,7 +366,7 @@ class PropertyItem(pytest.Item):
         return [f"{self.property_id}: {format_verdict(verdict)}",
                 _printable(f"{verdict.title} ({verdict.citation})"),
                 _printable(f"scenario: {scenario.file} ({scenario.name})"),
-                f"explored: {st.distinct_states} distinct states, depth {st.max_depth}, {state}, "
+                f"explored: {st.distinct_states:,} distinct states, depth {st.max_depth}, {state}, "
                 f"{result.backend} backend", ""]
 
     def _violation(self, verdict, result) -> list[str]:

@@ -98,8 +98,8 @@ def run_ff(argv: Sequence[str]) -> int:
         print(result.to_json(indent=2))
     else:
         s = result.statistics
-        print(f"{result.model} [{result.backend}]: {s.distinct_states} distinct states, "
-              f"{s.generated_states} generated, depth {s.max_depth}, {s.seconds:.1f} s"
+        print(f"{result.model} [{result.backend}]: {s.distinct_states:,} distinct states, "
+              f"{s.generated_states:,} generated, depth {s.max_depth}, {s.seconds:.1f} s"
               + ("" if s.complete else f" — INCOMPLETE: {s.stop_reason}"))
         for pid, verdict in result.verdicts.items():
             print(f"  {pid}: {format_verdict(verdict)}")

@@ -64,9 +64,9 @@ STEPS = [TraceStep(None, {})] + [TraceStep(f"a{i}", {}) for i in range(4)]
 
 
 @pytest.mark.parametrize("verdict, line", [
-    (_v(Status.HOLDS, distinct_states=1234), "holds (complete: 1234 states)"),
+    (_v(Status.HOLDS, distinct_states=1234), "holds (complete: 1,234 states)"),
     (_v(Status.HOLDS_UP_TO_BOUND, distinct_states=5000, depth=7, reason="max_states reached"),
-     "holds up to bound (incomplete: 5000 states, depth 7, max_states reached)"),
+     "holds up to bound (incomplete: 5,000 states, depth 7, max_states reached)"),
     (_v(Status.VIOLATED, trace=Trace(STEPS)), "violated (trace of 4 steps)"),
     (_v(Status.VIOLATED, trace=Trace(STEPS, loop_start=1)), "violated (lasso: 1-step prefix, 3-step cycle)"),
     (_v(Status.WITNESSED, trace=Trace(STEPS[:2])), "witnessed (trace of 1 step)"),
