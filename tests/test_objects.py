@@ -350,7 +350,12 @@ def test_ignored_commands_are_accepted_no_ops(command):
 
 # ============================================================================ round trip
 
-_name = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabc._/% 0123456789'", min_size=1, max_size=8).filter(
+# object names: the characters MQ allows (spec.mqsc.NAME_CHARACTERS); a topic object's may
+# hold embedded blanks (002's TOPIC('St. Helens')); a subscription name is any string
+_name = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabc._/%0123456789", min_size=1, max_size=8)
+_topic_name = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabc._/% 0123456789", min_size=1, max_size=8).filter(
+    lambda s: s.strip(" ") == s)
+_sub_name = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabc._/% 0123456789'", min_size=1, max_size=8).filter(
     lambda s: s.rstrip(" ") == s)
 _cluster = st.sampled_from(["", "CL1", "CL2", "blue"])
 _topicstr = st.text(st.characters(min_codepoint=32, max_codepoint=0x17F), min_size=1,
@@ -398,7 +403,7 @@ def _qmgrs(draw):
     """A consistent QueueManagerDef: unique names and topic strings, orders 0..n-1."""
     names = st.lists(_name, unique=True, max_size=4)
     topicstrs = draw(st.lists(_topicstr, unique=True, max_size=4))
-    topic_names = draw(st.lists(_name.filter(lambda n: n != BASE_TOPIC), unique=True,
+    topic_names = draw(st.lists(_topic_name.filter(lambda n: n != BASE_TOPIC), unique=True,
                                 min_size=len(topicstrs), max_size=len(topicstrs)))
     topics = [draw(_topic(n, t)) for n, t in zip(topic_names, topicstrs)]
     base = draw(_topic(BASE_TOPIC, "").filter(
@@ -407,7 +412,7 @@ def _qmgrs(draw):
                          dest=draw(_name),
                          destqmgr=draw(_name | st.just("")),
                          subscope=draw(st.sampled_from(["ALL", "QMGR"])), order=i)
-            for i, (n, t) in enumerate((n, draw(_topicstr)) for n in draw(names))]
+            for i, (n, t) in enumerate((n, draw(_topicstr)) for n in draw(st.lists(_sub_name, unique=True, max_size=4)))]
     queues = [draw(_queue(n)) for n in draw(names)]
     channels = [draw(_channel(n)) for n in draw(names.map(lambda ns: [n[:20] for n in ns])
                                                  .filter(lambda ns: len(set(ns)) == len(ns)))]
