@@ -65,11 +65,12 @@ def test_table_output(capsys):
 
 
 # Text the user wrote is shown with its control characters escaped: it can neither drive
-# the terminal (ESC sequences) nor pass for extra lines of output.
+# the terminal (ESC sequences) nor pass for extra lines of output. (A subscription name may
+# hold any character; an object name may not, spec.mqsc.NAME_CHARACTERS.)
 HOSTILE = r'''
 name = "evil\u001b[31mRED\u001b[0m\nFAKE LINE"
 [qmgrs.QM1]
-mqsc = "DEFINE TOPIC('T\u001b[2J\r') TOPICSTR('x')\nDEFINE TOPIC('T\u001b[2J\r') TOPICSTR('x')"
+mqsc = "DEFINE SUB('T\u001b[2J\r') TOPICSTR('x') DEST(Q)\nDEFINE SUB('T\u001b[2J\r') TOPICSTR('x') DEST(Q)"
 [[steps]]
 subscribe = { qmgr = "QM1", name = "S", topic = "a/#" }
 [[steps]]
