@@ -134,6 +134,8 @@ def _section_view(index: int, data: dict) -> dict:
         "topology": _topology(data.get("topology")),
         "charts": _charts(command, data),
         "verdicts": _verdict_rows(data.get("verdicts")),
+        "verdicts_title": "Verdicts",
+        "verdicts_columns": ["property", "kind", "verdict", "title and citation"],
         "raw": "",
     }
     view["traces"] = _traces(data, view)
@@ -513,6 +515,12 @@ def _fuzz_view(data: dict, view: dict) -> None:
 LINT_BADGES = {"error": "bad", "warning": "warn", "info": "muted"}
 
 
+def _count(n, severity: str) -> str:
+    """``2 errors``, ``1 warning``, ``3 info``."""
+    plural = severity in ("error", "warning") and n != 1
+    return f"{n} {severity}{'s' if plural else ''}"
+
+
 def _lint_view(data: dict, view: dict) -> None:
     """``mqcheck lint --json``: ``findings``, each ``{"rule", "severity", "message", "file",
     "line", "column", "fix", "citation", "confirm", "related": [{"file", "line", "column",
@@ -534,10 +542,12 @@ def _lint_view(data: dict, view: dict) -> None:
                      "citation": str(f.get("citation", "")), "quote": "", "text": where(f), "has_trace": False,
                      "anchor": "", "vacuous": False, "detail": detail})
     view["verdicts"] = rows
+    view["verdicts_title"] = "Findings"
+    view["verdicts_columns"] = ["rule", "kind", "severity and location", "finding and citation"]
     counts = data.get("counts") or {}
     files = ", ".join(map(str, data.get("files") or []))
     view["scenario"] = files
     order = [*LINT_BADGES, *(k for k in counts if k not in LINT_BADGES)]  # error, warning, info
     view["summary"] = [("command", "lint (static checks of the definitions)"), ("files", files),
-                       ("findings", ", ".join(f"{counts[k]} {k}" for k in order if k in counts) or str(len(rows)))]
+                       ("findings", ", ".join(_count(counts[k], k) for k in order if k in counts) or str(len(rows)))]
     view["summary"] += [(f"disabled: {rule}", str(why)) for rule, why in (data.get("disabled") or {}).items()]

@@ -164,7 +164,10 @@ def test_lint_json_renders_its_findings(tmp_path):
         sum(f["rule"] == "FR-MESH" for f in lint["findings"]) > 0
     first = lint["findings"][0]
     assert f'{first["file"]}:{first["line"]}:{first["column"]}' in html
-    assert f'{lint["counts"]["error"]} error' in html
+    errors = lint["counts"]["error"]
+    assert f'{errors} error{"s" if errors != 1 else ""}, ' in html
+    # the table speaks of rules and findings, not of properties and verdicts
+    assert "<h3>Findings</h3>" in html and "<th>rule</th>" in html and "<th>property</th>" not in html
 
 
 def test_match_json_renders_its_answer(tmp_path):
