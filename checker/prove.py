@@ -14,6 +14,11 @@ assumption literal) and a *claim*. The driver asserts the facts and ``Not(claim)
   runnable scenario file.
 * ``unknown`` (a timeout included) -> ``unknown``: never proved (exit status 3).
 
+Under ``--broken`` each claim is proved against a deliberately broken rule (a mutant), so
+the expected outcome is inverted: a counterexample is the claim detecting the broken rule
+(exit status 0 when every one is refuted), a proof is a surviving mutant (the claim does not
+detect that broken rule: exit status 1), unknown is still 3.
+
 This module imports z3 but neither ``spec`` nor ``properties`` (DESIGN §1): the encodings
 and decoders come in through the claim objects the composition root passes.
 """
@@ -21,6 +26,7 @@ and decoders come in through the claim objects the composition root passes.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +37,9 @@ import z3
 PROVED = "proved"
 COUNTEREXAMPLE = "counterexample"
 UNKNOWN = "unknown"
+
+# the suffix ``mqcheck prove --broken`` appends to a record's title (checker/cli.py)
+_BROKEN_TITLE = re.compile(r" \[broken rule: (?P<rule>[^\]]*)\]$")
 
 
 class Encoding(Protocol):
@@ -78,9 +87,37 @@ class ProofRecord:
     counterexample_path: str = ""
     replay: str = ""
     reason: str = ""  # why unknown
+    # the deliberately broken rule the claim was proved against (``--broken``), or None; when
+    # left None it is read from the title's " [broken rule: NAME]" suffix
+    broken_rule: str | None = None
+
+    def mutant(self) -> str | None:
+        """The broken rule this record was proved against, or None for the real rules."""
+        if self.broken_rule is not None:
+            return self.broken_rule
+        m = _BROKEN_TITLE.search(self.title)
+        return m.group("rule") if m else None
+
+    @property
+    def broken(self) -> bool:
+        return self.mutant() is not None
+
+    @property
+    def expected(self) -> str:
+        """The verdict that counts as success: a counterexample under a broken rule."""
+        return COUNTEREXAMPLE if self.broken else PROVED
+
+    @property
+    def failed(self) -> bool:
+        """A counterexample to a real claim, or a broken rule the claim did not refute."""
+        return self.verdict == (PROVED if self.broken else COUNTEREXAMPLE)
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d["broken_rule"] = self.mutant()
+        d["broken"] = self.broken
+        d["expected"] = self.expected
+        return d
 
 
 def _tracked(facts: dict[str, z3.BoolRef]) -> tuple[dict[str, z3.BoolRef], list[z3.BoolRef]]:
@@ -140,6 +177,14 @@ def _fresh_context() -> None:
     z3.z3._main_ctx = None
 
 
+def _unknown_reason(reason: str, timeout: float | None) -> str:
+    """Z3's ``reason_unknown``, said plainly: Z3 reports a timeout as "canceled" (or
+    "timeout"), which is the ``--timeout`` running out: ``timeout (0.01 s)``."""
+    if reason in ("canceled", "timeout") and timeout is not None:
+        return f"timeout ({timeout:g} s)"
+    return reason or "unknown"
+
+
 def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *, explain: bool = True,
           minimise: bool = True) -> tuple[str, dict]:
     """Prove one claim at ``bound`` (default: the claim's) within ``timeout`` seconds (wall).
@@ -181,7 +226,7 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
         verdict = COUNTEREXAMPLE
     else:
         verdict = UNKNOWN
-        detail["reason"] = solver.reason_unknown() or "unknown"
+        detail["reason"] = _unknown_reason(solver.reason_unknown(), timeout)
     detail["seconds"] = round(time.monotonic() - start, 3)
     detail["cpu_seconds"] = round(time.process_time() - cpu, 3)
     return verdict, detail
@@ -215,7 +260,7 @@ def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], t
         elif result == z3.unsat:
             answers[key] = ("no", None)
         else:
-            answers[key] = ("unknown", solver.reason_unknown() or "unknown")
+            answers[key] = ("unknown", _unknown_reason(solver.reason_unknown(), timeout))
         solver.pop()
     return answers, round(time.monotonic() - start, 3)
 
@@ -230,25 +275,56 @@ def write_counterexample(cex: Any, out_dir: str, claim_id: str) -> str:
 
 
 def exit_status(records: Sequence[ProofRecord]) -> int:
-    """DESIGN §2.3: 1 a counterexample, 3 an unknown, 0 every claim proved."""
-    verdicts = {r.verdict for r in records}
-    if COUNTEREXAMPLE in verdicts:
+    """DESIGN §2.3: 1 a counterexample, 3 an unknown, 0 every claim proved. Under a broken
+    rule (``--broken``) a counterexample is the expected outcome: 0 every broken rule
+    refuted, 1 some broken rule proved (the claim does not detect it: a surviving mutant),
+    3 some unknown."""
+    if any(r.failed for r in records):
         return 1
-    if UNKNOWN in verdicts:
+    if any(r.verdict == UNKNOWN for r in records):
         return 3
     return 0
+
+
+BROKEN_HEADER = ("Broken-rule run (--broken): each claim is proved against a deliberately broken rule; "
+                 "a counterexample is the expected outcome.")
+
+
+def format_header(records: Sequence[ProofRecord]) -> list[str]:
+    """The line printed before the records of a broken-rule run (none otherwise)."""
+    return [BROKEN_HEADER] if any(r.broken for r in records) else []
+
+
+def format_summary(records: Sequence[ProofRecord]) -> str:
+    """The closing count line; a broken-rule run counts refuted and surviving broken rules."""
+    counts = {v: sum(1 for r in records if r.verdict == v) for v in (PROVED, COUNTEREXAMPLE, UNKNOWN)}
+    line = f"{counts[PROVED]} proved, {counts[COUNTEREXAMPLE]} counterexample(s), {counts[UNKNOWN]} unknown"
+    broken = [r for r in records if r.broken]
+    if broken:
+        refuted = sum(1 for r in broken if r.verdict == COUNTEREXAMPLE)
+        missed = sum(1 for r in broken if r.verdict == PROVED)
+        line += f" ({refuted} of {len(broken)} broken rule(s) refuted as expected, {missed} NOT refuted)"
+    return line
 
 
 def format_record(r: ProofRecord) -> list[str]:
     """The text lines ``mqcheck prove`` prints for one claim."""
     head = f"{r.id:<28} {r.verdict}"
-    if r.verdict == PROVED:
+    if r.broken and r.verdict == COUNTEREXAMPLE:
+        head += f" (within bound {r.bound} {r.bound_unit}): refuted (as expected)"
+    elif r.broken and r.verdict == PROVED:
+        head += (f" (bound {r.bound} {r.bound_unit}): NOT refuted: the claim does not detect this broken rule"
+                 f" {r.mutant()!r}")
+    elif r.verdict == PROVED:
         head += f" (bound {r.bound} {r.bound_unit})"
     elif r.verdict == UNKNOWN:
         head += f" (bound {r.bound} {r.bound_unit}: {r.reason}; not proved)"
     else:
         head += f" (within bound {r.bound} {r.bound_unit})"
     lines = [f"{head}  {r.seconds:.2f} s ({r.cpu_seconds:.2f} s CPU)", f"    {r.title} ({r.citation})"]
+    if r.broken:
+        lines.append(f"    broken-rule run: proved against the deliberately broken rule {r.mutant()!r}; "
+                     "a counterexample is the expected outcome")
     if r.facts:
         lines.append("    rests on:")
         lines.extend(f"      - {fact}" for fact in r.facts)

@@ -33,8 +33,10 @@ def test_a_proof_prints_its_bound_seconds_and_the_facts_it_rests_on(capsys):
 
 def test_a_broken_rule_gives_a_counterexample_scenario_that_replays(capsys, tmp_path):
     status, out, _ = prove(capsys, "RP-CFG-FR-MESH", "--bound", "3", "--broken", "--out", str(tmp_path))
-    assert status == 1
-    assert "counterexample (within bound 3 full repositories)" in out
+    assert status == 0  # the broken rule is refuted: the expected outcome of --broken
+    assert "counterexample (within bound 3 full repositories): refuted (as expected)" in out
+    assert "broken-rule run: proved against the deliberately broken rule 'fr_forwarding_swapped'; " \
+           "a counterexample is the expected outcome" in out
     path = tmp_path / "rp-cfg-fr-mesh.toml"
     assert f"scenario: {path}" in out and f"replay:   mqcheck run {path}" in out
     # its [[expect]] blocks state what the broken rule predicts: the real rules do otherwise
@@ -57,7 +59,9 @@ def test_json_carries_the_command_and_per_claim_records(capsys, tmp_path):
 def test_unknown_is_never_proved_and_exits_3(capsys):
     status, out, _ = prove(capsys, "PS-CFG-WILDCARD-BLOCK", "--bound", "4", "--timeout", "0.001")
     assert status == 3
-    assert "unknown (bound 4 levels of tree depth:" in out and "not proved" in out
+    # Z3's reason_unknown for a timeout is "canceled": said as the --timeout that ran out
+    assert "unknown (bound 4 levels of tree depth: timeout (0.001 s); not proved)" in out
+    assert "canceled" not in out
     assert "proved (bound" not in out
 
 
@@ -108,7 +112,7 @@ def test_same_output_under_any_hash_seed(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "checker.cli", "prove", "PS-CFG-REACH", "--broken", "--bound", "2",
                                "--json", "--out", str(tmp_path / seed)], capture_output=True, text=True, cwd=ROOT,
                               env=env, check=False)
-        assert proc.returncode == 1, proc.stderr
+        assert proc.returncode == 0, proc.stderr  # every broken rule refuted
         data = json.loads(proc.stdout)
         for c in data["claims"]:
             c.pop("seconds")
@@ -155,5 +159,34 @@ def test_every_claim_is_proved_at_its_default_bound_and_refuted_when_broken(caps
     assert all(c["verdict"] == "proved" and c["facts"] for c in data["claims"]), data
     status, out, _ = prove(capsys, "--broken", "--bound", "3", "--json", "--out", str(tmp_path))
     data = json.loads(out)
-    assert status == 1 and all(c["verdict"] == "counterexample" for c in data["claims"])
+    assert status == 0 and data["exit_status"] == 0  # every broken rule refuted: the expected outcome
+    assert all(c["verdict"] == "counterexample" for c in data["claims"])
+    assert all(c["broken"] and c["expected"] == "counterexample" and c["broken_rule"] for c in data["claims"])
     assert all(Path(c["counterexample_path"]).exists() for c in data["claims"])
+
+
+def test_a_broken_rule_the_claim_does_not_refute_exits_1(capsys, tmp_path, monkeypatch):
+    """A surviving mutant: pair a claim with a "broken" variant that is in fact the real rule
+    (variant ""), so the proof succeeds; --broken must fail (exit 1) and say so."""
+    from properties import claims as claims_module
+
+    monkeypatch.setitem(claims_module.BROKEN, "PS-CFG-LOOP-BOUND", "")
+    status, out, _ = prove(capsys, "PS-CFG-LOOP-BOUND", "RP-CFG-FR-MESH", "--bound", "3", "--broken",
+                           "--out", str(tmp_path))
+    assert status == 1
+    assert "PS-CFG-LOOP-BOUND            proved (bound 3 queue managers): NOT refuted: " \
+           "the claim does not detect this broken rule ''" in out
+    assert "RP-CFG-FR-MESH               counterexample (within bound 3 full repositories): refuted (as expected)" in out
+    status, out, _ = prove(capsys, "PS-CFG-LOOP-BOUND", "--bound", "3", "--broken", "--json", "--out", str(tmp_path))
+    data = json.loads(out)
+    assert status == 1 and data["exit_status"] == 1
+    [record] = data["claims"]
+    assert record["verdict"] == "proved" and record["broken"] is True and record["expected"] == "counterexample"
+    assert record["broken_rule"] == ""
+
+
+def test_a_plain_run_marks_no_record_broken(capsys):
+    status, out, _ = prove(capsys, "PS-CFG-LOOP-BOUND", "--bound", "3", "--json")
+    [record] = json.loads(out)["claims"]
+    assert status == 0 and record["broken"] is False and record["broken_rule"] is None
+    assert record["expected"] == "proved"

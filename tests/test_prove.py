@@ -138,7 +138,40 @@ def _space_of(text: str):
 
 def test_an_undecided_claim_is_unknown_never_proved():
     verdict, detail = prove(BY_ID["PS-CFG-WILDCARD-BLOCK"].predicate, 4, timeout=0.001)
-    assert verdict == UNKNOWN and detail["reason"]
+    assert verdict == UNKNOWN and detail["reason"] == "timeout (0.001 s)"
+
+
+def test_unknown_reasons_other_than_a_timeout_are_kept():
+    from checker.prove import _unknown_reason
+
+    assert _unknown_reason("canceled", 0.01) == "timeout (0.01 s)"
+    assert _unknown_reason("timeout", 60.0) == "timeout (60 s)"
+    assert _unknown_reason("canceled", None) == "canceled"
+    assert _unknown_reason("(incomplete quantifiers)", 0.01) == "(incomplete quantifiers)"
+    assert _unknown_reason("", 0.01) == "unknown"
+
+
+def test_exit_status_of_a_broken_rule_run():
+    """--broken inverts the expected verdict: 0 every broken rule refuted, 1 one proved (a
+    surviving mutant: the claim does not detect it), 3 one unknown; plain runs as before."""
+    from checker.prove import COUNTEREXAMPLE, PROVED, ProofRecord, exit_status, format_summary
+
+    def rec(verdict, broken_rule=None, title="t"):
+        return ProofRecord("X", title, "c", verdict, 3, "things", 0.1, broken_rule=broken_rule)
+
+    assert exit_status([rec(COUNTEREXAMPLE, "m"), rec(COUNTEREXAMPLE, "n")]) == 0
+    assert exit_status([rec(COUNTEREXAMPLE, "m"), rec(PROVED, "n")]) == 1
+    assert exit_status([rec(COUNTEREXAMPLE, "m"), rec(UNKNOWN, "n")]) == 3
+    assert exit_status([rec(PROVED, "m"), rec(UNKNOWN, "n")]) == 1
+    assert exit_status([rec(PROVED), rec(PROVED)]) == 0
+    assert exit_status([rec(PROVED), rec(COUNTEREXAMPLE)]) == 1
+    assert exit_status([rec(PROVED), rec(UNKNOWN)]) == 3
+    # the title suffix checker/cli.py appends under --broken marks the record too
+    assert rec(PROVED, title="t [broken rule: m]").mutant() == "m"
+    assert exit_status([rec(COUNTEREXAMPLE, title="t [broken rule: m]")]) == 0
+    assert format_summary([rec(COUNTEREXAMPLE, "m"), rec(PROVED, "n")]) == \
+        "1 proved, 1 counterexample(s), 0 unknown (1 of 2 broken rule(s) refuted as expected, 1 NOT refuted)"
+    assert format_summary([rec(PROVED)]) == "1 proved, 0 counterexample(s), 0 unknown"
 
 
 def test_same_claim_same_answer():
