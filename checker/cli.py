@@ -427,6 +427,9 @@ def _render_check(scenario, model, result, format_verdict) -> str:
         if v.status.value == "violated" and v.trace is not None:
             lines += ["", printable(f"Counterexample for {pid}: {v.title} ({v.citation})")]
             lines += _trace_lines(v.trace)
+            if pid == "EXPECT":
+                why = expect_failures(model, v.trace, st.fingerprint_bits)
+                lines += ["  At its last state:", *(f"    - {w}" for w in why)] if why else []
     lines += _evidence_lines(model, result)
     if not st.complete:
         lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
@@ -576,6 +579,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     from spec.scenario import parse_scenario
 
     catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
+    args.property = list(args.property or ()) + [p for p in args.also if p not in (args.property or ())]
     for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
         if pid not in catalogue:
             raise _unknown_property(pid, catalogue)
@@ -658,6 +662,8 @@ def _add_fuzz_parser(sub) -> None:
         ),
     )
     fuzz.add_argument("property", nargs="*", metavar="ID", help="check only these properties (default: all)")
+    fuzz.add_argument("--property", dest="also", action="append", default=[], metavar="ID",
+                      help="the same as a positional ID, as check spells it (repeatable)")
     fuzz.add_argument("--exclude", action="append", metavar="ID",
                       help="do not check this property (repeatable; its witness may still be reported)")
     fuzz.add_argument("--examples", type=_at_least(1), default=100, metavar="N", help="examples to run (default 100)")
@@ -900,38 +906,72 @@ def _step_event(model, state, action) -> dict:
     return {"kind": "other", "label": str(action)}
 
 
-def _annotate_traces(model, data: dict) -> None:
-    """Give each trace step its ``event``, found by replaying the trace on the model: the
-    action with the step's description that reaches the step's fingerprint. A trace that
-    does not replay (another backend's fingerprints) keeps the steps it has without
-    events; the report then infers deliveries from the states."""
+def replay(model, steps: Sequence[dict], bits: int = 64) -> list:
+    """The model's states along a trace (``steps``: dicts with ``action`` and
+    ``fingerprint``, as ``Trace.to_dict`` writes them), each with the action that reached
+    it (None for the first): the action with the step's description that reaches the
+    step's fingerprint. Stops where the trace does not replay (another backend's
+    fingerprints), so the list may be shorter than the trace."""
     from checker.explore import fingerprint
     from checker.model import describe_action
-
-    bits = data.get("statistics", {}).get("fingerprint_bits", 64)
 
     def fp(state) -> str:
         return format(fingerprint(model.encode(state), bits), "x")
 
-    inits = list(model.init_states())
+    if not steps:
+        return []
+    state = next((s for s in model.init_states() if fp(s) == steps[0].get("fingerprint")), None)
+    if state is None:
+        return []
+    out = [(state, None)]
+    for step in steps[1:]:
+        found = None
+        for action in model.actions(state):
+            if describe_action(model, action) == step.get("action"):
+                after = model.next_state(state, action)
+                if after is not None and fp(after) == step.get("fingerprint"):
+                    found = after, action
+                    break
+        if found is None:
+            break
+        out.append(found)
+        state = found[0]
+    return out
+
+
+def _annotate_traces(model, data: dict) -> None:
+    """Give each trace step its ``event``, found by replaying the trace on the model
+    (:func:`replay`). A trace that does not replay keeps the steps it has without events;
+    the report then infers deliveries from the states."""
+    bits = data.get("statistics", {}).get("fingerprint_bits", 64)
     for verdict in data.get("verdicts", {}).values():
         trace = verdict.get("trace")
         if not trace or not trace.get("steps"):
             continue
-        steps = trace["steps"]
-        state = next((s for s in inits if fp(s) == steps[0].get("fingerprint")), None)
-        for step in steps[1:]:
-            found = None
-            for action in (model.actions(state) if state is not None else ()):
-                if describe_action(model, action) == step.get("action"):
-                    after = model.next_state(state, action)
-                    if after is not None and fp(after) == step.get("fingerprint"):
-                        found = action, after
-                        break
-            if found is None:
-                break
-            step["event"] = _step_event(model, state, found[0])
-            state = found[1]
+        states = replay(model, trace["steps"], bits)
+        for step, (before, _), (_, action) in zip(trace["steps"][1:], states, states[1:]):
+            step["event"] = _step_event(model, before, action)
+
+
+def expect_failures(model, trace, bits: int = 64) -> list[str]:
+    """Why EXPECT fails at the last state of its counterexample ``trace``, in the words
+    ``mqcheck run`` uses: each failed ``[[expect]]`` block with what was expected and what
+    was got, or the step that can never be taken. Empty when the trace does not replay."""
+    from checker.model import Trace
+    from spec.network import check_expectations
+    from spec.network.steps import describe_step
+
+    steps = ([{"action": s.action, "fingerprint": s.fingerprint} for s in trace.steps]
+             if isinstance(trace, Trace) else trace.get("steps", []))
+    states = replay(model, steps, bits)
+    if not states or len(states) != len(steps):
+        return []
+    state, scenario = states[-1][0], model.scenario
+    if state.next_step < len(scenario.steps):
+        return [f"steps[{state.next_step}] can never be taken: "
+                f"{printable(describe_step(scenario.steps[state.next_step]))}"]
+    return [printable(f"[[expect]] #{r.index}: {f}")
+            for r in check_expectations(scenario, state) if not r.ok for f in r.failures]
 
 
 def _check_report_data(args: argparse.Namespace, scenario, model, data: dict) -> dict:

@@ -221,6 +221,7 @@ class ScenarioFile(pytest.File):
                     raise InputError(f"pytest.{what}: {name} is not an item of this file; its items: "
                                      f"{', '.join(sorted(names)) or 'none'}", file=str(self.path),
                                      line=options.line, column=1)
+        _register_marks(self.config, options.marks)
         for item in items:
             item.add_marker(pytest.mark.mqcheck)
             for mark in options.marks:
@@ -370,7 +371,7 @@ class PropertyItem(pytest.Item):
                 f"{result.backend} backend", ""]
 
     def _violation(self, verdict, result) -> list[str]:
-        from checker.cli import _trace_lines
+        from checker.cli import _trace_lines, expect_failures
 
         scenario = self.parent.scenario
         lines = self._head(verdict, result) + ["Counterexample (shortest; `mqcheck check "
@@ -379,6 +380,8 @@ class PropertyItem(pytest.Item):
         for text in _trace_lines(verdict.trace):
             lines.append(_STEP_REF.sub(lambda m: _with_line(m, step_lines, scenario.file), text, count=1))
         if self.property_id == "EXPECT":
+            why = expect_failures(self.parent.model, verdict.trace, result.statistics.fingerprint_bits)
+            lines += ["At its last state:", *(f"    - {w}" for w in why)] if why else []
             lines.append("")
             lines.append("[[expect]] blocks: " + ", ".join(f"#{e.index} at {scenario.file}:{e.line}"
                                                             for e in scenario.expects))
@@ -395,6 +398,17 @@ class PropertyItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, max(self.parent.scenario.pytest.line - 1, 0), f"mqcheck check: {self.property_id}"
+
+
+def _register_marks(config: pytest.Config, marks: Iterable[str]) -> None:
+    """Register the marks a scenario's ``[pytest] marks`` names, as a conftest would: they
+    are declared in the file itself, so neither PytestUnknownMarkWarning nor
+    ``--strict-markers`` should object to them (``-m`` selects them as any mark)."""
+    known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+    for mark in marks:
+        if mark not in known:
+            config.addinivalue_line("markers", f"{mark}: set by the [pytest] marks of an mqcheck scenario file")
+            known.add(mark)
 
 
 _STEP_REF = re.compile(r"steps\[(\d+)\]")

@@ -130,3 +130,28 @@ def test_fuzz_says_did_you_mean_the_same_way(capsys):
     assert main(["fuzz", "RP-FR-CONVERGENC", "--no-database"]) == 2
     err = capsys.readouterr().err
     assert err == "mqcheck: error: <command line>: unknown property RP-FR-CONVERGENC (did you mean RP-FR-CONVERGENCE?)\n"
+
+
+def test_fuzz_takes_property_as_check_spells_it(capsys):
+    from checker.cli import main
+
+    assert main(["fuzz", "--property", "RP-FR-CONVERGENC", "--no-database"]) == 2
+    assert "unknown property RP-FR-CONVERGENC (did you mean RP-FR-CONVERGENCE?)" in capsys.readouterr().err
+    argv = ["--examples", "2", "--no-database", "--no-timings", "--json"]
+    assert main(["fuzz", "--property", "RP-FR-CONVERGENCE", *argv]) == 0
+    by_option = capsys.readouterr().out
+    assert main(["fuzz", "RP-FR-CONVERGENCE", *argv]) == 0
+    assert capsys.readouterr().out == by_option
+
+
+def test_a_violated_expectation_says_what_was_expected_and_got(tmp_path):
+    # `check` explains EXPECT's counterexample as `run` explains a failed [[expect]]
+    for name in ("sports-qma.toml", "sports-qma.mqsc"):
+        text = (ROOT / "examples" / name).read_text(encoding="utf-8")
+        (tmp_path / name).write_text(text.replace("SARSENAL = []", 'SARSENAL = ["Sports/Football/Arsenal"]'),
+                                     encoding="utf-8")
+    proc = check(str(tmp_path / "sports-qma.toml"))
+    assert proc.returncode == 1, proc.stderr
+    why = proc.stdout[proc.stdout.index("Counterexample for EXPECT"):]
+    assert why.rstrip().endswith("  At its last state:\n"
+                                 "    - [[expect]] #0: QMA SARSENAL: expected ['Sports/Football/Arsenal'], got []")

@@ -138,6 +138,14 @@ def test_check_reports_the_deadlock_as_a_violation_not_a_vacuous_pass(tmp_path):
     assert verdicts["EXPECT-END"]["status"] == "never reached"
 
 
+def test_check_says_which_step_can_never_be_taken(tmp_path):
+    # the counterexample's last state is explained as `run` explains it
+    status, out, _ = cli(tmp_path, BOTH_DOWN, "check", "--quiet", "--workers", "1")
+    assert status == 1
+    why = out[out.index("Counterexample for EXPECT"):]
+    assert "  At its last state:\n    - steps[3] can never be taken: " in why
+
+
 # =======================================================================================
 # 7. PSCLUS(DISABLED) — 002 §Inhibiting clustered publish/subscribe in a cluster: "No
 # clustered topic objects can exist in any cluster of which this queue manager is a member

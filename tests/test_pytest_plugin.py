@@ -150,6 +150,17 @@ def test_a_failed_expectation_shows_the_block_its_line_and_the_difference(pytest
     assert "FR3" in out and "Traceback" not in out
 
 
+def test_a_violated_expect_property_says_what_differed(pytester):
+    # FILE::EXPECT explains its counterexample's last state as FILE::run does
+    wrong = GOOD.replace('queues = { CQ1 = ["PR1"] }', 'queues = { CQ1 = ["FR2"] }', 1)
+    pytester.makefile(".mqcheck.toml", wrong=wrong + '[pytest]\nproperties = ["EXPECT"]\n')
+    result = run(pytester, "-k", "EXPECT")
+    result.assert_outcomes(failed=1, deselected=1)  # wrong.mqcheck.toml::run fails too, deselected
+    out = result.stdout.str()
+    assert "At its last state:" in out
+    assert "- [[expect]] #0: FR3/DEMO queues: expected {'CQ1': ['FR2']}, got " in out
+
+
 def test_k_selects_items_and_x_stops_at_the_first_failure(pytester):
     pytester.makefile(".mqcheck.toml", broken=BROKEN + QUICK, good=GOOD + QUICK)
     result = run(pytester, "-k", "CONVERGENCE")
@@ -200,6 +211,15 @@ def test_marks_xfail_and_skip_from_the_file(pytester):
     assert "FR3 is not meshed yet (CHG-123)" in out and "covered elsewhere" in out
     run(pytester, "-m", "not nightly").assert_outcomes(deselected=4)
     run(pytester, "-m", "mqcheck and nightly", "-k", "run").assert_outcomes(passed=1, deselected=3)
+
+
+def test_marks_of_the_file_need_no_registration(pytester):
+    # the file declares its marks: no PytestUnknownMarkWarning, accepted by --strict-markers
+    pytester.makefile(".mqcheck.toml", good=GOOD + QUICK + 'marks = ["weekly"]\n')
+    result = run(pytester, "--strict-markers", "-W", "error::pytest.PytestUnknownMarkWarning", "-m", "weekly",
+                 "-k", "run")
+    result.assert_outcomes(passed=1, deselected=3)
+    assert "PytestUnknownMarkWarning" not in result.stdout.str()
 
 
 def test_a_file_wide_skip(pytester):
