@@ -1156,6 +1156,7 @@ def _prove_catalogue(args: argparse.Namespace, ids: list[str]) -> list:
         record = _prove_record(prop, verdict, detail, args.out, claim.bound_unit)
         if args.broken:
             record.title += f" [broken rule: {BROKEN[prop.id]}]"
+            record.broken_rule = BROKEN[prop.id]
         records.append(record)
     return records
 
@@ -1266,7 +1267,7 @@ def _render_reach(name: str, reach: dict) -> list[str]:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from checker.prove import exit_status, format_record
+    from checker.prove import exit_status, format_header, format_record, format_summary
 
     ids, scenario = _prove_targets(args)
     reach, records = None, []
@@ -1285,10 +1286,10 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         return status
     # names and topic strings come from the user's files: escaped before they reach a terminal
     lines = [printable(line) for line in _render_reach(scenario or "", reach)] + [""] if reach is not None else []
+    lines += [printable(line) for line in format_header(records)]
     for r in records:
         lines += [printable(line) for line in format_record(r)]
-    counts = {v: sum(1 for r in records if r.verdict == v) for v in ("proved", "counterexample", "unknown")}
-    lines.append(f"{counts['proved']} proved, {counts['counterexample']} counterexample(s), {counts['unknown']} unknown")
+    lines.append(format_summary(records))
     print("\n".join(lines))
     return status
 
@@ -1303,7 +1304,8 @@ def _add_prove_parser(sub) -> None:
             "SCENARIO, over every publication topic string, subscription and scope option its configuration "
             "leaves open: a reachability table and its [[prove]] claims. Counterexamples are written as "
             "runnable scenario files. Exit status 0 all proved, 1 a counterexample, 2 bad input, 3 unknown "
-            "(a timeout: never proved)."),
+            "(a timeout: never proved); with --broken, 0 every broken rule refuted, 1 one not refuted (the "
+            "claim misses it)."),
     )
     prove.add_argument("targets", nargs="*", metavar="ID|SCENARIO", help="claim ids and/or one scenario file")
     prove.add_argument("--bound", type=_at_least(1), metavar="N",
@@ -1314,7 +1316,7 @@ def _add_prove_parser(sub) -> None:
                        help="where counterexample scenarios are written (default ./mqcheck-counterexamples)")
     prove.add_argument("--broken", action="store_true",
                        help="prove each claim against its deliberately broken rule (shows the claim is not vacuous: "
-                            "every one should be refuted)")
+                            "every one should be refuted; exit status 0 when all are, 1 when one is not)")
     prove.add_argument("--json", action="store_true", help="print the results as JSON")
     prove.set_defaults(handler=_cmd_prove)
 
