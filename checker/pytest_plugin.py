@@ -397,7 +397,8 @@ class PropertyItem(pytest.Item):
         return _user_error(excinfo) or super().repr_failure(excinfo)
 
     def reportinfo(self):
-        return self.path, max(self.parent.scenario.pytest.line - 1, 0), f"mqcheck check: {self.property_id}"
+        return (self.path, max(self.parent.scenario.pytest.line - 1, 0),
+                f"mqcheck check: {self.path.name} {self.property_id}")
 
 
 def _register_marks(config: pytest.Config, marks: Iterable[str]) -> None:
@@ -436,10 +437,11 @@ def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
         wanted = [p.id for p in props if p.kind is not Kind.SOMETIMES]
     else:
         for pid in options.properties:
-            if pid not in known:
-                raise InputError(f"pytest.properties: unknown property {pid}; known: {', '.join(sorted(known))}",
-                                 file=str(file.path), line=options.line, column=1,
-                                 suggestion=near_miss(pid, known))
+            if pid not in known:  # a near miss alone, as `check --property` says it
+                hint = near_miss(pid, known)
+                raise InputError(f"pytest.properties: unknown property {pid}"
+                                 + ("" if hint else f"; known: {', '.join(sorted(known))}"),
+                                 file=str(file.path), line=options.line, column=1, suggestion=hint)
         wanted = list(dict.fromkeys(options.properties))
     for pid in wanted:
         yield PropertyItem.from_parent(file, name=pid, property_id=pid, explicit=options.properties is not None)

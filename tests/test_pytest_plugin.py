@@ -158,6 +158,7 @@ def test_a_violated_expect_property_says_what_differed(pytester):
     result.assert_outcomes(failed=1, deselected=1)  # wrong.mqcheck.toml::run fails too, deselected
     out = result.stdout.str()
     assert "At its last state:" in out
+    assert "mqcheck check: wrong.mqcheck.toml EXPECT" in out  # the headline names the file
     assert "- [[expect]] #0: FR3/DEMO queues: expected {'CQ1': ['FR2']}, got " in out
 
 
@@ -233,7 +234,8 @@ def test_a_file_wide_skip(pytester):
 
 @pytest.mark.parametrize("text,expected", [
     (GOOD.replace("CHLTYPE(CLUSRCVR)", "CHLTYPE(CLUSRCVER)", 1), "bad.mqcheck.toml:12:32: qmgrs.FR1.mqsc:"),
-    (GOOD + '[pytest]\nproperties = ["RP-FR-CONVERGANCE"]\n', "unknown property RP-FR-CONVERGANCE"),
+    (GOOD + '[pytest]\nproperties = ["RP-FR-CONVERGANCE"]\n',
+     "unknown property RP-FR-CONVERGANCE (did you mean RP-FR-CONVERGENCE?)"),  # not ninety ids first
     (GOOD + '[pytest]\nxfail = { NOPE = "x" }\n', "pytest.xfail: NOPE is not an item of this file"),
     (GOOD + '[pytest]\nbackend = "dask"\n', "pytest.backend: expected one of local, spark"),
 ], ids=["mqsc", "property", "xfail-item", "backend"])
