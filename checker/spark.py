@@ -517,6 +517,7 @@ class _RunDir:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+        self.recorded_bounds: dict | None = None  # the manifest's "bounds" (None: an older manifest)
 
     @property
     def levels_root(self) -> str:
@@ -606,12 +607,20 @@ class _RunDir:
                         f"{label} {_few(ids)}" for label, ids in (("not checked now:", gone), ("new:", new)) if ids
                     ) or "same properties, another order"
                     detail = f"the properties differ from when this run started ({change})"
+                elif key == "init_fingerprints":
+                    detail = (
+                        "the initial state differs from the interrupted run's: the scenario, --faults or "
+                        f"--explore-initial changed since it started (init_fingerprints {_brief(was)} "
+                        f"then, now {_brief(value)})"
+                    )
                 else:
                     detail = f"{key} {_brief(was)} when this run started, now {_brief(value)}"
                 raise RunDirError(
                     f"{self.manifest}: {detail}; resume with the same check (same scenario, "
                     "--property and options), or use a fresh --run-dir"
                 )
+        bounds = data.get("bounds")
+        self.recorded_bounds = dict(bounds) if isinstance(bounds, dict) else None
         progress = _Progress.from_json(data["progress"])
         progress.levels = self.read_levels(progress.level)
         return progress
@@ -634,6 +643,35 @@ class _RunDir:
 
     def disk_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+
+
+_MISSING = object()
+
+BOUNDS = ("max_states", "max_depth")
+"""The exploration bounds a run directory's manifest records (``"bounds"``): a resume
+explores under the same ones. (The property selection is part of the identity.)"""
+
+
+def _resume_bounds(root: Path, recorded: dict | None, given: dict, model: Any) -> dict:
+    """The bounds a resumed run explores under: the recorded ones. A bound given now must
+    be the recorded one; None, or the scenario's own ``[check]`` default (which the command
+    line passes when the user gives no ``--max-states``/``--max-depth``), means "not given".
+    A manifest from before bounds were recorded: the bounds given now, as before."""
+    if recorded is None:
+        return dict(given)
+    defaults = getattr(getattr(model, "scenario", None), "check", None)
+    out = {}
+    for key in BOUNDS:
+        value, was = given.get(key), recorded.get(key, given.get(key))
+        if value is None or value == was or value == getattr(defaults, key, _MISSING):
+            out[key] = was
+            continue
+        started = f"with {key} {was}" if was is not None else f"without {key}"
+        raise RunDirError(
+            f"--resume {root}: the run was started {started}; resume it with the same bound "
+            f"(or none), not {key} {value}"
+        )
+    return out
 
 
 def _few(ids: list) -> str:
@@ -1175,9 +1213,6 @@ class _Search:
         return steps
 
 
-_MISSING = object()
-
-
 def model_identity(model: Any, properties: Sequence[Any], bits: int) -> dict:
     """What a resumed run must share with the run that wrote the directory."""
     from checker.model import model_name
@@ -1226,7 +1261,10 @@ def explore_spark(
     under ``max_states`` the same states are kept (discovery order: parent position, then
     action). ``run_dir`` keeps the levels (a temporary directory, removed afterwards,
     when None); ``resume=True`` continues the run recorded there from its last complete
-    level, with the bounds given now (the statistics' seconds and states/s cover the
+    level, under the bounds it was started with (the manifest records them: a bound given
+    now must be the same, else RunDirError; None, or the scenario's ``[check]`` default
+    that the command line passes for no option, means the recorded one; a manifest from
+    before bounds were recorded takes the ones given now) (the statistics' seconds and states/s cover the
     whole run: the manifest keeps the time spent up to its last complete level). ``spark`` defaults to ``make_session(master, conf)``, started
     only when a frontier first exceeds ``driver_threshold`` states (small models never
     start a JVM). ``partitions`` is the number of expansion tasks per level (default:
@@ -1250,6 +1288,9 @@ def explore_spark(
     try:
         if resume:
             progress = run.read_manifest(identity)
+            bounds = _resume_bounds(root, run.recorded_bounds,
+                                    {"max_states": max_states, "max_depth": max_depth}, model)
+            max_states, max_depth = bounds["max_states"], bounds["max_depth"]
             run.discard_after(progress.level)
             progress.finished = False
         else:
@@ -1259,13 +1300,16 @@ def explore_spark(
                     f"{root}, or choose an empty --run-dir"
                 )
             progress = _Progress()
+        recorded = {**identity, "bounds": {"max_states": max_states, "max_depth": max_depth}}
         search = _Search(
-            model, properties, _Checks.of(properties), codec, run, identity, progress,
+            model, properties, _Checks.of(properties), codec, run, recorded, progress,
             spark=spark, partitions=partitions, on_level=_on_level,
             session_args=(master, dict(conf) if isinstance(conf, dict) else parse_conf(conf)),
             rows_per_task=rows_per_task, prior_seconds=progress.seconds,
             split_timing=_split_timing,
         )
+        if resume and run.recorded_bounds is None:  # a manifest from before bounds were recorded
+            run.write_manifest(recorded, progress)
         if not resume:
             root.mkdir(parents=True, exist_ok=True)
             run.levels_log.unlink(missing_ok=True)
