@@ -407,6 +407,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return result.exit_status()
 
 
+VERDICT_WIDTH = 110  # characters of check's verdict column before it wraps
+
+
 def _render_check(scenario, model, result, format_verdict) -> str:
     from tabulate import tabulate
 
@@ -422,7 +425,9 @@ def _render_check(scenario, model, result, format_verdict) -> str:
         "",
     ]
     rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
-    lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple"))
+    # a long verdict (a backend's note) wraps within its column rather than widening the table
+    lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple",
+                          maxcolwidths=[None, None, VERDICT_WIDTH]))
     for pid, v in result.verdicts.items():
         if v.status.value == "violated" and v.trace is not None:
             lines += ["", printable(f"Counterexample for {pid}: {v.title} ({v.citation})")]

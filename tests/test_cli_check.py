@@ -155,3 +155,22 @@ def test_a_violated_expectation_says_what_was_expected_and_got(tmp_path):
     why = proc.stdout[proc.stdout.index("Counterexample for EXPECT"):]
     assert why.rstrip().endswith("  At its last state:\n"
                                  "    - [[expect]] #0: QMA SARSENAL: expected ['Sports/Football/Arsenal'], got []")
+
+
+def test_a_long_verdict_wraps_in_its_column():
+    # a backend's note (e.g. "not checked on this backend (...)") must not widen every row
+    from types import SimpleNamespace
+
+    from checker.cli import VERDICT_WIDTH, _render_check
+    from checker.model import Result, Statistics, Status, Verdict, format_verdict
+
+    note = "not checked on this backend: " + "an internal action leads back into an explored level " * 5
+    verdicts = {"PS-TERMINATION": Verdict("PS-TERMINATION", "eventually", Status.NOT_CHECKED, note=note),
+                "RP-OK": Verdict("RP-OK", "always", Status.HOLDS, distinct_states=33)}
+    result = Result("m", "spark", Statistics(distinct_states=33, complete=True), verdicts)
+    scenario = SimpleNamespace(name="s", file="s.toml")
+    model = SimpleNamespace(explore_initial=False, properties=lambda: ())
+    text = _render_check(scenario, model, result, format_verdict)
+    table = text[text.index("property"):].split("\n\n")[0].splitlines()
+    assert max(map(len, table)) <= len("PS-TERMINATION") + len("eventually") + VERDICT_WIDTH + 6
+    assert " ".join(table).count("explored level") == 5  # wrapped, not cut
