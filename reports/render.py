@@ -464,6 +464,10 @@ def _prove_view(data: dict, view: dict) -> None:
                      "citation": str(c.get("citation", "")), "quote": str(c.get("quote", "")), "text": text,
                      "has_trace": False, "anchor": "", "vacuous": False, "detail": detail})
     view["verdicts"] = rows
+    if not view["scenario"]:  # the catalogue's claims: name them, not an empty title
+        broken = any(isinstance(c, dict) and c.get("broken") for c in data["claims"])
+        view["scenario"] = (f"{len(rows)} catalogue claim{'s' if len(rows) != 1 else ''}"
+                            + (" against broken rules" if broken else ""))
     timed = [{"label": r["id"], "value": c.get("cpu_seconds", c.get("seconds"))}
              for r, c in zip(rows, [c for c in data["claims"] if isinstance(c, dict)])
              if isinstance(c.get("cpu_seconds", c.get("seconds")), (int, float))]
@@ -497,6 +501,9 @@ def _fuzz_view(data: dict, view: dict) -> None:
         if exercised:
             bars.append({"label": str(pid), "value": exercised})
     view["verdicts"] = rows
+    if not view["scenario"]:  # name the run by what reproduces it
+        view["scenario"] = ", ".join(f"{k} {data[k]}" for k in ("mode", "seed", "examples")
+                                     if isinstance(data.get(k), (str, int)) and not isinstance(data.get(k), bool))
     never = sum(1 for r in rows if r["status"] == "never exercised")
     if bars:
         view["charts"].append(svg.bar_chart(f"witness coverage: examples in which each property was exercised "

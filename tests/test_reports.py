@@ -332,7 +332,12 @@ def test_states_per_level_are_recorded_by_both_engines(tmp_path):
         assert explore_spark(model, spark=None, driver_threshold=10**9).statistics.levels == local.levels
     model = DoubleOrIncrement()
     explore_spark(model, spark=None, driver_threshold=10**9, max_depth=3, run_dir=str(tmp_path))
-    resumed = explore_spark(model, spark=None, driver_threshold=10**9, run_dir=str(tmp_path), resume=True)
+    # resumed without a bound, a run keeps the bound it was started with; a larger bound
+    # given on resume takes it further (checker/spark.py, _resume_bounds)
+    kept = explore_spark(model, spark=None, driver_threshold=10**9, run_dir=str(tmp_path), resume=True)
+    assert kept.statistics.levels == explore(model, workers=1, max_depth=3).statistics.levels
+    resumed = explore_spark(model, spark=None, driver_threshold=10**9, run_dir=str(tmp_path), resume=True,
+                            max_depth=10**6)
     assert resumed.statistics.levels == explore(model, workers=1).statistics.levels
 
 
@@ -342,6 +347,7 @@ def test_prove_writes_its_report(tmp_path, capsys):
     assert main(["prove", "PS-CFG-LOOP-BOUND", "--bound", "3", "--report", str(out)]) == 0
     html = out.read_text()
     assert "PS-CFG-LOOP-BOUND" in html and "proved" in html and "<script" not in html
+    assert '<span class="command">prove</span> 1 catalogue claim</h2>' in html  # a title, not an empty one
 
 
 def test_fuzz_writes_its_report(tmp_path, capsys):
@@ -350,3 +356,4 @@ def test_fuzz_writes_its_report(tmp_path, capsys):
                  "--report", str(out)]) == 0
     html = out.read_text()
     assert "fuzz" in html and "witness" in html.lower() and "<script" not in html
+    assert '<span class="command">fuzz</span> mode configs, seed 1, examples 3</h2>' in html
