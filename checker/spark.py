@@ -49,6 +49,7 @@ import os
 import pickle
 import shutil
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -652,26 +653,29 @@ BOUNDS = ("max_states", "max_depth")
 explores under the same ones. (The property selection is part of the identity.)"""
 
 
-def _resume_bounds(root: Path, recorded: dict | None, given: dict, model: Any) -> dict:
-    """The bounds a resumed run explores under: the recorded ones. A bound given now must
-    be the recorded one; None, or the scenario's own ``[check]`` default (which the command
-    line passes when the user gives no ``--max-states``/``--max-depth``), means "not given".
-    A manifest from before bounds were recorded: the bounds given now, as before."""
+def _resume_bounds(root: Path, recorded: dict | None, given: dict, model: Any) -> tuple[dict, list[str]]:
+    """The bounds a resumed run explores under, and what to tell the user about them.
+
+    A bound not given now is the recorded one: None, or the scenario's own ``[check]``
+    default (which the command line passes when the user gives no ``--max-states`` or
+    ``--max-depth``), means "not given". So a run interrupted under ``--max-states 3000``
+    resumes under 3000, never silently under the scenario's 5000. A bound given now that
+    differs from the recorded one is the user's choice, e.g. to take a bounded run
+    further. It is used, said in a note, and recorded for the next resume. A manifest from
+    before bounds were recorded: the bounds given now, as before."""
     if recorded is None:
-        return dict(given)
+        return dict(given), []
     defaults = getattr(getattr(model, "scenario", None), "check", None)
-    out = {}
+    out, notes = {}, []
     for key in BOUNDS:
         value, was = given.get(key), recorded.get(key, given.get(key))
         if value is None or value == was or value == getattr(defaults, key, _MISSING):
             out[key] = was
             continue
         started = f"with {key} {was}" if was is not None else f"without {key}"
-        raise RunDirError(
-            f"--resume {root}: the run was started {started}; resume it with the same bound "
-            f"(or none), not {key} {value}"
-        )
-    return out
+        notes.append(f"--resume {root}: the run was started {started}; it goes on with {key} {value}")
+        out[key] = value
+    return out, notes
 
 
 def _few(ids: list) -> str:
@@ -1288,9 +1292,11 @@ def explore_spark(
     try:
         if resume:
             progress = run.read_manifest(identity)
-            bounds = _resume_bounds(root, run.recorded_bounds,
-                                    {"max_states": max_states, "max_depth": max_depth}, model)
+            bounds, notes = _resume_bounds(root, run.recorded_bounds,
+                                           {"max_states": max_states, "max_depth": max_depth}, model)
             max_states, max_depth = bounds["max_states"], bounds["max_depth"]
+            for note in notes:
+                sys.stderr.write(f"mqcheck: note: {note}\n")
             run.discard_after(progress.level)
             progress.finished = False
         else:
@@ -1308,7 +1314,7 @@ def explore_spark(
             rows_per_task=rows_per_task, prior_seconds=progress.seconds,
             split_timing=_split_timing,
         )
-        if resume and run.recorded_bounds is None:  # a manifest from before bounds were recorded
+        if resume and run.recorded_bounds != recorded["bounds"]:  # an older manifest, or new bounds
             run.write_manifest(recorded, progress)
         if not resume:
             root.mkdir(parents=True, exist_ok=True)

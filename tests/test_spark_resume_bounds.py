@@ -77,17 +77,17 @@ def test_resume_with_no_bound_keeps_the_bound_the_run_was_started_with(started, 
     assert "INCOMPLETE (max_states reached)" in line
 
 
-def test_resume_with_another_bound_is_refused(started, tmp_path):
+def test_resume_with_another_bound_takes_it_and_says_so(started, tmp_path):
+    # a bound given explicitly on resume is the user's choice (e.g. to take a bounded run
+    # further): used, said, and recorded for the next resume
     scenario, run_dir = _copy(started, tmp_path)
-    before = (run_dir / "manifest.json").read_text()
     proc = _check(scenario, "--resume", str(run_dir), "--max-states", str(BOUND + 40))
-    assert proc.returncode == 2, (proc.stdout[-2000:], proc.stderr[-2000:])
-    message = proc.stderr.strip()
-    assert len(message.splitlines()) == 1, message
-    assert f"the run was started with max_states {BOUND}" in message, message
-    assert f"max_states {BOUND + 40}" in message, message
-    assert "resume it with the same bound (or none)" in message, message
-    assert (run_dir / "manifest.json").read_text() == before  # nothing touched
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert f"Explored: {BOUND + 40:,} distinct states" in proc.stdout, proc.stdout[-2000:]
+    assert (f"mqcheck: note: --resume {run_dir}: the run was started with max_states {BOUND}; "
+            f"it goes on with max_states {BOUND + 40}") in proc.stderr, proc.stderr[-2000:]
+    bounds = json.loads((run_dir / "manifest.json").read_text())["bounds"]
+    assert bounds == {"max_states": BOUND + 40, "max_depth": None}
 
 
 def test_a_manifest_without_bounds_still_resumes_and_then_records_them(started, tmp_path):
