@@ -345,7 +345,7 @@ class PropertyItem(pytest.Item):
             pytest.skip(f"{self.property_id}: {verdict.status.value} ({verdict.note or result.backend})")
         if not st.complete and not scenario.pytest.accept_incomplete:
             raise MqcheckFailure(self._head(verdict, result) + [
-                f"The exploration stopped at a bound ({st.stop_reason}) after {st.distinct_states} states, depth "
+                f"The exploration stopped at a bound ({st.stop_reason}) after {st.distinct_states:,} states, depth "
                 f"{st.max_depth}: an incomplete run does not pass.",
                 "Raise max_states/max_depth/timeout in the file's [pytest] or [check] table, or accept bounded "
                 "evidence with [pytest] accept_incomplete = true."])
@@ -353,9 +353,12 @@ class PropertyItem(pytest.Item):
             raise MqcheckFailure(self._head(verdict, result) + [
                 f"{self.property_id} is listed in [pytest] properties but no explored state satisfies it."])
         if self.explicit and verdict.vacuous:
+            reached = ("was never reached, so nothing it speaks of happened" if st.complete else
+                       f"was not reached within the bound ({st.stop_reason}), so nothing it speaks of happened "
+                       "in the states explored")
             raise MqcheckFailure(self._head(verdict, result) + [
                 f"{self.property_id} is listed in [pytest] properties but holds vacuously: its witness "
-                f"{verdict.witness} was never reached, so nothing it speaks of happened."])
+                f"{verdict.witness} {reached}."])
         if verdict.vacuous:
             self.user_properties.append(("vacuous", verdict.witness or ""))
 

@@ -189,6 +189,18 @@ def test_an_incomplete_exploration_fails_unless_accepted(pytester):
     run(pytester, "-k", "RP-NO-STALE-APPLY").assert_outcomes(passed=1, deselected=1)
 
 
+def test_a_witness_not_reached_within_the_bound_is_said_so(pytester):
+    # accepted incomplete evidence: the witness was not reached *within the bound*, which
+    # is not "never reached"
+    bounded = GOOD + '[pytest]\nproperties = ["RP-FR-CONVERGENCE"]\nmax_states = 2\naccept_incomplete = true\n'
+    pytester.makefile(".mqcheck.toml", bounded=bounded)
+    result = run(pytester, "-k", "RP-FR-CONVERGENCE")
+    result.assert_outcomes(failed=1, deselected=1)
+    out = result.stdout.str()
+    assert "holds vacuously: its witness RP-FRS-SETTLED was not reached within the bound (max_states" in out
+    assert "was never reached" not in out
+
+
 def test_properties_named_in_the_file_must_not_be_vacuous_and_witnesses_must_be_reached(pytester):
     pytester.makefile(".mqcheck.toml", named=BROKEN + '[pytest]\nproperties = ["PS-SCOPE", "RP-FR-MESH-NEEDED"]\n')
     result = run(pytester, "-k", "not run")
