@@ -274,10 +274,15 @@ def sequence_chart(steps: Sequence[Step], messages: Sequence[Message], lifelines
     for s in steps:
         parts.append(_step_mark(s, x_of, y_of(s.number), width))
     sent_per: dict[tuple[int, str], int] = {}
+    labels: list[Markup] = []
     for m in messages:
         k = sent_per.get((m.sent, m.src), 0)
         sent_per[(m.sent, m.src)] = k + 1
-        parts.append(_arrow(m, x_of, y_of, last, k))
+        arrow, text = _arrow(m, x_of, y_of, last, k)
+        parts.append(arrow)
+        labels.append(text)
+    # every label over every arrow (a later arrow no longer strikes an earlier label through)
+    parts.append(el("g", {"class": "msg-labels"}, *labels))
     kinds = {m.kind for m in messages if m.kind}
     if kinds:
         parts.append(_message_legend(height + 6, kinds))
@@ -327,10 +332,13 @@ def _message_legend(y: float, kinds: set[str]) -> Markup:
     return el("g", {"class": "legend"}, *parts)
 
 
-def _arrow(m: Message, x_of: dict, y_of, last: int, k: int) -> Markup:
+def _arrow(m: Message, x_of: dict, y_of, last: int, k: int) -> tuple[Markup, Markup]:
+    """The arrow of message ``m`` and, apart, its label: at the middle of the arrow, just
+    above it (arrows leaving one queue manager in one row part there), the ``k``-th of
+    the same row and sender a line lower."""
     x0, x1 = x_of.get(m.src), x_of.get(m.dst)
     if x0 is None or x1 is None:
-        return Markup("")
+        return Markup(""), Markup("")
     y0 = y_of(m.sent) + (6 if m.sent else 0)
     cls, dash = "arrow", None
     if m.delivered is not None:
@@ -341,18 +349,21 @@ def _arrow(m: Message, x_of: dict, y_of, last: int, k: int) -> Markup:
         y1, end, cls, dash = y_of(last) + ROW / 2 + 10, "still in flight when the trace ends", "arrow in-flight", "6 4"
         x1 = x0 + (x1 - x0) * 0.6
     colour = MESSAGE_COLOUR.get(m.kind, "#1565c0")
-    label_x = x0 + (12 if x1 >= x0 else -12)
     what = f" ({m.kind})" if m.kind else ""
     parts = [el("title", {}, f"message {m.number}{what}: {m.src} -> {m.dst}: {m.text}; sent at step {m.sent}, {end}"),
              el("line", {"class": cls, "x1": x0, "y1": y0, "x2": x1, "y2": y1, "stroke": colour,
-                         "stroke-width": 1.5, "stroke-dasharray": dash, "marker-end": _message_marker(m.kind)}),
-             el("text", {"x": label_x, "y": y0 + 11 + 10 * k, "text-anchor": "start" if x1 >= x0 else "end",
-                         "class": "msg-label", "style": f"fill:{colour}"}, shorten(m.text, 30))]
+                         "stroke-width": 1.5, "stroke-dasharray": dash, "marker-end": _message_marker(m.kind)})]
+    text = shorten(m.text, 30)
+    # the baseline clears the arrow under the whole label (about 6 px a character at 10 px)
+    rise = abs(y1 - y0) / max(abs(x1 - x0), 1.0) * len(text) * 3.0
+    label = el("text", {"x": (x0 + x1) / 2, "y": (y0 + y1) / 2 - 4 - min(rise, ROW / 2) + 11 * k,
+                        "text-anchor": "middle", "class": "msg-label", "data-msg": m.number,
+                        "style": f"fill:{colour}"}, text)
     if m.dropped is not None:
         parts.append(el("path", {"d": f"M{_num(x1 - 5)},{_num(y1 - 5)} l10,10 m0,-10 l-10,10", "stroke": "#c62828",
                                  "stroke-width": 2}))
     return el("g", {"class": "msg", "data-msg": m.number, "data-src": m.src, "data-dst": m.dst,
-                    "data-kind": m.kind or None}, *parts)
+                    "data-kind": m.kind or None}, *parts), label
 
 
 # ------------------------------------------------------------------------------ charts
