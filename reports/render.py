@@ -135,6 +135,7 @@ def _section_view(index: int, data: dict) -> dict:
         "charts": _charts(command, data),
         "verdicts": _verdict_rows(data.get("verdicts")),
         "verdicts_title": "Verdicts",
+        "tables": [],  # further tables: {"title", "caption", "header": [...], "rows": [[...]]}
         "verdicts_columns": ["property", "kind", "verdict", "title and citation"],
         "raw": "",
     }
@@ -332,15 +333,22 @@ def _run_summary(data: dict, view: dict) -> list[tuple[str, str]]:
 
 
 def _generic_summary(data: dict) -> list[tuple[str, str]]:
+    """A result's scalar fields, named as words (``exit_status``: "exit status") and with
+    booleans as yes/no, for people rather than programs."""
+    def shown(value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return _number(value) if isinstance(value, (int, float)) else visible(value)
+
     rows = []
     for key, value in data.items():
         if isinstance(value, (str, int, float, bool)):
-            rows.append((str(key), _number(value) if isinstance(value, (int, float)) else visible(value)))
+            rows.append((str(key).replace("_", " "), shown(value)))
     st = data.get("statistics")
     if isinstance(st, dict):
         for key, value in st.items():
             if isinstance(value, (str, int, float, bool)):
-                rows.append((f"statistics.{key}", _number(value)))
+                rows.append((f"statistics: {str(key).replace('_', ' ')}", shown(value)))
     return rows
 
 
@@ -454,7 +462,12 @@ def _prove_view(data: dict, view: dict) -> None:
         text = status
         if "bound" in c:
             text += f" (bound {c['bound']}{' ' + str(c['bound_unit']) if c.get('bound_unit') else ''})"
-        detail = [f"{k}: {c[k]}" for k in ("reason", "counterexample", "counterexample_path") if c.get(k)]
+        # a claim that something is possible is proved by a witness, written where a
+        # counterexample would be (as `mqcheck prove` prints it)
+        path_label = "witness" if status == "proved" else "counterexample scenario"
+        detail = [f"{k}: {c[k]}" for k in ("reason", "counterexample") if c.get(k)]
+        if c.get("counterexample_path"):
+            detail.append(f"{path_label}: {c['counterexample_path']}")
         if c.get("facts"):
             detail.append("rests on: " + ", ".join(map(str, c["facts"])))
         if c.get("replay"):
@@ -464,6 +477,8 @@ def _prove_view(data: dict, view: dict) -> None:
                      "citation": str(c.get("citation", "")), "quote": str(c.get("quote", "")), "text": text,
                      "has_trace": False, "anchor": "", "vacuous": False, "detail": detail})
     view["verdicts"] = rows
+    if isinstance(data.get("reachability"), dict):
+        view["tables"] += _reach_tables(data["reachability"])
     if not view["scenario"]:  # the catalogue's claims: name them, not an empty title
         broken = any(isinstance(c, dict) and c.get("broken") for c in data["claims"])
         view["scenario"] = (f"{len(rows)} catalogue claim{'s' if len(rows) != 1 else ''}"
@@ -474,6 +489,34 @@ def _prove_view(data: dict, view: dict) -> None:
     if timed:
         unit = "CPU seconds" if any("cpu_seconds" in c for c in data["claims"] if isinstance(c, dict)) else "seconds"
         view["charts"].append(svg.bar_chart(f"{unit} per claim", timed, unit=" s"))
+
+
+REACH_HEADER = ["topics (by closest topic object)", "a subscription there", "a wildcard subscription above them",
+                "a wildcard one, pulled over by another"]
+
+
+def _reach_tables(reach: dict) -> list[dict]:
+    """``prove SCENARIO``'s reachability (``mqcheck prove`` prints the same tables): one
+    table per group of publisher -> subscriber pairs with the same rows."""
+    groups: dict[str, list[dict]] = {}
+    for pair in reach.get("pairs") or []:
+        rows = [[str(r.get(k, "")) for k in ("topics", "any", "wildcard", "wildcard_pulled")]
+                for r in pair.get("rows") or []]
+        key = json.dumps(rows) if pair.get("linked") else "unlinked"
+        groups.setdefault(key, []).append({**pair, "_rows": rows})
+    names = ", ".join(repr(str(n)) for n in reach.get("level_names") or [])
+    caption = (f"publications on every topic string up to {reach.get('bound', '?')} levels (level names: {names}, "
+               "the last standing for any other name), every topic-scheme subscription")
+    tables = []
+    for key, members in groups.items():
+        pairs = ", ".join(f"{p.get('publisher', '')} -> {p.get('subscriber', '')}" for p in members)
+        if key == "unlinked":
+            tables.append({"title": f"Reachability: {pairs}", "caption": "not publish/subscribe neighbours "
+                           "(multi-hop routes are not covered)", "header": [], "rows": []})
+        else:
+            tables.append({"title": f"Reachability: {pairs}", "caption": caption, "header": REACH_HEADER,
+                           "rows": members[0]["_rows"]})
+    return tables
 
 
 def _fuzz_view(data: dict, view: dict) -> None:

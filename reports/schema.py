@@ -130,7 +130,8 @@ BY_COMMAND = {
         "not_joined": array(obj()),
         "unmodelled": array(),
     },
-    "prove": {"claims": array(obj(facts=nullable(array())))},
+    "prove": {"claims": array(obj(facts=nullable(array()))),
+              "reachability": obj(level_names=nullable(array()), pairs=nullable(array(obj(rows=nullable(array(obj()))))))},
     "lint": {
         "files": array(),
         "findings": array(obj(related=nullable(array(obj())))),

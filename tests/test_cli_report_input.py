@@ -176,7 +176,7 @@ def test_match_json_renders_its_answer(tmp_path):
     assert code == 0, err
     html = (tmp_path / "m.html").read_text(encoding="utf-8")
     assert "No dedicated view" not in html and 'data-command="match"' in html
-    assert "<tr><th>matches</th><td>True</td></tr>" in html and "Sports/# on Sports/Rugby" in html
+    assert "<tr><th>matches</th><td>yes</td></tr>" in html and "Sports/# on Sports/Rugby" in html
 
 
 def test_other_json_is_refused_with_what_report_accepts(tmp_path, capsys):

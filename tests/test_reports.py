@@ -235,6 +235,23 @@ def test_prove_and_fuzz_sections_plug_in():
     assert 'class="badge partial">unknown' in html
 
 
+def test_prove_with_a_scenario_shows_its_reachability_tables():
+    # the table `mqcheck prove SCENARIO` prints, grouped by pairs with the same rows
+    row = {"topics": "Sports/#", "any": "yes", "wildcard": "no", "wildcard_pulled": "n/a"}
+    reach = {"bound": 2, "level_names": ["Sports", ""], "seconds": 0.1, "pairs": [
+        {"publisher": "QMA", "subscriber": "QMB", "linked": True, "rows": [row]},
+        {"publisher": "QMB", "subscriber": "QMA", "linked": True, "rows": [row]},
+        {"publisher": "QMA", "subscriber": "QMC", "linked": False, "rows": []}]}
+    claim = {"id": "prove[0]", "title": "possible", "verdict": "proved", "counterexample_path": "w.toml"}
+    html = reports.render([{"command": "prove", "scenario": "s.toml", "claims": [claim], "reachability": reach}])
+    assert "<h3>Reachability: QMA -&gt; QMB, QMB -&gt; QMA</h3>" in html
+    assert "<tr><td>Sports/#</td><td>yes</td><td>no</td><td>n/a</td></tr>" in html
+    assert "QMA -&gt; QMC</h3>" in html and "not publish/subscribe neighbours" in html
+    assert "witness: w.toml" in html  # a possible claim's witness is not a counterexample
+    with pytest.raises(reports.ReportDataError, match="reachability.pairs"):
+        reports.render([{"command": "prove", "claims": [], "reachability": {"pairs": {"a": 1}}}])
+
+
 def test_prove_and_fuzz_json_as_their_commands_print_it():
     """tests/data/reports/prove.json and fuzz.json: `mqcheck prove --json --bound 2` and
     `mqcheck fuzz --json --examples 8 --seed 1` as the issue #13/#14 branches printed them."""
