@@ -1397,7 +1397,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="explore every interleaving of a scenario and check the property catalogue",
         description=(
-            "Explore every interleaving of in-flight messages (and, with --faults, channel failures) "
+            "Explore every interleaving of in-flight messages (and, with --faults, channel failures and queue managers stopping) "
             "between the scenario's steps, and check the property catalogue and the scenario's "
             "[[expect]] blocks in every reachable state. Exit status 0 if everything holds on a "
             "complete exploration, 1 if a property is violated (a shortest counterexample is "
