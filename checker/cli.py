@@ -1397,8 +1397,8 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="explore every interleaving of a scenario and check the property catalogue",
         description=(
-            "Explore every interleaving of in-flight messages (and, with --faults, channel failures and queue managers stopping) "
-            "between the scenario's steps, and check the property catalogue and the scenario's "
+            "Explore every interleaving of in-flight messages (and, with --faults, channel failures and "
+            "queue managers stopping) between the scenario's steps, and check the property catalogue and the scenario's "
             "[[expect]] blocks in every reachable state. Exit status 0 if everything holds on a "
             "complete exploration, 1 if a property is violated (a shortest counterexample is "
             "printed), 2 for bad input, 3 if the exploration stopped at a bound."
