@@ -222,7 +222,8 @@ def test_resume_after_a_depth_bound_equals_one_run(spark, tmp_path):
     whole = explore_spark(model, spark=spark, driver_threshold=1)
     first = explore_spark(model, spark=spark, driver_threshold=1, max_depth=3, run_dir=tmp_path)
     assert first.statistics.stop_reason == "max_depth reached"
-    rest = explore_spark(model, spark=spark, driver_threshold=1, run_dir=tmp_path, resume=True)
+    # a bound given on resume takes the bounded run further (without one it keeps max_depth 3)
+    rest = explore_spark(model, spark=spark, driver_threshold=1, run_dir=tmp_path, resume=True, max_depth=10**6)
     assert summary(rest) == summary(whole)
 
 
