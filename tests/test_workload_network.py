@@ -422,3 +422,38 @@ if __name__ == "__main__":
         manifest[name] = summary(name)
         print(name, manifest[name]["distinct_states"], manifest[name]["complete"], flush=True)
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+@pytest.mark.parametrize("before_open, before_put, expected", [
+    # the queue manager is stopped at MQOPEN: no handle; started again, every MQPUT and the
+    # MQCLOSE through the handle it never got fail with MQRC_HOBJ_ERROR
+    ("stop", "start", [(1, "MQRC_Q_MGR_NOT_AVAILABLE"), (3, "MQRC_HOBJ_ERROR"), (3, "MQRC_HOBJ_ERROR"),
+                       (4, "MQRC_HOBJ_ERROR")]),
+    # still stopped: the application cannot reach it at all
+    ("stop", None, [(1, "MQRC_Q_MGR_NOT_AVAILABLE"), (3, "MQRC_Q_MGR_NOT_AVAILABLE"),
+                    (4, "MQRC_Q_MGR_NOT_AVAILABLE")]),
+    # deleted after a good MQOPEN, and its handle with it
+    (None, "delete", [(3, "MQRC_Q_MGR_NOT_AVAILABLE"), (4, "MQRC_Q_MGR_NOT_AVAILABLE")]),
+    # recreated: a new queue manager that never opened the handle
+    ("delete", "recreate", [(1, "MQRC_Q_MGR_NOT_AVAILABLE"), (3, "MQRC_HOBJ_ERROR"), (3, "MQRC_HOBJ_ERROR"),
+                            (4, "MQRC_HOBJ_ERROR")]),
+])
+def test_puts_through_a_handle_never_opened_fail_visibly(tmp_path, before_open, before_put, expected):
+    # A put through a handle that no queue manager holds used to vanish without a log entry,
+    # so `check --faults` blamed only the MQOPEN and [[expect]] saw messages simply missing
+    text = (EXAMPLES / "wl-channel-weight.toml").read_text().split("[[steps]]")[0]
+
+    def qmgr_step(action):
+        return f'[[steps]]\nqmgr = {{ name = "QMAPP", action = "{action}" }}\n' if action else \
+            '[[steps]]\nchannel = { qmgr = "SERVER1", to = "SERVER2", status = "RUNNING" }\n'
+
+    text += (qmgr_step(before_open)
+             + '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+             + qmgr_step(before_put)
+             + '[[steps]]\nput = { handle = "app", count = 2 }\n[[steps]]\nclose = { handle = "app" }\n')
+    path = tmp_path / "never-opened.toml"
+    path.write_text(text)
+    report = run_scenario(load_scenario(path))
+    codes = [(e.step, e.code) for e in report.final.log if e.qmgr == "QMAPP" and e.code.startswith("MQRC")]
+    assert codes == expected
+    assert messages_of(report.final).get("app", {}) in ({}, {"SERVER1": 1, "SERVER2": 1})

@@ -39,7 +39,7 @@ from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
 )
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
-from spec.network.workload import arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel
+from spec.network.workload import arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel, without_handle
 from spec.pubsub import LocalPubSub
 from spec.values import replace
 
@@ -59,6 +59,7 @@ class MQNetwork:
         self.faults = (1 if scenario.check.faults else 0) if faults is None else faults
         self.mutations = mutations
         self.explore_initial = scenario.check.explore_initial if explore_initial is None else explore_initial
+        self._opened_at = {s.handle: s.qmgr for s in scenario.steps if isinstance(s, sc.OpenStep)}
 
     # --- the Model protocol ---------------------------------------------------------
     def init_states(self) -> Sequence[NetworkState]:
@@ -168,9 +169,14 @@ class MQNetwork:
         if type(step) in UNIFORM_STEP_HANDLERS:  # client applications: no one queue manager acts
             return handler(state, step, self.mutations)
         qmgr = getattr(step, "qmgr", None) or handle_qmgr(state, step.handle)  # put/close: the handle's
-        blocked = require_running(state, qmgr, step.index) if qmgr else None
+        held = bool(qmgr)
+        if not held:  # put/close through a handle no queue manager holds: where its MQOPEN was
+            qmgr = self._opened_at[step.handle]
+        blocked = require_running(state, qmgr, step.index)
         if blocked is not None:
             return blocked
+        if not held:
+            return without_handle(state, step, qmgr)
         return handler(state, step, self.mutations)
 
     def properties(self) -> Sequence[Any]:

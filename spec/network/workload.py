@@ -194,7 +194,7 @@ def put_step(state: NetworkState, step: sc.PutStep, mut: Mutations) -> NetworkSt
     Queue), the put waits: ``None``, the step is not enabled yet. ``run`` settles before
     every step, so it never waits there."""
     qname = handle_qmgr(state, step.handle)
-    if not qname:  # its queue manager was deleted with the handle
+    if not qname:  # MQNetwork.next_state calls without_handle instead
         return state
     failed = _handle(state.qmgr(qname), step.handle).failed
     if failed:  # the MQOPEN failed: every MQPUT through the handle fails
@@ -261,10 +261,28 @@ def _put_one(state: NetworkState, qname: str, name: str, group: str, step: int, 
 
 def close_step(state: NetworkState, step: sc.CloseStep, mut: Mutations) -> NetworkState:
     qname = handle_qmgr(state, step.handle)
-    if not qname:
+    if not qname:  # MQNetwork.next_state calls without_handle instead
         return state
     q = state.qmgr(qname)
-    return put_qmgr(state, _put_handle(q, replace(_handle(q, step.handle), closed=True)))
+    handle = _handle(q, step.handle)
+    state = put_qmgr(state, _put_handle(q, replace(handle, closed=True)))
+    if handle.failed:
+        return add_log(state, [LogEntry(qname, "MQRC_HOBJ_ERROR", f"MQCLOSE {step.handle}: MQRC_HOBJ_ERROR, "
+                                        f"its MQOPEN failed with {handle.failed}", step.index)])
+    return state
+
+
+def without_handle(state: NetworkState, step: sc.PutStep | sc.CloseStep, qname: str) -> NetworkState:
+    """MQPUT or MQCLOSE through a handle that the running ``qname`` does not hold: its MQOPEN
+    never got one (the queue manager was stopped or deleted then), or the queue manager was
+    deleted and created again since. The object handle is not valid: MQRC_HOBJ_ERROR for each
+    call, as for a handle whose MQOPEN failed (docs/decisions.md "MQOPEN failures")."""
+    why = f"{qname} holds no handle {step.handle} (its MQOPEN did not succeed, or {qname} was recreated since)"
+    if isinstance(step, sc.CloseStep):
+        return add_log(state, [LogEntry(qname, "MQRC_HOBJ_ERROR", f"MQCLOSE {step.handle}: MQRC_HOBJ_ERROR, {why}",
+                                        step.index)])
+    return add_log(state, [LogEntry(qname, "MQRC_HOBJ_ERROR", f"MQPUT through {step.handle} (message {i}): "
+                                    f"MQRC_HOBJ_ERROR, {why}", step.index) for i in range(step.count)])
 
 
 def arrives_silently(state: NetworkState, dst: str, msg: Any) -> bool:
