@@ -218,9 +218,10 @@ class ScenarioFile(pytest.File):
         for what, pairs in (("xfail", options.xfail), ("skip", options.skip)):
             for name, _ in pairs:
                 if name and name not in names:
+                    line, column = options.at(f"{what}.{name}")
                     raise InputError(f"pytest.{what}: {name} is not an item of this file; its items: "
                                      f"{', '.join(sorted(names)) or 'none'}", file=str(self.path),
-                                     line=options.line, column=1)
+                                     line=line, column=column)
         _register_marks(self.config, options.marks)
         for item in items:
             item.add_marker(pytest.mark.mqcheck)
@@ -431,20 +432,22 @@ def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
     if not options.check:
         return
     if options.backend == "spark" and options.timeout is not None:
+        line, column = options.at("timeout")
         raise InputError("pytest.timeout only applies with the local backend (as mqcheck check --timeout)",
-                         file=str(file.path), line=options.line, column=1,
+                         file=str(file.path), line=line, column=column,
                          suggestion="bound a Spark run with max_states or max_depth")
     props = file.model.properties()
     known = {p.id: p for p in props}
     if options.properties is None:
         wanted = [p.id for p in props if p.kind is not Kind.SOMETIMES]
     else:
-        for pid in options.properties:
+        for i, pid in enumerate(options.properties):
             if pid not in known:  # a near miss alone, as `check --property` says it
                 hint = near_miss(pid, known)
+                line, column = options.at(f"properties.{i}")
                 raise InputError(f"pytest.properties: unknown property {pid}"
                                  + ("" if hint else f"; known: {', '.join(sorted(known))}"),
-                                 file=str(file.path), line=options.line, column=1, suggestion=hint)
+                                 file=str(file.path), line=line, column=column, suggestion=hint)
         wanted = list(dict.fromkeys(options.properties))
     for pid in wanted:
         yield PropertyItem.from_parent(file, name=pid, property_id=pid, explicit=options.properties is not None)

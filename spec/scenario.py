@@ -103,7 +103,7 @@ import os.path
 import re
 import stat
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, time
 from typing import Union
 
@@ -196,7 +196,9 @@ class PytestOptions:
     ``backend``, ``max_states``, ``max_depth``, ``timeout``: as ``mqcheck check``'s options
     (``None``: the ``[check]`` table's or unbounded); ``accept_incomplete``: an exploration
     stopped by a bound passes instead of failing. Property ids are checked by the plugin
-    (spec does not know the catalogue); ``line`` is the table's line for its messages.
+    (spec does not know the catalogue); ``line`` is the table's line, ``places`` (key, line,
+    column) the positions of ``timeout`` and of each ``xfail``/``skip`` item (``xfail.ITEM``)
+    and property (``properties.N``), for the plugin's messages (:meth:`at`).
     """
 
     marks: tuple[str, ...] = ()
@@ -210,6 +212,11 @@ class PytestOptions:
     timeout: float | None = None
     accept_incomplete: bool = False
     line: int = 0
+    places: tuple[tuple[str, int, int], ...] = ()
+
+    def at(self, key: str) -> tuple[int, int]:
+        """(line, column) of ``key`` in the table, else of the table's header."""
+        return next(((line, column) for k, line, column in self.places if k == key), (self.line, 1))
 
 
 @value
@@ -1501,7 +1508,20 @@ class _Parser(UniformParsing):
             timeout=None if timeout is None else float(timeout),
             accept_incomplete=self.boolean(t, "accept_incomplete", path),
             line=self.line_of(path),
+            places=tuple(self._places(t, path)),
         )
+
+    def _places(self, t: dict, path: Path) -> Iterable[tuple[str, int, int]]:
+        """Where the keys the plugin checks are written (PytestOptions.at)."""
+        keys: list[tuple[object, ...]] = [("timeout",)] if "timeout" in t else []
+        for what in ("xfail", "skip"):
+            if what in t:
+                keys.append((what,))
+                keys += [(what, item) for item in t[what]] if isinstance(t[what], dict) else []
+        if isinstance(t.get("properties"), list):
+            keys += [("properties", i) for i in range(len(t["properties"]))]
+        for key in keys:
+            yield (".".join(map(str, key)), *self.locator.locate(path + key))
 
     def reasons(self, value: object, path: Path) -> tuple[tuple[str, str], ...]:
         """``"reason"`` (every item) or ``{ ITEM = "reason" }`` -> (item, reason) pairs."""

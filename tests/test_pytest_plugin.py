@@ -43,6 +43,7 @@ def example(name: str) -> str:
 BROKEN = example("fr-mesh-broken.toml")
 GOOD = example("fr-mesh-complete.toml")
 QUICK = '[pytest]\nproperties = ["RP-FR-CONVERGENCE", "RP-NO-STALE-APPLY", "EXPECT"]\n'
+GOOD_LINES = len(GOOD.splitlines())  # GOOD ends with a newline: an appended table starts on the next line
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -246,11 +247,16 @@ def test_a_file_wide_skip(pytester):
 
 @pytest.mark.parametrize("text,expected", [
     (GOOD.replace("CHLTYPE(CLUSRCVR)", "CHLTYPE(CLUSRCVER)", 1), "bad.mqcheck.toml:12:32: qmgrs.FR1.mqsc:"),
-    (GOOD + '[pytest]\nproperties = ["RP-FR-CONVERGANCE"]\n',
+    # the key's own line and column, not the [pytest] header's
+    (GOOD + '[pytest]\nmarks = ["a"]\nproperties = ["PS-SCOPE", "RP-FR-CONVERGANCE"]\n',
+     f"bad.mqcheck.toml:{GOOD_LINES + 3}:27: pytest.properties: "
      "unknown property RP-FR-CONVERGANCE (did you mean RP-FR-CONVERGENCE?)"),  # not ninety ids first
-    (GOOD + '[pytest]\nxfail = { NOPE = "x" }\n', "pytest.xfail: NOPE is not an item of this file"),
+    (GOOD + '[pytest]\n\nxfail = { run = "y", NOPE = "x" }\n',
+     f"bad.mqcheck.toml:{GOOD_LINES + 3}:22: pytest.xfail: NOPE is not an item of this file"),
+    (GOOD + '[pytest]\nbackend = "spark"\n  timeout = 5\n',
+     f"bad.mqcheck.toml:{GOOD_LINES + 3}:3: pytest.timeout only applies with the local backend"),
     (GOOD + '[pytest]\nbackend = "dask"\n', "pytest.backend: expected one of local, spark"),
-], ids=["mqsc", "property", "xfail-item", "backend"])
+], ids=["mqsc", "property", "xfail-item", "timeout", "backend"])
 def test_bad_scenario_files_are_one_line_collection_errors(pytester, text, expected):
     pytester.makefile(".mqcheck.toml", bad=text)
     result = run(pytester)
