@@ -486,17 +486,19 @@ def _at_least(lowest: int | float, kind=int):
 # subscriptions they exchange, are not promised either (PS-PROXY-CONVERGENCE: found by the
 # round-4 500-example run, a two-FR cluster whose first FR refreshed; docs/decisions.md).
 FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES", "RP-PR-CONVERGENCE",
-                                       "RP-TOPIC-EVERYWHERE", "RP-RESET-REMOVES", "RP-FR-HOLDS-MEMBERS",
-                                       "PS-PROXY-CONVERGENCE"),
-                "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-REFRESH-RESTORES",
-                                      "PS-PROXY-CONVERGENCE", "RP-FR-HOLDS-MEMBERS"),
+                                       "RP-PR-HOSTS-CURRENT", "RP-TOPIC-EVERYWHERE", "RP-RESET-REMOVES",
+                                       "RP-FR-HOLDS-MEMBERS", "PS-PROXY-CONVERGENCE"),
+                "sole_fr_refreshed": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-PR-HOSTS-CURRENT",
+                                      "RP-REFRESH-RESTORES", "PS-PROXY-CONVERGENCE", "RP-FR-HOLDS-MEMBERS"),
                 # 000 §Refreshing repository information: "RESET CLUSTER ACTION(FORCEREMOVE) was
                 # issued in error" is a case needing REFRESH CLUSTER at the removed queue manager
                 # (and, still running, it republishes its records and is back: RP-RESET-REMOVES)
-                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-RESET-REMOVES"),
+                "reset_in_error": ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE", "RP-PR-HOSTS-CURRENT",
+                                   "RP-RESET-REMOVES"),
                 # 000 §Incorrectly deleted queue managers: until the RESET, the others "still
                 # believe that the queue manager exists" (its records, its proxy subscriptions)
-                "deleted_in_cluster": ("PS-PROXY-CONVERGENCE", "RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")}
+                "deleted_in_cluster": ("PS-PROXY-CONVERGENCE", "RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE",
+                                       "RP-PR-HOSTS-CURRENT")}
 # A handle whose messages may be bound (BIND_ON_OPEN, BIND_ON_GROUP, or BIND_AS_Q_DEF with
 # DEFBIND(OPEN), the default): its messages waiting behind a RETRYING channel stay there
 # (000 §When does workload balancing occur?; 004 "Binding messages to a target"), which

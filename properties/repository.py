@@ -161,6 +161,36 @@ def prs_converge(model, state: NetworkState) -> bool:
     return True
 
 
+def pr_hosts_current(model, state: NetworkState) -> bool:
+    # 003 §Queue managers and repositories: partial repositories make inquiries "when they
+    # first need to access another queue or queue manager", and request "that thereafter they
+    # be notified of any new information concerning that queue or queue manager". So a
+    # settled partial repository's records of the queue managers hosting a queue it
+    # subscribed to are the full repositories' ones — also for a host it knew before, such
+    # as the full repository it joined through (a SUSPEND there must reach it). Judged from
+    # the full repositories' view of the hosts, not from the PR's own subscriptions. The
+    # same exemptions as RP-PR-CONVERGENCE.
+    if not settled(state) or fr_disagreement(state):
+        return True
+    for q, cache in _caches(state):
+        if cache.full or cache.tempqmgr:
+            continue
+        running = _frs(state).get(cache.cluster, [])
+        for key in cache.interests:
+            if key[0] != rp.QUEUE:
+                continue
+            holders = [fr for _, fr in running
+                       if any(s[0] == q.qmid and (s[2], s[3]) == key for s in fr.subscribers)]
+            if not holders:
+                continue
+            for host in sorted({r.owner_name for r in rp.records_for(holders[0], key)} - {q.name}):
+                mine = {(r.ident, r.seq) for r in rp.records_for(cache, (rp.QMGR, host))}
+                theirs = {(r.ident, r.seq) for r in rp.records_for(holders[0], (rp.QMGR, host))}
+                if mine != theirs:
+                    return False
+    return True
+
+
 def pr_holds_subscribed(model, state: NetworkState) -> bool:
     return settled_after_step(state) and any(not c.full and c.interests for _, c in _caches(state))
 
@@ -469,6 +499,10 @@ PROPERTIES = (
                            witness="RP-PR-SUBSCRIBED"),
     Property.sometimes("RP-PR-SUBSCRIBED", "a partial repository with subscriptions settles", pr_holds_subscribed,
                        citation="000 §First MQOPEN of a Queue"),
+    Property.at_quiescence("RP-PR-HOSTS-CURRENT", "a settled partial repository holds the full repositories' "
+                           "records of the queue managers hosting the queues it subscribed to", pr_hosts_current,
+                           citation="003 §Queue managers and repositories; 000 §First MQOPEN of a Queue",
+                           witness="RP-PR-SUBSCRIBED"),
     Property.at_quiescence("RP-FR-HOLDS-MEMBERS", "settled full repositories hold a record of every CLUSRCVR of "
                            "every member that reaches one of them", frs_hold_members,
                            citation="003 §Queue managers and repositories; 000 §Initial definitions",

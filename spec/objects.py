@@ -33,11 +33,11 @@ from spec.values import replace, value
 __all__ = [
     "ASPARENT", "BASE_TOPIC", "BASE_TOPIC_OBJECT",
     "TopicObject", "Subscription", "Queue", "Channel", "Namelist", "QueueManagerDef",
-    "Outcome", "Operation", "SuspendCluster", "ResumeCluster", "RefreshCluster",
+    "Outcome", "Operation", "AlterDefaultObject", "SuspendCluster", "ResumeCluster", "RefreshCluster",
     "ResetCluster", "RefreshProxySubscriptions", "ClearRetained", "StartChannel",
     "StopChannel",
     "apply_command", "apply_commands", "clusters_of", "repos_clusters", "definitions",
-    "conname_key",
+    "conname_key", "shares_address",
     "AMQ8147", "AMQ8150", "AMQ8151",
 ]
 
@@ -253,8 +253,9 @@ def conname_key(conname: str) -> tuple[tuple[str, str], ...]:
     """CONNAME as comparable (host, port) pairs: host names ignore case and blanks, the
     port defaults to 1414, and a comma-separated list keeps its order.
 
-    DESIGN §3.4: a CLUSSDR's CONNAME must equal some CLUSRCVR's CONNAME; 002 writes the
-    same address as 'LOCALHOST(1421)' and 'localhost(9999)' style, so compare keys.
+    DESIGN §3.4: a CLUSSDR's CONNAME must equal some CLUSRCVR's CONNAME (or share an
+    address with it: :func:`shares_address`); 002 writes the same address as
+    'LOCALHOST(1421)' and 'localhost(9999)' style, so compare keys.
 
     >>> conname_key("LOCALHOST(1421)") == conname_key(" localhost (1421) ")
     True
@@ -268,6 +269,20 @@ def conname_key(conname: str) -> tuple[tuple[str, str], ...]:
         port = rest.rstrip(")") or "1414"
         pairs.append((host, port.lstrip("0") or "0"))
     return tuple(pairs)
+
+
+def shares_address(a: str, b: str) -> bool:
+    """Whether two CONNAMEs name a common address (``conname_key``'s pairs; blank hosts never
+    match). A multi-instance queue manager's CLUSRCVR lists each instance's address, and a
+    CLUSSDR naming any one of them reaches it (the instance running there); two single
+    addresses share one only when equal.
+
+    >>> shares_address("fr1a(1414),fr1b(1414)", "FR1B")
+    True
+    >>> shares_address("fr1a(1414)", "fr1a(1415)")
+    False
+    """
+    return bool({p for p in conname_key(a) if p[0]} & set(conname_key(b)))
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -329,8 +344,17 @@ class StopChannel:
     name: str
 
 
+@value
+class AlterDefaultObject:
+    """ALTER of one of MQ's default objects (:data:`SYSTEM_DEFAULTS`) this queue manager did
+    not define: accepted, as MQ does, and not modelled (it sets what later DEFINEs start
+    from); ``spec.network.steps.unmodelled_in`` says so."""
+
+    name: str
+
+
 Operation = Union[SuspendCluster, ResumeCluster, RefreshCluster, ResetCluster,
-                  RefreshProxySubscriptions, ClearRetained, StartChannel, StopChannel]
+                  RefreshProxySubscriptions, ClearRetained, StartChannel, StopChannel, AlterDefaultObject]
 
 
 @value
@@ -390,6 +414,8 @@ def apply_command(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ())
         return qm, Outcome(cmd, True, modelled=False)
     handler = _HANDLERS.get((cmd.verb, cmd.objtype))
     assert handler is not None, f"mqsc.MODELLED_TYPES has no handler for {cmd.title()}"
+    if cmd.verb == "ALTER" and cmd.name in _DEFAULT_OBJECTS and not _defines(qm, cmd.name):
+        return qm, Outcome(cmd, True, operation=AlterDefaultObject(cmd.name))
     try:
         if handler is _define_sub or handler is _alter_qmgr:  # they read what the network knows
             new_qm, operation = handler(qm, cmd, cluster_topics)
@@ -407,8 +433,32 @@ def _field_values(cmd: Command, cls, skip: tuple[str, ...] = ()) -> dict:
             if kw.lower() in names and kw not in skip and kw.lower() != "name"}
 
 
-def _base_for_define(existing, like, default, cmd: Command):
-    """Where a DEFINE starts from: LIKE's object, else the type's defaults.
+# MQ's default objects, by the type they are the defaults of: every queue manager has them
+# (003 §Cluster transmission queue: "A definition for this queue (and others required for
+# clustering) is created by default on every queue manager"), so
+# an administrator's LIKE(SYSTEM.DEF.CLUSRCVR) or LIKE(SYSTEM.DEFAULT.LOCAL.QUEUE) names an
+# object that exists. Unless this queue manager's MQSC defined an object of that name, its
+# attributes are the type's defaults (altering them is accepted and not modelled:
+# :class:`AlterDefaultObject`; docs/decisions.md "A user trial from IBM's documents").
+SYSTEM_DEFAULTS = {
+    "QLOCAL": "SYSTEM.DEFAULT.LOCAL.QUEUE", "QALIAS": "SYSTEM.DEFAULT.ALIAS.QUEUE",
+    "QREMOTE": "SYSTEM.DEFAULT.REMOTE.QUEUE", "TOPIC": "SYSTEM.DEFAULT.TOPIC", "SUB": "SYSTEM.DEFAULT.SUB",
+    "NAMELIST": "SYSTEM.DEFAULT.NAMELIST",
+    "SDR": "SYSTEM.DEF.SENDER", "RCVR": "SYSTEM.DEF.RECEIVER", "SVR": "SYSTEM.DEF.SERVER",
+    "RQSTR": "SYSTEM.DEF.REQUESTER", "CLUSSDR": "SYSTEM.DEF.CLUSSDR", "CLUSRCVR": "SYSTEM.DEF.CLUSRCVR",
+    "SVRCONN": "SYSTEM.DEF.SVRCONN", "CLNTCONN": "SYSTEM.DEF.CLNTCONN",
+}
+_DEFAULT_OBJECTS = {name: kind for kind, name in SYSTEM_DEFAULTS.items()}
+
+
+def _defines(qm: QueueManagerDef, name: str) -> bool:
+    """Whether this queue manager's MQSC defined an object called ``name`` (of any type)."""
+    return any(find(name) is not None for find in (qm.queue, qm.channel, qm.topic, qm.subscription, qm.namelist))
+
+
+def _base_for_define(existing, like, default, cmd: Command, kind: str):
+    """Where a DEFINE of type ``kind`` (a key of :data:`SYSTEM_DEFAULTS`) starts from:
+    LIKE's object, else the type's defaults.
 
     MQ: REPLACE is "similar to ALTER ... with all the other parameters specified", so a
     replaced definition starts from the defaults too, not from the old definition.
@@ -416,8 +466,13 @@ def _base_for_define(existing, like, default, cmd: Command):
     if existing is not None and cmd.get("REPLACE") is not True:
         raise _Rejected(AMQ8150(cmd.name))
     if cmd.has("LIKE"):
+        name = str(cmd.get("LIKE"))
+        if like is None and _DEFAULT_OBJECTS.get(name) == kind:
+            return default
+        if like is None and name in _DEFAULT_OBJECTS:
+            raise _Rejected(AMQ8151(name))
         if like is None:
-            raise _Rejected(AMQ8147(str(cmd.get("LIKE"))))
+            raise _Rejected(AMQ8147(name))
         return replace(like, name=cmd.name)
     return default
 
@@ -437,7 +492,7 @@ def _define_queue(qm: QueueManagerDef, cmd: Command):
     like = qm.queue(str(cmd.get("LIKE", "")))
     if like is not None and like.qtype != cmd.objtype:
         raise _Rejected(AMQ8151(like.name))
-    base = _base_for_define(existing, like, Queue(cmd.name, cmd.objtype), cmd)
+    base = _base_for_define(existing, like, Queue(cmd.name, cmd.objtype), cmd, cmd.objtype)
     queue = replace(base, **_field_values(cmd, Queue))
     _check_cluster_pair(queue, f"{cmd.objtype}({cmd.name})")
     return replace(qm, queues=_put(qm.queues, queue)), None
@@ -469,7 +524,7 @@ def _define_topic(qm: QueueManagerDef, cmd: Command):
     existing = qm.topic(cmd.name)
     topicstr = str(cmd.get("TOPICSTR"))
     like = qm.topic(str(cmd.get("LIKE", "")))
-    base = _base_for_define(existing, like, TopicObject(cmd.name, topicstr), cmd)
+    base = _base_for_define(existing, like, TopicObject(cmd.name, topicstr), cmd, "TOPIC")
     if existing is not None and existing.topicstr != topicstr:
         # 002 §...Figure 7 note: "The REPLACE option does not replace the TOPICSTR
         # properties of a topic. ... To change topics, delete the topic first."
@@ -580,7 +635,7 @@ def _define_sub(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ()):
     like = qm.subscription(str(cmd.get("LIKE", "")))
     order = existing.order if existing is not None else qm.next_order
     default = Subscription(cmd.name, full, objname, order=order)
-    base = _base_for_define(existing, like, default, cmd)
+    base = _base_for_define(existing, like, default, cmd, "SUB")
     if existing is not None and (existing.topicstr, existing.topicobj) != (full, objname):
         # 002: "The REPLACE option does not replace TOPICOBJ or TOPICSTR properties of a
         # subscription. ... To change them, delete the subscription first."
@@ -630,7 +685,7 @@ def _define_channel(qm: QueueManagerDef, cmd: Command):
     like = qm.channel(str(cmd.get("LIKE", "")))
     if like is not None and like.chltype != chltype:
         raise _Rejected(AMQ8151(like.name))
-    base = _base_for_define(existing, like, Channel(cmd.name, chltype), cmd)
+    base = _base_for_define(existing, like, Channel(cmd.name, chltype), cmd, chltype)
     channel = replace(base, **_field_values(cmd, Channel))
     _check_cluster_pair(channel, f"CHANNEL({cmd.name})")
     return replace(qm, channels=_put(qm.channels, channel)), None
@@ -661,7 +716,7 @@ def _delete_channel(qm: QueueManagerDef, cmd: Command):
 def _define_namelist(qm: QueueManagerDef, cmd: Command):
     existing = qm.namelist(cmd.name)
     like = qm.namelist(str(cmd.get("LIKE", "")))
-    base = _base_for_define(existing, like, Namelist(cmd.name), cmd)
+    base = _base_for_define(existing, like, Namelist(cmd.name), cmd, "NAMELIST")
     namelist = replace(base, **_field_values(cmd, Namelist))
     return replace(qm, namelists=_put(qm.namelists, namelist)), None
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec.objects import conname_key
+from spec.objects import conname_key, shares_address
 from spec.values import replace, value
 
 QMGR, QUEUE, TOPIC = "QMGR", "QUEUE", "TOPIC"
@@ -243,7 +243,7 @@ def answers_tempqmgr(cache: ClusterCache, record: Record) -> bool:
 
 
 def _same_listener(manual: str, clusrcvr: str) -> bool:
-    if conname_key(manual) == conname_key(clusrcvr):
+    if shares_address(manual, clusrcvr):  # the same address, or one of a multi-instance list
         return True
     return ("(" not in clusrcvr and bool(clusrcvr.strip())
             and [h for h, _ in conname_key(manual)] == [h for h, _ in conname_key(clusrcvr)])

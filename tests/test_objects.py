@@ -196,6 +196,33 @@ def test_like_copies_attributes():
     assert qm.queue("B") == Queue("B", "QLOCAL", cluster="C", defbind="GROUP", put="DISABLED")
 
 
+@pytest.mark.parametrize("command, name, kind", [
+    # 003 §Cluster transmission queue: default objects are "created by default on every queue
+    # manager", so an administrator's LIKE of one names an object that exists: the defaults
+    ("DEFINE QLOCAL(B) LIKE(SYSTEM.DEFAULT.LOCAL.QUEUE) CLUSTER(C)", "B", "queue"),
+    ("DEFINE QALIAS(B) LIKE(SYSTEM.DEFAULT.ALIAS.QUEUE) TARGET(A)", "B", "queue"),
+    ("DEFINE QREMOTE(B) LIKE(SYSTEM.DEFAULT.REMOTE.QUEUE) RNAME(X) RQMNAME(QM2)", "B", "queue"),
+    ("DEFINE CHANNEL(TO.B) CHLTYPE(CLUSRCVR) LIKE(SYSTEM.DEF.CLUSRCVR) CONNAME('b(1414)') CLUSTER(C)", "TO.B",
+     "channel"),
+    ("DEFINE CHANNEL(TO.B) CHLTYPE(CLUSSDR) LIKE(SYSTEM.DEF.CLUSSDR) CONNAME('b(1414)') CLUSTER(C)", "TO.B",
+     "channel"),
+    ("DEFINE CHANNEL(B) CHLTYPE(SDR) LIKE(SYSTEM.DEF.SENDER) CONNAME('b(1414)') XMITQ(B)", "B", "channel"),
+    ("DEFINE TOPIC(B) TOPICSTR('b') LIKE(SYSTEM.DEFAULT.TOPIC) CLUSTER(C)", "B", "topic"),
+    ("DEFINE SUB(B) TOPICSTR('b') LIKE(SYSTEM.DEFAULT.SUB)", "B", "subscription"),
+    ("DEFINE NAMELIST(B) NAMES(C, D) LIKE(SYSTEM.DEFAULT.NAMELIST)", "B", "namelist"),
+])
+def test_like_a_default_object_is_the_same_as_no_like(command, name, kind):
+    without = accepted(command.replace(command[command.index(" LIKE("):command.index(")", command.index(" LIKE(")) + 1],
+                                       ""))
+    assert getattr(accepted(command), kind)(name) == getattr(without, kind)(name) is not None
+
+
+def test_like_an_object_of_a_default_objects_name_defined_here_copies_it():
+    qm = accepted("DEFINE QLOCAL(SYSTEM.DEFAULT.LOCAL.QUEUE) DEFBIND(GROUP) REPLACE\n"
+                  "DEFINE QLOCAL(B) LIKE(SYSTEM.DEFAULT.LOCAL.QUEUE)")
+    assert qm.queue("B").defbind == "GROUP"
+
+
 def test_replace_of_a_subscription_keeps_its_order_number():
     qm = accepted("DEFINE SUB(A) TOPICSTR('a')\nDEFINE SUB(B) TOPICSTR('b')\n"
                   "DEFINE SUB(A) TOPICSTR('a') DEST(Q2) REPLACE")
@@ -258,6 +285,11 @@ REJECTIONS = [
     ("ALTER NAMELIST(NOPE) NAMES(A)", "AMQ8147"),
     ("DELETE NAMELIST(NOPE)", "AMQ8147"),
     ("DEFINE QLOCAL(Q2) LIKE(NOPE)", "AMQ8147: IBM MQ object NOPE not found."),
+    # MQ's default objects exist, each of its own type
+    ("DEFINE QLOCAL(Q2) LIKE(SYSTEM.DEFAULT.ALIAS.QUEUE)", "AMQ8151: IBM MQ object SYSTEM.DEFAULT.ALIAS.QUEUE has"),
+    ("DEFINE CHANNEL(C2) CHLTYPE(CLUSRCVR) LIKE(SYSTEM.DEF.CLUSSDR) CONNAME('x') CLUSTER(C)",
+     "AMQ8151: IBM MQ object SYSTEM.DEF.CLUSSDR has different type."),
+    ("DEFINE TOPIC(T3) TOPICSTR('t3') LIKE(SYSTEM.DEFAULT.SUB)", "AMQ8151"),
     # 002 Figure 7 note: "The REPLACE option does not replace the TOPICSTR properties of a topic"
     ("DEFINE TOPIC(T1) TOPICSTR('Other') REPLACE", "does not replace the TOPICSTR"),
     # 002 Figure 9 note: "... does not replace TOPICOBJ or TOPICSTR properties of a subscription"

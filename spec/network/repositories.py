@@ -205,14 +205,18 @@ def _topic_conflicts(q: QmgrState, cache: rp.ClusterCache, record: rp.Record, st
 def _pr_follow_up(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: Outbox, mut: Mutations
                   ) -> rp.ClusterCache:
     """A partial repository that learns of a queue's hosts subscribes for the hosts'
-    queue-manager records (000 §First MQOPEN of a Queue: "more subscriptions would be made")."""
+    queue-manager records (000 §First MQOPEN of a Queue: "more subscriptions would be made"),
+    also for a host whose record it already holds, such as the full repository it joined
+    through: it asks "that thereafter they be notified of any new information concerning
+    that queue or queue manager" (003 §Queue managers and repositories), so a later SUSPEND
+    or CLUSRCVR change of that host reaches it (a user trial, session 20)."""
     if cache.full:
         return cache
     wanted = []
     for r in cache.live():
-        if r.kind == rp.QUEUE and (rp.QUEUE, r.key) in cache.interests:
+        if r.kind == rp.QUEUE and (rp.QUEUE, r.key) in cache.interests and r.owner_name != q.name:
             key = (rp.QMGR, r.owner_name)
-            if cache.qmgr_record_of(r.owner_name) is None and key not in cache.interests:
+            if key not in cache.interests and key not in wanted:
                 wanted.append(key)
     for key in wanted:
         cache = rp.subscribe_interest(cache, key)

@@ -83,6 +83,10 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = replace(state, channels=tuple(replace(c, messages=()) if c.src == name else c
                                                   for c in state.channels))
         if isinstance(op, (objects.SuspendCluster, objects.ResumeCluster)):
+            # the CLUSRCVRs defined before it in the same MQSC (its initial definitions) are
+            # published first, so that there is a record to suspend (a user trial, session 20:
+            # SUSPEND QMGR in the initial MQSC was otherwise lost)
+            state = publish_own(state, name, step, mut)
             state = suspend_or_resume(state, name, op, step, mut)
         elif isinstance(op, objects.RefreshCluster):
             state = publish_own(state, name, step, mut)
@@ -222,6 +226,7 @@ _UNMODELLED_STEPS = {
 
 
 _UNMODELLED_OPERATIONS = {
+    objects.AlterDefaultObject: "altering one of MQ's default objects (it sets what later DEFINEs start from)",
 }
 
 
@@ -235,9 +240,14 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
     sources = [(f"qmgrs.{q.name}", q.name, q.commands) for q in scenario.qmgrs]
     sources += [(f"steps[{s.index}]", s.qmgr, s.commands) for s in scenario.steps if isinstance(s, sc.MqscStep)]
     for where, qmgr, commands in sources:
+        defined: set[str] = set()  # a default object's name defined before: that object is altered
         for cmd in commands:
             _, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
+            if cmd.verb == "DEFINE":
+                defined.add(cmd.name)
             why = _UNMODELLED_OPERATIONS.get(type(outcome.operation))
+            if isinstance(outcome.operation, objects.AlterDefaultObject) and cmd.name in defined:
+                why = None
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
             why = _wl_unmodelled_routing(qmgr, cmd)

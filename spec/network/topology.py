@@ -65,20 +65,26 @@ def manual_clussdrs(q: QmgrState, cluster: str) -> tuple[objects.Channel, ...]:
 
 def resolve_conname(state: NetworkState, conname: str, cluster: str, portless: bool = True) -> str | None:
     """The queue manager listening at ``conname``: the one whose CLUSRCVR for ``cluster``
-    has that CONNAME (falling back to a CLUSRCVR of any cluster). A CLUSRCVR CONNAME
+    has that CONNAME, else one sharing an address with it (falling back to a CLUSRCVR of any
+    cluster). A CLUSRCVR CONNAME
     without a port says nothing of the listener's port: a manual CLUSSDR naming the host
     with a port reaches it (003 §Auto-definition of channels: initial contact works; the
     auto-defined CLUSSDR fails later, :func:`listener_port_mismatch`); ``portless=False``:
     the CONNAMEs must match (``Mutations.portless_conname_unreached``)."""
     want = norm_conname(conname)
     fallback = None
-    for q in state.qmgrs:
-        for ch in q.defs.channels:
-            if ch.chltype == "CLUSRCVR" and norm_conname(ch.conname) == want:
-                if cluster in objects.clusters_of(ch, q.defs):
-                    return q.name
-                fallback = fallback or q.name
-    if fallback is None and "(" in conname and portless:
+    # the same CONNAME first; then one sharing an address: a multi-instance queue manager's
+    # CLUSRCVR lists its instances' addresses, a CLUSSDR may name one (objects.shares_address)
+    for same in (lambda other: norm_conname(other) == want, lambda other: objects.shares_address(conname, other)):
+        for q in state.qmgrs:
+            for ch in q.defs.channels:
+                if ch.chltype == "CLUSRCVR" and same(ch.conname):
+                    if cluster in objects.clusters_of(ch, q.defs):
+                        return q.name
+                    fallback = fallback or q.name
+        if fallback is not None:
+            return fallback
+    if "(" in conname and portless:
         hosts = tuple(host for host, _ in want)
         for q in state.qmgrs:
             for ch in q.defs.channels:

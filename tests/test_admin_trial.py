@@ -1,0 +1,128 @@
+"""What an MQ administrator wrote from IBM's documents in a user trial (session 20), and what
+the documents say happens: each case was a disagreement or a rejection of valid MQSC.
+
+- A partial repository that uses a queue hosted on the full repository it joined through
+  is told of that host's later changes (SUSPEND, an altered CLUSRCVR): 003 §Queue managers
+  and repositories ("notified of any new information concerning that queue or queue
+  manager"); 001 rules 3 and 7.
+- SUSPEND QMGR in a queue manager's initial MQSC suspends it.
+- LIKE may name MQ's default objects (003 §Cluster transmission queue).
+- A CLUSSDR naming one address of a multi-instance CLUSRCVR CONNAME joins.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from checker.explore import explore  # noqa: E402
+from checker.model import Status  # noqa: E402
+from properties.repository import PROPERTIES  # noqa: E402
+from spec.network import MQNetwork, messages_of, repositories_of, run_scenario  # noqa: E402
+from spec.scenario import parse_scenario  # noqa: E402
+
+SERVERS = """
+[qmgrs.SERVER1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
+{server1}
+'''
+[qmgrs.SERVER2]
+mqsc = '''
+DEFINE CHANNEL(DEMO.SERVER2) CHLTYPE(CLUSRCVR) CONNAME('server2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
+'''
+[qmgrs.QMAPP]
+mqsc = '''
+DEFINE CHANNEL(DEMO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+'''
+"""
+
+
+def scenario(server1_initial: str = "", step: str = "", puts: int = 4):
+    text = SERVERS.format(server1=server1_initial)
+    if step:
+        text += f'[[steps]]\nmqsc = {{ qmgr = "SERVER1", commands = "{step}" }}\n'
+    text += ('[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+             f'[[steps]]\nput = {{ handle = "app", count = {puts} }}\n')
+    return parse_scenario(text, file="trial.toml")
+
+
+@pytest.mark.parametrize("initial, step, expected", [
+    # the full repository SERVER1, which QMAPP joined through, hosts DEMOQ too
+    ("", "", {"SERVER1": 2, "SERVER2": 2}),
+    # 001 rule 7: "if any are not suspended then all those that are suspended are eliminated"
+    ("", "SUSPEND QMGR CLUSTER(DEMO)", {"SERVER2": 4}),
+    ("SUSPEND QMGR CLUSTER(DEMO)", "", {"SERVER2": 4}),  # in its initial MQSC
+    # 001 rule 3: the highest channel CLWLRANK wins
+    ("", "ALTER CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSRCVR) CLWLRANK(9)", {"SERVER1": 4}),
+], ids=["none", "suspend-step", "suspend-initial", "rank-step"])
+def test_a_change_at_the_full_repository_reaches_the_partial_repository_that_uses_it(initial, step, expected):
+    report = run_scenario(scenario(initial, step))
+    assert messages_of(report.final)["app"] == expected
+    assert not [e for e in report.final.log if e.code.startswith(("AMQ", "MQRC"))]
+
+
+def test_the_host_subscription_is_checked_and_the_property_can_fail(monkeypatch):
+    # RP-PR-HOSTS-CURRENT states the rule from the full repositories' view of the hosts, not
+    # from the partial repository's own subscriptions: without the follow-up subscriptions it fails
+    props = PROPERTIES
+    ids = ["RP-PR-HOSTS-CURRENT"]
+    text = scenario(step="SUSPEND QMGR CLUSTER(DEMO)", puts=1)
+    held = explore(MQNetwork(text, props), property_ids=ids)
+    assert held.statistics.complete
+    assert held.verdicts["RP-PR-HOSTS-CURRENT"].status is Status.HOLDS
+
+    import spec.network.repositories as repositories
+    monkeypatch.setattr(repositories, "_pr_follow_up", lambda state, q, cache, out, mut: cache)
+    broken = explore(MQNetwork(text, props), property_ids=ids)
+    assert broken.verdicts["RP-PR-HOSTS-CURRENT"].status is Status.VIOLATED
+
+
+def test_like_a_default_object_defines_the_channel():
+    text = SERVERS.format(server1="").replace(
+        "DEFINE CHANNEL(DEMO.QMAPP) CHLTYPE(CLUSRCVR)", "DEFINE CHANNEL(DEMO.QMAPP) CHLTYPE(CLUSRCVR) LIKE(SYSTEM.DEF.CLUSRCVR)")
+    text += ('[[steps]]\nmqsc = { qmgr = "QMAPP", commands = "DEFINE QLOCAL(LOCALQ) LIKE(SYSTEM.DEFAULT.LOCAL.QUEUE)" }\n')
+    report = run_scenario(parse_scenario(text, file="like.toml"))
+    assert report.final.log == ()
+    assert "QMAPP" in repositories_of(report.final)["SERVER1"]["DEMO"]["qmgrs"]
+
+
+@pytest.mark.parametrize("clussdr", ["fr1a(1414)", "FR1B.example.com(1414)", "fr1a(1414),fr1b.example.com(1414)"])
+def test_a_clussdr_naming_one_instance_of_a_multi_instance_queue_manager_joins(clussdr):
+    text = f"""
+[qmgrs.FR1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1a(1414),fr1b.example.com(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.QMX]
+mqsc = '''
+DEFINE CHANNEL(TO.QMX) CHLTYPE(CLUSRCVR) CONNAME('qmx(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('{clussdr}') CLUSTER(DEMO)
+'''
+"""
+    report = run_scenario(parse_scenario(text, file="mi.toml"))
+    assert repositories_of(report.final)["FR1"]["DEMO"]["qmgrs"] == ["FR1", "QMX"]
+    assert repositories_of(report.final)["QMX"]["DEMO"]["qmgrs"] == ["FR1", "QMX"]
+
+
+def test_altering_a_default_object_is_accepted_and_said_to_be_unmodelled():
+    from spec.network.steps import unmodelled_in
+
+    text = ("[qmgrs.QMA]\nmqsc = '''\nALTER QLOCAL(SYSTEM.DEFAULT.LOCAL.QUEUE) DEFPSIST(YES)\n"
+            "DEFINE QLOCAL(SYSTEM.DEFAULT.ALIAS.QUEUE) REPLACE\nALTER QLOCAL(SYSTEM.DEFAULT.ALIAS.QUEUE) PUT(DISABLED)\n'''\n")
+    scenario_ = parse_scenario(text, file="alter.toml")
+    report = run_scenario(scenario_)
+    assert report.final.log == ()
+    notes = unmodelled_in(scenario_)
+    assert len(notes) == 1 and "(line 3): altering one of MQ's default objects" in notes[0]  # not the one defined here
