@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from checker.lint import Finding, Location, Rule, Severity
 from spec import objects
 from spec.mqsc import Command
-from spec.objects import QueueManagerDef, clusters_of, conname_key, repos_clusters
+from spec.objects import QueueManagerDef, clusters_of, conname_key, repos_clusters, shares_address
 
 __all__ = ["RULES", "RULE_IDS", "LintConfig", "LintQmgr", "config_of_mqsc", "config_of_scenario"]
 
@@ -45,6 +45,7 @@ class LintQmgr:
     header: Location
     objects: dict[tuple[str, str], Command] = field(default_factory=dict)
     qmgr_attrs: dict[str, Command] = field(default_factory=dict)
+    rejected: tuple[tuple[Command, str], ...] = ()  # (command, what runmqsc prints)
 
     def at(self, kind: str, name: str, keyword: str = "") -> Location:
         cmd = self.objects.get((kind, name))
@@ -91,8 +92,12 @@ def lint_qmgr(name: str, commands: tuple[Command, ...], header: Location) -> Lin
     defs = QueueManagerDef(name)
     where: dict[tuple[str, str], Command] = {}
     qmgr_attrs: dict[str, Command] = {}
+    rejected: list[tuple[Command, str]] = []
     for cmd in commands:
         defs, outcome = objects.apply_command(defs, cmd)
+        if not outcome.accepted and not (cmd.objtype == "SUB" and cmd.has("TOPICOBJ")):
+            # a DEFINE SUB TOPICOBJ may name a cluster topic known only on the network
+            rejected.append((cmd, outcome.message))
         if not outcome.accepted or not cmd.modelled:
             continue
         kind = _KIND.get(cmd.objtype)
@@ -103,7 +108,7 @@ def lint_qmgr(name: str, commands: tuple[Command, ...], header: Location) -> Lin
         elif (cmd.verb, cmd.objtype) == ("ALTER", "QMGR"):
             for kw, _ in cmd.attrs:
                 qmgr_attrs[kw] = cmd
-    return LintQmgr(name, defs, header, where, qmgr_attrs)
+    return LintQmgr(name, defs, header, where, qmgr_attrs, tuple(rejected))
 
 
 def config_of_scenario(scenario) -> LintConfig:
@@ -154,7 +159,7 @@ def _targets(cfg: LintConfig, sdr: _Chl) -> tuple[list[_Chl], list[_Chl]]:
     """The CLUSRCVRs a CLUSSDR's CONNAME reaches exactly, and those on the same host whose
     CONNAME has no port while the CLUSSDR's has one (003 §Auto-definition of channels)."""
     rcvrs = [r for r in _channels(cfg, "CLUSRCVR") if r.channel.conname]
-    exact = [r for r in rcvrs if r.key[:1] == sdr.key[:1]]
+    exact = [r for r in rcvrs if shares_address(sdr.channel.conname, r.channel.conname)]
     host, port = _host_port(sdr.channel.conname)
     portless = [r for r in rcvrs if r not in exact and port is not None
                 and _host_port(r.channel.conname) == (host, None)]
@@ -227,6 +232,20 @@ def fr_count(cfg: LintConfig) -> Iterator[Finding]:
                           "unavailable no cluster change reaches anyone", _repos_at(fr),
                           f"ALTER QMGR REPOS({cluster}) on a second queue manager and connect the two with "
                           "manual CLUSSDRs both ways")
+
+
+def mqsc_rejected(cfg: LintConfig) -> Iterator[Finding]:
+    """A command runmqsc rejects changes nothing: the object it defines, or the change it
+    makes, is missing, and the other rules see the configuration without it (their findings
+    may follow from this one). Said at the command (at its LIKE when that names the missing
+    object), with runmqsc's message."""
+    for q in cfg.qmgrs:
+        for cmd, message in q.rejected:
+            like = str(cmd.get("LIKE", "")) if cmd.has("LIKE") else ""
+            keyword = "LIKE" if like and like in message else ""
+            yield Finding("", ERROR, f"{q.name} rejects this command, so it changes nothing: {message}",
+                          _at(cmd, keyword),
+                          "correct the command (this is what runmqsc would print for it)")
 
 
 def fr_without_clusrcvr(cfg: LintConfig) -> Iterator[Finding]:
@@ -761,6 +780,8 @@ def defbind_open(cfg: LintConfig) -> Iterator[Finding]:
 
 # --------------------------------------------------------------------------- the catalogue
 RULES: tuple[Rule, ...] = (
+    Rule("MQSC-REJECTED", "an MQSC command runmqsc rejects (its object or change is missing)", ERROR,
+         "runmqsc (the AMQ message it prints)", mqsc_rejected, "mqcheck run {file}  (Errors logged: ...)"),
     Rule("FR-MESH", "full repositories not fully connected by manual CLUSSDRs", ERROR,
          "000 §Resource definition for Full Repositories", fr_mesh,
          "mqcheck check {file} --property RP-FR-CONVERGENCE"),
