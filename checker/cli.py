@@ -139,18 +139,26 @@ def run_report_data(scenario, report, explain: bool = False) -> dict:
     return data
 
 
+def topic_text(topic: str) -> str:
+    """A topic string for a text table: quoted when it is empty or starts or ends with a
+    blank, which a table cell would otherwise hide (a user trial: TOPICSTR(' Price/Fruit')
+    looked like 'Price/Fruit', whose subscribers got nothing)."""
+    return printable(topic) if topic and topic == topic.strip(" ") else printable(repr(topic))
+
+
 def _render_run(report, data: dict) -> str:
     from tabulate import tabulate
 
     p = printable  # every name, topic and detail here is text the user wrote
+    t = topic_text
     lines = [f"Scenario: {p(report.scenario)}", ""]
     rows = []
     for q in report.final.qmgrs:
         subs = {s.name: s for s in q.pubsub.subscriptions}
         for name, topics in data["deliveries"].get(q.name, {}).items():
             sub = subs.get(name)
-            described = f"{p(sub.topic)} ({sub.scheme})" if sub else "(deleted)"
-            rows.append([p(q.name), p(name), described, "\n".join(map(p, topics)) if topics else "-"])
+            described = f"{t(sub.topic)} ({sub.scheme})" if sub else "(deleted)"
+            rows.append([p(q.name), p(name), described, "\n".join(map(t, topics)) if topics else "-"])
     if rows:
         lines.append("Deliveries")
         lines.append(tabulate(rows, headers=["queue manager", "subscription", "topic string", "publications received"],
@@ -162,7 +170,7 @@ def _render_run(report, data: dict) -> str:
     lines.extend(_render_apstatus(data))  # issue #19
     repo_rows = [[p(qmgr), p(cluster), p(", ".join(view["qmgrs"])),
                   p("; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items())) or "-",
-                  p(", ".join(view["topics"])) or "-"]
+                  ", ".join(map(t, view["topics"])) or "-"]
                  for qmgr, clusters in data.get("repositories", {}).items() for cluster, view in clusters.items()]
     if repo_rows:
         lines.append("Repositories")

@@ -19,6 +19,7 @@ rules that need the whole network (targets, counts, meshes) stay silent there, u
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -630,6 +631,28 @@ def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
                 break
 
 
+def topicstr_text(cfg: LintConfig) -> Iterator[Finding]:
+    """002 §Topics: "You can use any characters you like when you construct a topic
+    string" — every character counts, case and blanks included, while runmqsc folds an
+    unquoted value to upper case. A TOPICSTR written without quotes in lower or mixed case
+    (as 000's slides show them), or quoted with a leading or trailing blank, names another
+    topic than the one the applications use, and their subscriptions silently get nothing."""
+    for q in cfg.qmgrs:
+        for (kind, name), cmd in sorted(q.objects.items()):
+            if kind not in ("TOPIC", "SUB") or not cmd.has("TOPICSTR"):
+                continue
+            value = str(cmd.get("TOPICSTR"))
+            raw = re.search(r"TOPICSTR\s*\(\s*('?)([^)']*)", cmd.text, re.IGNORECASE)
+            if raw is not None and not raw.group(1) and raw.group(2).strip() != raw.group(2).strip().upper():
+                written = raw.group(2).strip()
+                yield Finding("", WARNING, f"{kind}({name}) TOPICSTR({written}) is not quoted, so runmqsc folds it to "
+                              f"{value!r}: topic strings are case-sensitive, and applications using {written!r} "
+                              "do not match it", _at(cmd, "TOPICSTR"), f"TOPICSTR('{written}')")
+            elif value != value.strip():
+                yield Finding("", WARNING, f"{kind}({name}) TOPICSTR({value!r}) starts or ends with a blank, which is part "
+                              "of the topic string", _at(cmd, "TOPICSTR"), f"TOPICSTR('{value.strip()}')")
+
+
 # --------------------------------------------------------------------------- workload rules
 def _instances(cfg: LintConfig) -> dict[tuple[str, str], list[tuple[LintQmgr, objects.Queue]]]:
     """(cluster, queue name) -> its cluster queue instances (local queues only)."""
@@ -813,6 +836,8 @@ RULES: tuple[Rule, ...] = (
          "002 §How loop detection works", hierarchy),
     Rule("CLUSTER-AND-HIERARCHY", "a hierarchy link inside one publish/subscribe cluster", WARNING,
          "002 §Combine the topic spaces of multiple clusters", cluster_and_hierarchy),
+    Rule("TOPICSTR-TEXT", "a TOPICSTR that runmqsc folds to upper case (unquoted) or that starts or ends with a "
+         "blank", WARNING, "002 §Topics", topicstr_text, "mqcheck run {file}  (cluster topics and deliveries)"),
     Rule("PSCLUS-DISABLED", "PSCLUS(DISABLED) beside cluster topics", ERROR,
          "002 §Inhibiting clustered publish/subscribe in a cluster", psclus_disabled),
     Rule("RANK-SHADOWS", "lower-ranked cluster queue instances unreachable while a higher one exists", INFO,

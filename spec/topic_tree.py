@@ -143,8 +143,17 @@ class TopicSpace:
         002 §Wildcards and cluster topics: "Truncate the topic string to the first
         wildcard. Scan left through the topic string looking for the first topic that has
         an associated administrative topic object." (``Sports/#/Leeds`` -> ``Sports``.)
+        But a topic object whose TOPICSTR is the subscription's whole topic string,
+        wildcards included, is that subscription's object: 002 §Overlapping topics defines
+        ``TOPIC(A) TOPICSTR('Football/result/#') SUBSCOPE(QMGR)`` and says "A subscription
+        to topic A receives nothing. SUBSCOPE(QMGR), and the publication is on the other
+        queue manager" (docs/decisions.md "A second user trial").
         """
-        return compile_subscription(subscription, scheme).prefix
+        whole = node_of(subscription)
+        matcher = compile_subscription(subscription, scheme)
+        if matcher.has_wildcard and self.object_at(whole) is not None:
+            return whole
+        return matcher.prefix
 
     def resolve_subscription(self, subscription: str, scheme: str = "topic") -> Any:
         """The topic object a subscription resolves to.

@@ -67,6 +67,13 @@ def bounce_case() -> dict[str, str]:
 # The rule table: (rule, bad configuration, corrected configuration, where it points)
 # ======================================================================================
 CASES = [
+    # 002 §Topics: every character of a topic string counts; runmqsc folds unquoted values
+    ("TOPICSTR-TEXT", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR(/global/Sport) CLUSTER(DEMO)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('/global/Sport') CLUSTER(DEMO)")},
+     ("PR1", "TOPICSTR(/global")),
+    ("TOPICSTR-TEXT", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE SUB(S) TOPICSTR('Sport/# ') DEST(Q)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE SUB(S) TOPICSTR(SPORT/#) DEST(Q)")},
+     ("PR1", "TOPICSTR('Sport")),
     # runmqsc rejects a LIKE naming no object (AMQ8147); MQ's default objects exist everywhere
     # (003 §Cluster transmission queue), so LIKE(SYSTEM.DEF.CLUSRCVR) is accepted
     ("MQSC-REJECTED",

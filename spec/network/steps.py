@@ -187,15 +187,22 @@ STEP_HANDLERS = {
 }
 
 
+def _topic_named(step: Any) -> str:
+    """A step's topic as the application names it: the topic object (whose TOPICSTR the
+    queue manager supplies when the step is taken) and the string appended to it."""
+    if not step.topicobj:
+        return repr(step.topic)
+    return f"TOPICOBJ({step.topicobj})" + (f" + {step.topic!r}" if step.topic else "")
+
+
 def describe_step(step: Any) -> str:
     """A one-line description of a scenario step for traces and tables."""
     if isinstance(step, sc.PublishStep):
-        topic = f"{step.topicobj}:{step.topic}" if step.topicobj else step.topic
         extra = " retained" if step.retain else ""
         times = f" x{step.count}" if step.count != 1 else ""
-        return f"publish {topic!r} at {step.qmgr}{extra}{times}"
+        return f"publish {_topic_named(step)} at {step.qmgr}{extra}{times}"
     if isinstance(step, sc.SubscribeStep):
-        return f"subscribe {step.name} to {step.topic!r} ({step.scheme}) at {step.qmgr}"
+        return f"subscribe {step.name} to {_topic_named(step)} ({step.scheme}) at {step.qmgr}"
     if isinstance(step, sc.UnsubscribeStep):
         return f"unsubscribe {step.name} at {step.qmgr}"
     if isinstance(step, sc.MqscStep):
