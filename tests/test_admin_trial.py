@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from checker.explore import explore  # noqa: E402
 from checker.model import Status  # noqa: E402
 from properties.repository import PROPERTIES  # noqa: E402
-from spec.network import MQNetwork, messages_of, repositories_of, run_scenario  # noqa: E402
+from spec.network import MQNetwork, deliveries_of, messages_of, repositories_of, run_scenario  # noqa: E402
 from spec.scenario import parse_scenario  # noqa: E402
 
 SERVERS = """
@@ -126,3 +126,62 @@ def test_altering_a_default_object_is_accepted_and_said_to_be_unmodelled():
     assert report.final.log == ()
     notes = unmodelled_in(scenario_)
     assert len(notes) == 1 and "(line 3): altering one of MQ's default objects" in notes[0]  # not the one defined here
+
+
+# -- the second trial: publish/subscribe from 002 -------------------------------------------
+OVERLAPPING = """
+[qmgrs.QM1]
+mqsc = '''
+ALTER QMGR REPOS(SPORTS)
+DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(SPORTS)
+DEFINE TOPIC(A) TOPICSTR('Football/result/#') SUBSCOPE(QMGR) CLUSTER(SPORTS)
+DEFINE TOPIC(B) TOPICSTR('Football/#') SUBSCOPE(ALL) CLUSTER(SPORTS)
+DEFINE TOPIC(C) TOPICSTR('Football/result/Newport/Cardiff') PUBSCOPE(ALL) SUBSCOPE(ALL) CLUSTER(SPORTS)
+DEFINE TOPIC(D) TOPICSTR('Football/matches/Newport/Cardiff') PUBSCOPE(ALL) SUBSCOPE(QMGR) CLUSTER(SPORTS)
+'''
+[qmgrs.QM2]
+mqsc = '''
+DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(SPORTS)
+DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(SPORTS)
+'''
+"""
+
+
+@pytest.mark.parametrize("group, expected", [
+    # 002 §Overlapping topics, "if these subscriptions are ungrouped"
+    ("", {"A": [], "B": ["Football/result/Newport/Cardiff", "Football/matches/Newport/Cardiff"],
+          "C": ["Football/result/Newport/Cardiff"], "D": []}),
+    # "if these subscriptions are grouped": one publication, on topic C
+    ("G", {"A": [], "B": [], "C": ["Football/result/Newport/Cardiff"], "D": []}),
+])
+def test_002_overlapping_topics_a_to_d(group, expected):
+    text = OVERLAPPING + "".join(
+        f'[[steps]]\nsubscribe = {{ qmgr = "QM2", name = "{t}", topicobj = "{t}"'
+        + (f', group = "{group}"' if group else "") + " }\n" for t in "ABCD")
+    text += '[[steps]]\npublish = { qmgr = "QM1", topicobj = "C" }\n[[steps]]\npublish = { qmgr = "QM1", topicobj = "D" }\n'
+    report = run_scenario(parse_scenario(text, file="overlap.toml"))
+    assert deliveries_of(report.final)["QM2"] == expected
+
+
+def test_an_object_at_the_whole_wildcard_string_governs_the_subscription():
+    from types import SimpleNamespace as O
+
+    from spec.topic_tree import TopicSpace
+
+    base = O(name="SYSTEM.BASE.TOPIC", topicstr="", subscope="ALL")
+    a = O(name="A", topicstr="Football/result/#", subscope="QMGR")
+    space = TopicSpace((base, a))
+    assert space.resolve_subscription("Football/result/#").name == "A"
+    # 002 §Wildcards and cluster topics: otherwise truncate at the first wildcard, scan left
+    assert space.resolve_subscription("Football/result/+").name == "SYSTEM.BASE.TOPIC"
+    assert space.resolve_subscription("Football/result/#/x").name == "SYSTEM.BASE.TOPIC"
+
+
+def test_traces_name_the_topic_object_and_tables_show_blanks(capsys):
+    from checker.cli import main, topic_text
+    from spec.network.steps import describe_step
+    from spec.scenario import PublishStep, SubscribeStep
+
+    assert describe_step(SubscribeStep(0, 1, "QM2", "U.A", "", topicobj="A")) == "subscribe U.A to TOPICOBJ(A) (topic) at QM2"
+    assert describe_step(PublishStep(1, 2, "QM1", "x", topicobj="C")) == "publish TOPICOBJ(C) + 'x' at QM1"
+    assert [topic_text(t) for t in (" a/b", "a/b ", "", "a/b")] == ["' a/b'", "'a/b '", "''", "a/b"]
