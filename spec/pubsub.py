@@ -375,8 +375,7 @@ class ProxySubMsg:
     def __str__(self) -> str:
         sign = "+" if self.op == SUBSCRIBE else "-"
         link = f"cluster {self.via}" if self.via else "hierarchy"
-        # the demand paths tell a first proxy subscription from an update that only adds or
-        # drops a path (docs/decisions.md H1): "demand ASIA>HQ; HQ" = subscribers at ASIA and HQ
+        # its demand paths (decision H1) tell a first proxy subscription from an update
         demand = "; ".join(">".join(path) or "FORCE" for path in self.paths)
         return f"proxy {sign}{self.topic!r} from {self.sender} ({link}{'; demand ' + demand if demand else ''})"
 
