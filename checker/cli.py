@@ -297,7 +297,9 @@ def _trace_lines(trace) -> list[str]:
     return lines
 
 
-def _check_properties(scenario) -> tuple:
+def _check_properties(scenario, faults: int | None = None) -> tuple:
+    """The properties `check` judges on ``scenario``; ``faults``: `check --faults` (None:
+    the file's ``[check] faults``)."""
     from checker.model import SETTLED, Property
     from properties.repository import PROPERTIES as REPOSITORY
     from properties.workload import PROPERTIES as WORKLOAD
@@ -309,7 +311,7 @@ def _check_properties(scenario) -> tuple:
     props += list(PUBSUB)  # issue #6
     from properties.uniform import uniform_properties
 
-    props += list(uniform_properties(scenario))  # issue #19: only where a uniform cluster or a CCDT is declared
+    props += list(uniform_properties(scenario, faults))  # issue #19: only where a uniform cluster or a CCDT is declared
     if scenario.expects:
         def at_end(state):
             return state.next_step == len(scenario.steps) and state.in_flight() == 0
@@ -373,7 +375,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     _check_backend_options(args)
     scenario = _load_scenario(args.scenario, "check")
     explore_initial = True if args.explore_initial else None
-    model = MQNetwork(scenario, _check_properties(scenario), faults=args.faults, explore_initial=explore_initial)
+    model = MQNetwork(scenario, _check_properties(scenario, args.faults), faults=args.faults,
+                      explore_initial=explore_initial)
     known = {p.id for p in model.properties()}
     for pid in args.property or ():
         if pid not in known:

@@ -161,17 +161,18 @@ PROPERTIES = (
 )
 
 
-def uniform_properties(scenario) -> tuple[Property, ...]:
+def uniform_properties(scenario, faults: int | None = None) -> tuple[Property, ...]:
     """The UC- properties that apply to ``scenario``: none without a uniform cluster or a
-    CCDT; UC-RECOVERY only when a queue manager can restart (a ``qmgr`` step or ``[check]
-    faults``), UC-SCALE-OUT only with a ``join_uniform`` step — elsewhere they could only
-    hold vacuously."""
+    CCDT; UC-RECOVERY only when a queue manager can restart (a ``qmgr`` step, or faults:
+    ``faults`` as ``check --faults`` gives it, else ``[check] faults``), UC-SCALE-OUT only
+    with a ``join_uniform`` step — elsewhere they could only hold vacuously."""
     from spec.uniform_scenario import JoinUniformStep
 
     if scenario.ccdt is None and not any(q.uniform_cluster for q in scenario.qmgrs):
         return ()
     skip = set()
-    if not (scenario.check.faults or any(type(s).__name__ == "QmgrStep" for s in scenario.steps)):
+    with_faults = scenario.check.faults if faults is None else faults > 0
+    if not (with_faults or any(type(s).__name__ == "QmgrStep" for s in scenario.steps)):
         skip |= {"UC-RECOVERY", "UC-RECOVERED"}
     if not any(isinstance(s, JoinUniformStep) for s in scenario.steps):
         skip |= {"UC-SCALE-OUT", "UC-SCALED-OUT"}

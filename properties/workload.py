@@ -35,7 +35,7 @@ from spec import objects
 from spec import repository as rp
 from spec import scenario as sc
 from spec import workload as wl
-from spec.network import NetworkState, channel_statuses, route_for
+from spec.network import NetworkState, channel_statuses, moves_to
 
 CITE_001 = "001 The cluster workload management algorithm"
 
@@ -443,7 +443,8 @@ def group_bound(model, state: NetworkState) -> bool:
 # --- BD-NOT-FIXED-REDRIVE -----------------------------------------------------------------
 def stuck_messages(state: NetworkState):
     """Messages waiting for a RETRYING channel although the algorithm, run for them now,
-    would choose another destination (004 §Channel availability routing)."""
+    would choose another available destination (004 §Channel availability routing;
+    ``spec.network.workload.moves_to``)."""
     for ch, m in _app_messages(state):
         # the status of the route the message waits for (its own, on a separate route)
         if state.route_status(ch.src, ch.dst, m.route) != "RETRYING" or m.p2p:  # p2p: one route
@@ -454,9 +455,7 @@ def stuck_messages(state: NetworkState):
         obj = q.defs.queue(m.queue)
         view = bd.view_of(q, channel_statuses(state, q), obj is not None and obj.qtype != "QLOCAL")
         choice = wl.choose(view, wl.Put(m.queue, m.target_qmgr, len(m.hops) > 1), bd.thaw_history(q.wl_history))
-        dest = choice.destination
-        if dest is not None and (dest.qmgr != ch.dst or dest.local
-                                 or route_for(state, ch.src, ch.dst, dest.channel) != m.route):
+        if moves_to(state, ch.src, ch.dst, m.route, choice.destination):
             yield ch, m
 
 

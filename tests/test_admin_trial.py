@@ -185,3 +185,79 @@ def test_traces_name_the_topic_object_and_tables_show_blanks(capsys):
     assert describe_step(SubscribeStep(0, 1, "QM2", "U.A", "", topicobj="A")) == "subscribe U.A to TOPICOBJ(A) (topic) at QM2"
     assert describe_step(PublishStep(1, 2, "QM1", "x", topicobj="C")) == "publish TOPICOBJ(C) + 'x' at QM1"
     assert [topic_text(t) for t in (" a/b", "a/b ", "", "a/b")] == ["' a/b'", "'a/b '", "''", "a/b"]
+
+
+# -- the third trial: fault tolerance (004) ---------------------------------------------------
+RETRYING = """
+[qmgrs.QMAPP]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.SERVER1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
+'''
+[qmgrs.SERVER2]
+mqsc = '''
+DEFINE CHANNEL(TO.SERVER2) CHLTYPE(CLUSRCVR) CONNAME('server2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
+'''
+[[steps]]
+channel = { qmgr = "QMAPP", to = "SERVER2", status = "RETRYING" }
+[[steps]]
+open = { qmgr = "QMAPP", handle = "warm", queue = "DEMOQ" }
+[[steps]]
+put = { handle = "warm" }
+[[steps]]
+channel = { qmgr = "QMAPP", to = "SERVER1", status = "RETRYING" }
+[[steps]]
+open = { qmgr = "QMAPP", handle = "h", queue = "DEMOQ" }
+[[steps]]
+put = { handle = "h" }
+"""
+
+
+@pytest.mark.parametrize("then, expected", [
+    # 000 §Workload management features: with every channel in RETRY the messages "will have
+    # to wait on the transmission queue": SERVER2's channel retrying again moves nothing
+    ('channel = { qmgr = "QMAPP", to = "SERVER2", status = "RETRYING" }', {"SERVER2": 1}),
+    # 000 §When does workload balancing occur?: "to see if there is a different destination
+    # that is available": SERVER1 runs again, so the waiting message goes there
+    ('channel = { qmgr = "QMAPP", to = "SERVER1", status = "RUNNING" }\n[[steps]]\n'
+     'channel = { qmgr = "QMAPP", to = "SERVER2", status = "RETRYING" }', {"SERVER1": 1}),
+])
+def test_a_waiting_message_moves_only_to_an_available_destination(then, expected):
+    text = RETRYING + f"[[steps]]\n{then}\n" + "".join(
+        f'[[steps]]\nchannel = {{ qmgr = "QMAPP", to = "{s}", status = "RUNNING" }}\n' for s in ("SERVER2", "SERVER1"))
+    report = run_scenario(parse_scenario(text, file="retrying.toml"))
+    assert messages_of(report.final) == {"warm": {"SERVER1": 1}, "h": expected}
+
+
+def test_a_channel_step_naming_no_channel_is_logged_and_changes_nothing():
+    text = RETRYING.split("[[steps]]")[0] + (
+        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "STOPPED", name = "TO.SERVR2" }\n'
+        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "h", queue = "DEMOQ" }\n[[steps]]\nput = { handle = "h", count = 2 }\n')
+    report = run_scenario(parse_scenario(text, file="typo.toml"))
+    assert [(e.code, e.step) for e in report.final.log] == [("CHANNEL_NOT_FOUND", 0)]
+    assert messages_of(report.final)["h"] == {"SERVER1": 1, "SERVER2": 1}
+
+
+def test_check_faults_on_the_command_line_judges_uc_recovery(capsys):
+    from checker.cli import _check_properties
+
+    from dataclasses import replace
+
+    from spec.scenario import load_scenario
+
+    scenario_ = load_scenario(ROOT / "examples" / "uc-outage-recovery.toml")
+    no_step = replace(scenario_, steps=tuple(s for s in scenario_.steps if type(s).__name__ != "QmgrStep"))
+    ids = {p.id for p in _check_properties(no_step)}
+    assert "UC-RECOVERY" not in ids  # nothing can restart: it could only hold vacuously
+    assert "UC-RECOVERY" in {p.id for p in _check_properties(no_step, faults=1)}  # check --faults 1
+    assert "UC-RECOVERY" not in {p.id for p in _check_properties(no_step, faults=0)}

@@ -29,13 +29,13 @@ from spec.network.state import (
 )
 from spec.network.steps import describe_step
 from spec.network.topology import pubsub_links, pubsub_space, resolve_conname, topic_space, why_not_joined
-from spec.network.workload import explanations_of, messages_of
+from spec.network.workload import explanations_of, messages_of, moves_to
 
 __all__ = [
     "FLOWING", "INITIAL", "NO_MUTATIONS", "Channel", "ChannelDeliver", "ChannelFail", "ChannelRecover",
     "ExpectationResult", "LogEntry", "MQNetwork", "Mutations", "NetworkState", "QmgrStart", "QmgrState",
     "QmgrStop", "RunReport", "SETTLE_LIMIT", "ScenarioStep", "channel_statuses", "check_expectations", "deliveries_of",
     "first_on", "route_for",
-    "describe_step", "explanations_of", "messages_of", "proxy_subscriptions_of", "pubsub_links", "pubsub_space",
+    "describe_step", "explanations_of", "messages_of", "moves_to", "proxy_subscriptions_of", "pubsub_links", "pubsub_space",
     "put_qmgr", "repositories_of", "resolve_conname", "run_scenario", "settle", "topic_space", "why_not_joined",
 ]

@@ -113,6 +113,18 @@ def require_running(state: NetworkState, name: str, step: int) -> NetworkState |
     return None
 
 
+def _names_sender(state: NetworkState, src: str, dst: str, name: str) -> bool:
+    """Whether ``src`` has a sender channel called ``name``: a manual CLUSSDR or SDR, or the
+    auto-defined CLUSSDR to ``dst`` (named after ``dst``'s CLUSRCVR: 003 §Auto-definition of
+    channels)."""
+    q = state.find(src)
+    if q is None:
+        return True  # require_running has said why nothing happens
+    if any(ch.name == name and ch.chltype in ("CLUSSDR", "SDR") for ch in q.defs.channels):
+        return True
+    return any(r.info.channel == name and r.owner_name == dst for c in q.caches for r in c.qmgr_records())
+
+
 def mqsc_step(state: NetworkState, step: sc.MqscStep, mut: Mutations) -> NetworkState:
     return apply_mqsc(state, step.qmgr, step.commands, step.index, mut)
 
@@ -121,6 +133,12 @@ def channel_step(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> N
     """Set the status of every route from ``qmgr`` to ``to`` (the pair's channel, and each
     separate route: ``spec.binding.separate_routes``), or with ``name`` of the one route
     whose sender channel has that name (a separate route's, else the pair's)."""
+    if step.name and not _names_sender(state, step.qmgr, step.to, step.name):
+        # as STOP/START CHANNEL of an unknown name (channels.set_status_by_name): said, not
+        # applied to the pair's channel instead (a user trial: a typo changed another route)
+        return add_log(state, [LogEntry(step.qmgr, "CHANNEL_NOT_FOUND", f"channel {step.name} not found at {step.qmgr} "
+                                        f"(no manual sender of that name, nor one auto-defined for {step.to})",
+                                        step.index)])
     routes = (route_for(state, step.qmgr, step.to, step.name),) if step.name else known_routes(state, step.qmgr, step.to)
     for route in routes:
         state = set_route_status(state, step.qmgr, step.to, route, step.status)

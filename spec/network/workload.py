@@ -407,16 +407,32 @@ def redrive_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mut
         put = wl.Put(m.queue, m.target_qmgr, via_cluster_channel=len(m.hops) > 1)
         state, choice = _choose(state, src, put, m.handle, m.serial, "REDRIVE", step, mut, redrive=dst,
                                    exclude_local=exclude)
-        dest = choice.destination
-        if dest is None or (dest.qmgr == dst and not dest.local
-                            and route_for(state, src, dst, dest.channel) == route):
-            keep.append(m)
+        if moves_to(state, src, dst, route, choice.destination):
+            moved.append((choice.destination, m))
         else:
-            moved.append((dest, m))
+            keep.append(m)
     state = set_channel(state, replace(state.channel(src, dst), messages=tuple(keep)))
     for dest, m in moved:
         state = _send_or_arrive(state, src, dest, m, step, mut)
     return state
+
+
+def moves_to(state: NetworkState, src: str, dst: str, route: str, dest: wl.Destination | None) -> bool:
+    """Whether a message waiting at ``src`` for the RETRYING ``route`` to ``dst`` goes to
+    ``dest``, the algorithm's choice for it now: a different destination (the local queue,
+    another queue manager, another route to ``dst``) that is available. 000 §When does
+    workload balancing occur?: the messages go through the algorithm again "to see if there
+    is a different destination that is available"; 000 §Workload management features: with
+    all channels in RETRY, "where-ever the messages are targeted, they will have to wait on
+    the transmission queue" — so not from one RETRYING channel to another (a user trial)."""
+    if dest is None:
+        return False
+    if dest.local:
+        return True
+    chosen = route_for(state, src, dest.qmgr, dest.channel)
+    if dest.qmgr == dst and chosen == route:
+        return False
+    return bd.status_class(state.route_status(src, dest.qmgr, chosen)) < bd.status_class("RETRYING")
 
 
 def messages_of(state: NetworkState) -> dict[str, dict[str, int]]:
