@@ -224,3 +224,36 @@ def test_resolution_agrees_exhaustively():
             assert SCOPES[m.eval(terms["pubscope"]).as_long()] == space.effective(t, "pubscope"), (objects, t)
             assert tree.clusters[m.eval(terms["cluster"]).as_long()] == space.effective(t, "cluster"), (objects, t)
         solver.pop()
+
+
+def test_an_object_at_a_wildcard_subscriptions_whole_string_agrees_exhaustively():
+    """002 §Overlapping topics: TOPIC(A) TOPICSTR('Football/result/#') governs a subscription
+    to exactly that string (``TopicSpace.subscription_node``). Objects at ('a',), ('a', '#')
+    and ('a', '+') in every SUBSCOPE/CLUSTER combination; every topic-scheme subscription of
+    up to 3 levels over a, +, #: the effective SUBSCOPE and CLUSTER agree."""
+    names = ("a", "#", "+")
+    nodes = [("a",), ("a", "#"), ("a", "+")]
+    tree = SymTree("T", names, 2, nodes=nodes)
+    sub = sym_subscription("s", names, 3)
+    terms = {a: tree.effective_for_subscription(a, sub) for a in ("subscope", "cluster")}
+    states = [None, _obj(subscope="QMGR"), _obj(subscope="ALL", cluster="CL1")]
+    subs = list(strings(("a", "+", "#"), 3, "/"))
+    solver = z3.Solver()
+    solver.add(*tree.domain(), *sub.domain())
+    checked = 0
+    for picks in itertools.product(states, repeat=len(nodes)):
+        objects = _with_root({n: {"local": p} for n, p in zip(nodes, picks) if p is not None})
+        space = _python_space(objects)
+        solver.push()
+        solver.add(*tree.fix(objects))
+        for s in subs:
+            solver.push()
+            solver.add(*sub.fix(s))
+            assert solver.check() == z3.sat, (objects, s)
+            m = solver.model()
+            solver.pop()
+            assert SCOPES[m.eval(terms["subscope"]).as_long()] == space.effective_for_subscription(s, "topic", "subscope"), (objects, s)
+            assert tree.clusters[m.eval(terms["cluster"]).as_long()] == space.effective_for_subscription(s, "topic", "cluster"), (objects, s)
+            checked += 1
+        solver.pop()
+    assert checked == 27 * len(subs)

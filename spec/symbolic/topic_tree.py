@@ -145,8 +145,19 @@ class SymTree:
         return self._effective_path(attr, topic.length, topic.items)
 
     def effective_for_subscription(self, attr: str, sub: SymSubscription) -> z3.ArithRef:
-        """``TopicSpace.effective_for_subscription`` (topic scheme): at the fixed prefix."""
-        return self._effective_path(attr, level_prefix_length(sub), sub.tokens)
+        """``TopicSpace.effective_for_subscription`` (topic scheme): at the fixed prefix, or
+        at an object whose topic string is the subscription's whole string with its
+        wildcards (``TopicSpace.subscription_node``: 002 §Overlapping topics)."""
+        out = self._effective_path(attr, level_prefix_length(sub), sub.tokens)
+        for node in sorted(self.nodes, key=len):
+            if not any(level in ("#", "+") for level in node) or len(node) > len(sub.tokens):
+                continue
+            codes = [sub.many if level == "#" else sub.one if level == "+" else sub.alphabet.index(level)
+                     for level in node]
+            same = z3.And(sub.length == len(node), *[sub.tokens[k] == c for k, c in enumerate(codes)],
+                          self.nodes[node].present())
+            out = z3.If(same, self.effective_at(attr, node), out)
+        return out
 
     def effective_at(self, attr: str, node: Node) -> z3.ArithRef:
         return self._effective_path(attr, z3.IntVal(len(node)), [z3.IntVal(self.names.index(x)) for x in node])

@@ -96,6 +96,8 @@ class SymSubscription:
         out += [z3.And(x >= 0, x <= self.many) for x in self.tokens]
         if not self.charwise and "" in self.alphabet:
             out.append(z3.Not(z3.And(self.length == 1, self.tokens[0] == self.alphabet.index(""))))
+        if not self.charwise:  # a level that is exactly '#' or '+' is the wildcard, never a name
+            out += [x != self.alphabet.index(w) for w in ("#", "+") if w in self.alphabet for x in self.tokens]
         return out
 
     def symbols(self) -> tuple[str, ...]:
@@ -111,7 +113,8 @@ class SymSubscription:
         parts = list(sub) if self.charwise else sub.split(SEPARATOR)
         syms = self.symbols()
         assert len(parts) <= len(self.tokens) and all(p in syms for p in parts), sub
-        return [self.length == len(parts)] + [self.tokens[k] == syms.index(p) for k, p in enumerate(parts)]
+        wild = {PLUS: self.one, HASH: self.many} if not self.charwise else {}  # the wildcard, not a name '#'
+        return [self.length == len(parts)] + [self.tokens[k] == wild.get(p, syms.index(p)) for k, p in enumerate(parts)]
 
     def is_wild(self, k: int) -> z3.BoolRef:
         return z3.Or(self.tokens[k] == self.one, self.tokens[k] == self.many)
