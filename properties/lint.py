@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from checker.lint import Finding, Location, Rule, Severity
 from spec import objects
+from spec.errors import near_miss
 from spec.mqsc import Command
 from spec.objects import QueueManagerDef, clusters_of, conname_key, repos_clusters, shares_address
 
@@ -288,11 +289,17 @@ def cluster_pair(cfg: LintConfig) -> Iterator[Finding]:
             if cluster in own:
                 continue
             differ = f" (its CLUSRCVR is in {', '.join(sorted(own))}: the cluster names differ)" if own else ""
+            fix = (f"on {s.qm.name}: DEFINE CHANNEL(TO.{s.qm.name}) CHLTYPE(CLUSRCVR) CONNAME('host(port)') "
+                   f"CLUSTER({cluster})" + (", or give both channels the same CLUSTER" if own else ""))
+            rcvrs = [r for r in _channels(cfg, "CLUSRCVR") if r.qm is s.qm and r.channel.cluster]
+            typo = [r for r in rcvrs if near_miss(r.channel.cluster, [cluster])]
+            if typo:  # a misspelt cluster name on the CLUSRCVR (000 §Checking initial definitions)
+                r = typo[0]
+                differ = f" (its CLUSRCVR {r.channel.name} is in {r.channel.cluster}: a misspelling of {cluster}?)"
+                fix = f"on {s.qm.name}: ALTER CHANNEL({r.channel.name}) CHLTYPE(CLUSRCVR) CLUSTER({cluster})"
             yield Finding("", ERROR, f"CLUSSDR {s.channel.name} on {s.qm.name} is in cluster {cluster} but "
                           f"{s.qm.name} has no CLUSRCVR in {cluster}{differ}: the channel never starts",
-                          s.at("CLUSTER" if s.channel.cluster else "CLUSNL"),
-                          f"on {s.qm.name}: DEFINE CHANNEL(TO.{s.qm.name}) CHLTYPE(CLUSRCVR) CONNAME('host(port)') "
-                          f"CLUSTER({cluster})" + (", or give both channels the same CLUSTER" if own else ""))
+                          s.at("CLUSTER" if s.channel.cluster else "CLUSNL"), fix)
 
 
 def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:

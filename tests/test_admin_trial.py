@@ -1,5 +1,6 @@
-"""What an MQ administrator wrote from IBM's documents in a user trial (session 20), and what
-the documents say happens: each case was a disagreement or a rejection of valid MQSC.
+"""What MQ administrators wrote from IBM's documents in four user trials (session 20), and
+what the documents say happens: each case was a disagreement, a rejection of valid MQSC, or
+a silent no-op (docs/decisions.md, "A user trial from IBM's documents" and the three after).
 
 - A partial repository that uses a queue hosted on the full repository it joined through
   is told of that host's later changes (SUSPEND, an altered CLUSRCVR): 003 §Queue managers
@@ -261,3 +262,108 @@ def test_check_faults_on_the_command_line_judges_uc_recovery(capsys):
     assert "UC-RECOVERY" not in ids  # nothing can restart: it could only hold vacuously
     assert "UC-RECOVERY" in {p.id for p in _check_properties(no_step, faults=1)}  # check --faults 1
     assert "UC-RECOVERY" not in {p.id for p in _check_properties(no_step, faults=0)}
+
+
+# -- the fourth trial: repository operations (000, 003) ---------------------------------------
+THREE_FRS = """
+[qmgrs.FR1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR3) CHLTYPE(CLUSSDR) CONNAME('fr3(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.FR2]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR3) CHLTYPE(CLUSSDR) CONNAME('fr3(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.FR3]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(DEMO.FR3) CHLTYPE(CLUSRCVR) CONNAME('fr3(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.PR2]
+mqsc = '''
+DEFINE CHANNEL(DEMO.PR2) CHLTYPE(CLUSRCVR) CONNAME('pr2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(CQ1) CLUSTER(DEMO)
+'''
+[[steps]]
+mqsc = { qmgr = "FR1", commands = "ALTER QMGR REPOS(' ')" }
+[[steps]]
+mqsc = { qmgr = "PR2", commands = "DEFINE QLOCAL(CQ2) CLUSTER(DEMO)" }
+"""
+
+
+def test_a_demoted_full_repository_is_published_and_forwarded_to_no_more():
+    # 000 §Considerations for Full Repositories: demotion "will cause the queue managers within
+    # the cluster to remake their subscriptions elsewhere"; PR2, which never subscribed at FR1
+    # but published to it, and FR2/FR3, whose manual CLUSSDRs still reach it, stop using it
+    view = repositories_of(run_scenario(parse_scenario(THREE_FRS, file="demote.toml")).final)
+    assert view["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR2"]}
+    assert view["FR2"]["DEMO"]["queues"] == view["FR3"]["DEMO"]["queues"] == {"CQ1": ["PR2"], "CQ2": ["PR2"]}
+
+
+def test_check_judges_the_expectations_when_the_scenario_ends_with_a_queue_manager_stopped(capsys):
+    from checker.cli import main
+
+    text = """
+[qmgrs.FR1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.FR2]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.PR1]
+mqsc = '''
+DEFINE CHANNEL(DEMO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+'''
+[[steps]]
+qmgr = { name = "FR2", action = "stop" }
+[[steps]]
+mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
+[[expect]]
+repositories = { FR2 = { DEMO = { queues = { CQ1 = ["PR1"] } } } }
+"""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "stopped-end.toml"
+        path.write_text(text)
+        assert main(["run", str(path)]) == 1  # FR2 is stopped: the update waits for it
+        assert main(["check", str(path), "--property", "EXPECT"]) == 1  # was "holds", vacuously
+    out = capsys.readouterr().out
+    assert "EXPECT      at_quiescence  violated" in out and "VACUOUS" not in out
+
+
+def test_one_long_advance_logs_the_thirty_day_warning_before_the_expiry():
+    text = THREE_FRS.split("[[steps]]")[0] + (
+        '[[steps]]\nqmgr = { name = "PR2", action = "delete" }\n[[steps]]\nadvance = { days = 91 }\n')
+    log = run_scenario(parse_scenario(text, file="expiry.toml")).final.log
+    fr1 = [e.code for e in log if e.qmgr == "FR1"]
+    assert fr1 == ["REFRESH_MISSING", "RECORD_EXPIRED"] * 2  # PR2's queue-manager record and CQ1
+
+
+def test_lint_names_the_misspelt_cluster_of_the_clusrcvr():
+    from checker import lint
+    from properties.lint import RULES, config_of_scenario
+
+    text = THREE_FRS.split("[[steps]]")[0].replace(
+        "DEFINE CHANNEL(DEMO.PR2) CHLTYPE(CLUSRCVR) CONNAME('pr2(1414)') CLUSTER(DEMO)",
+        "DEFINE CHANNEL(DEMO.PR2) CHLTYPE(CLUSRCVR) CONNAME('pr2(1414)') CLUSTER(DMEO)")
+    report = lint.run_rules([(config_of_scenario(parse_scenario(text, file="typo.toml")), {})], RULES)
+    pair = [f for f in report.findings if f.rule == "CLUSTER-PAIR"]
+    assert len(pair) == 1 and "DMEO: a misspelling of DEMO?" in pair[0].message
+    assert pair[0].fix == "on PR2: ALTER CHANNEL(DEMO.PR2) CHLTYPE(CLUSRCVR) CLUSTER(DEMO)"

@@ -114,7 +114,9 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
     # what another FR sent it — which is why FRs must be fully connected.
     forward = sender_full if mut.fr_forwarding_swapped else not sender_full
     if forward:
-        for fr in fr_targets_manual(state, q, cache.cluster):
+        # to full repositories only: one altered to a partial repository is forwarded to no
+        # more, although the manual CLUSSDR to it stays (a user trial, session 20)
+        for fr in manual_frs(state, q, cache):
             if fr != sender_name:
                 out.update(fr, cache.cluster, applied)
     was_pubsub = any(r.kind == rp.TOPIC for r in cache.live() if r not in applied)
@@ -226,12 +228,19 @@ def _pr_follow_up(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out
     return cache
 
 
+def manual_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache) -> list[str]:
+    """The queue managers ``q``'s manual CLUSSDRs reach that are full repositories as far as
+    ``cache`` knows (one it holds no record of yet counts, as while joining): not one since
+    altered to a partial repository."""
+    return [m for m in fr_targets_manual(state, q, cache.cluster)
+            if (r := cache.qmgr_record_of(m)) is None or r.info.full_repository]
+
+
 def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Mutations) -> tuple[tuple[str, ...], int]:
     """The full repositories a partial repository publishes and subscribes to: its manual
     CLUSSDR's FR first, then one other it knows (003: "sent to the chosen repository and
     also to one other repository (if there is one)"). Also returns how many it knows."""
-    manual = [m for m in fr_targets_manual(state, q, cache.cluster)
-              if (r := cache.qmgr_record_of(m)) is None or r.info.full_repository]  # not a demoted one
+    manual = manual_frs(state, q, cache)  # not a demoted one
     known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
     ordered = list(dict.fromkeys([*manual[:1], *known]))
     limit = 1 if mut.publish_to_one_fr else 2
@@ -249,8 +258,7 @@ def two_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, mut: Muta
 def available_frs(state: NetworkState, q: QmgrState, cache: rp.ClusterCache) -> tuple[str, ...]:
     """The full repositories :func:`two_frs` would consider that are available now (the
     ghost ``ClusterCache.last_subscribe`` keeps them, whatever a mutant chose)."""
-    manual = [m for m in fr_targets_manual(state, q, cache.cluster)
-              if (r := cache.qmgr_record_of(m)) is None or r.info.full_repository]
+    manual = manual_frs(state, q, cache)
     known = [r.owner_name for r in cache.full_repositories() if r.owner_name != q.name]
     return tuple(fr for fr in dict.fromkeys([*manual[:1], *known]) if _fr_available(state, q.name, fr))
 
@@ -364,25 +372,28 @@ def publish_own(state: NetworkState, name: str, step: int, mut: Mutations = NO_M
                 out.update(fr, cluster, changed)
             cache = replace(cache, last_publish=(targets, known))
             if demoted and not mut.demotion_untold:
-                cache = _tell_subscribers_of_demotion(cache, changed, out)
+                cache = _tell_subscribers_of_demotion(cache, changed, out, q.name, targets)
         q = put_cache(q, cache)
         state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(name))
     return add_log(state, log)
 
 
-def _tell_subscribers_of_demotion(cache: rp.ClusterCache, changed: Sequence[rp.Record], out: Outbox
-                                  ) -> rp.ClusterCache:
+def _tell_subscribers_of_demotion(cache: rp.ClusterCache, changed: Sequence[rp.Record], out: Outbox,
+                                  me: str, told: Sequence[str]) -> rp.ClusterCache:
     """A full repository altered to a partial one tells the queue managers that subscribed
     at it, which remake their subscriptions at other full repositories
     (:func:`_resubscribe_after_demotion`); it holds subscriptions no more. 000
     §Considerations for Full Repositories: "altering the Full Repositories to be Partial
     Repositories before taking them off-line ... will cause the queue managers within the
-    cluster to remake their subscriptions elsewhere."
-    """
+    cluster to remake their subscriptions elsewhere." The other partial repositories it
+    knows are told too (``told``: the full repositories it publishes to): they publish their
+    own changes to two full repositories, and one that never subscribed kept publishing to
+    it (a user trial, session 20)."""
     mine = [r for r in changed if r.kind == rp.QMGR and not r.deleted]
-    for subscriber in sorted({s[1] for s in cache.subscribers}):
-        out.update(subscriber, cache.cluster, mine)
+    partials = {r.owner_name for r in cache.qmgr_records() if not r.info.full_repository}
+    for name in sorted(({s[1] for s in cache.subscribers} | partials) - {me} - set(told)):
+        out.update(name, cache.cluster, mine)
     return replace(cache, subscribers=())
 
 
@@ -457,7 +468,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         cache = rp.remove_owner(cache, msg.removed, msg.records)
         q = put_cache(q, cache)
         if cache.full and cache != before and not msg.sender_full:
-            for fr in fr_targets_manual(state, q, msg.cluster):
+            for fr in manual_frs(state, q, cache):
                 if fr != msg.sender_name:
                     out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
     state = put_qmgr(state, q)
@@ -661,16 +672,18 @@ def advance_clock(state: NetworkState, step: sc.AdvanceStep, mut: Mutations) -> 
                     records.append(r)
                     continue
                 age, age_before = state.clock - r.published, before - r.published
+                # the 30-day warning, also when one advance passes the expiry as well (the log
+                # does not depend on how the days are split: a user trial, session 20)
+                if age > rp.REPUBLISH_DAYS >= age_before:
+                    log.append(LogEntry(q.name, "REFRESH_MISSING",
+                                        f"expected update of {r.kind} record {r.key or r.owner_name} from "
+                                        f"{r.owner_name} in {r.cluster} not received", step.index))
                 if age > rp.EXPIRY_DAYS[r.kind]:
                     records.append(replace(r, deleted=True))
                     log.append(LogEntry(q.name, "RECORD_EXPIRED",
                                         f"{r.kind} record {r.key or r.owner_name} from {r.owner_name} in "
                                         f"{r.cluster} expired after {rp.EXPIRY_DAYS[r.kind]} days", step.index))
                     continue
-                if age > rp.REPUBLISH_DAYS >= age_before:
-                    log.append(LogEntry(q.name, "REFRESH_MISSING",
-                                        f"expected update of {r.kind} record {r.key or r.owner_name} from "
-                                        f"{r.owner_name} in {r.cluster} not received", step.index))
                 records.append(r)
             q_new = put_cache(q_new, replace(cache, records=tuple(records)))
         state = put_qmgr(state, q_new)
