@@ -41,6 +41,8 @@ scenario file) or neither (an empty queue manager), never both.
 - ``channel = {qmgr, to, status}`` with status one of :data:`CHANNEL_STATUSES`
 - ``qmgr = {name, action = "stop" | "start" | "delete" | "recreate"}``
 - ``advance = {days}``
+- ``wait = {until = "settled"}`` — the next step waits until nothing is in flight to a
+  running queue manager (:class:`WaitStep`)
 - uniform clusters (issue #19): ``connect``, ``disconnect``, ``join_uniform``, the top-level
   ``ccdt`` key, ``[qmgrs.NAME] uniform_cluster`` and ``[[expect]] apstatus`` are described in
   :mod:`spec.uniform_scenario`.
@@ -133,7 +135,7 @@ __all__ = [
     "CloseStep",
     "ChannelStep",
     "QmgrStep",
-    "AdvanceStep",
+    "AdvanceStep", "WaitStep",
     "Step",
     "Expect",
     "ExpectedDeliveries",
@@ -352,9 +354,21 @@ class AdvanceStep:
     days: int
 
 
+@value
+class WaitStep:
+    """``wait = { until = "settled" }``: the next step waits until nothing is in flight to a
+    running queue manager, as an administrator waits (checking DISPLAY CLUSQMGR) before the
+    next step of a procedure. ``run`` settles before every step anyway; in ``check`` the step
+    is taken only in settled states."""
+
+    index: int
+    line: int
+    until: str = "settled"
+
+
 Step = Union[
     MqscStep, PublishStep, SubscribeStep, UnsubscribeStep, RepublishStep, OpenStep,
-    PutStep, CloseStep, ChannelStep, QmgrStep, AdvanceStep,
+    PutStep, CloseStep, ChannelStep, QmgrStep, AdvanceStep, WaitStep,
     ConnectStep, DisconnectStep, JoinUniformStep,
 ]
 
@@ -443,7 +457,7 @@ class Scenario:
 
 STEP_KINDS = (
     "mqsc", "publish", "subscribe", "unsubscribe", "republish", "open", "put", "close",
-    "channel", "qmgr", "advance", "connect", "disconnect", "join_uniform",
+    "channel", "qmgr", "advance", "wait", "connect", "disconnect", "join_uniform",
 )
 
 
@@ -1321,6 +1335,9 @@ class _Parser(UniformParsing):
     def step_advance(self, t: dict, path: Path, index: int, line: int) -> AdvanceStep:
         return AdvanceStep(index, line, self.integer(t["days"], path + ("days",), 1, MAX_DAYS))
 
+    def step_wait(self, t: dict, path: Path, index: int, line: int) -> WaitStep:
+        return WaitStep(index, line, self.keyword(t, "until", path, ("settled",), None))
+
     # -- expectations ----------------------------------------------------------------
 
     def expect(self, value: object, index: int) -> Expect:
@@ -1563,6 +1580,7 @@ _STEP_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "channel": (("qmgr", "to", "status", "name"), ("qmgr", "to", "status")),
     "qmgr": (("name", "action"), ("name", "action")),
     "advance": (("days",), ("days",)),
+    "wait": (("until",), ("until",)),
     **UNIFORM_STEP_KEYS,
 }
 

@@ -367,3 +367,39 @@ def test_lint_names_the_misspelt_cluster_of_the_clusrcvr():
     pair = [f for f in report.findings if f.rule == "CLUSTER-PAIR"]
     assert len(pair) == 1 and "DMEO: a misspelling of DEMO?" in pair[0].message
     assert pair[0].fix == "on PR2: ALTER CHANNEL(DEMO.PR2) CHLTYPE(CLUSRCVR) CLUSTER(DEMO)"
+
+
+def test_a_wait_step_lets_check_follow_a_maintenance_procedure():
+    # 000 §Considerations for Full Repositories, taking both full repositories down: written
+    # for `check` without a wait, the stop interleaves with PR3's subscription still in
+    # flight, which no administrator following the procedure would do
+    from checker.explore import explore
+    from checker.cli import _check_properties
+    from spec.scenario import WaitStep
+
+    text = THREE_FRS.split("[[steps]]")[0].replace("[qmgrs.FR3]", "[qmgrs.PR3]\nmqsc = '''\n"
+        "DEFINE CHANNEL(DEMO.PR3) CHLTYPE(CLUSRCVR) CONNAME('pr3(1414)') CLUSTER(DEMO)\n"
+        "DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)\n'''\n[qmgrs.FR3]")
+    steps = ('[[steps]]\nopen = { qmgr = "PR3", handle = "h", queue = "CQ1" }\n{wait}'
+             '[[steps]]\nqmgr = { name = "FR1", action = "stop" }\n'
+             '[[steps]]\nqmgr = { name = "FR2", action = "stop" }\n'
+             '[[steps]]\nput = { handle = "h", count = 2 }\n'
+             '[[expect]]\nmessages = { h = { PR2 = 2 } }\n')
+    verdicts = {}
+    for wait in ("", '[[steps]]\nwait = { until = "settled" }\n'):
+        scenario_ = parse_scenario(text + steps.replace("{wait}", wait), file="maintenance.toml")
+        assert any(isinstance(s, WaitStep) for s in scenario_.steps) == bool(wait)
+        assert messages_of(run_scenario(scenario_).final)["h"] == {"PR2": 2}
+        result = explore(MQNetwork(scenario_, _check_properties(scenario_)), property_ids=["EXPECT"])
+        assert result.statistics.complete
+        verdicts[bool(wait)] = result.verdicts["EXPECT"].status
+    assert verdicts == {False: Status.VIOLATED, True: Status.HOLDS}
+
+
+def test_a_wait_step_names_what_it_waits_for():
+    import pytest as _pytest
+
+    from spec.errors import InputError
+
+    with _pytest.raises(InputError, match=r"steps\[0\]\.wait\.until: .*settled"):
+        parse_scenario('[qmgrs.QM1]\n[[steps]]\nwait = { until = "quiet" }\n', file="w.toml")

@@ -163,6 +163,8 @@ class MQNetwork:
             return channel_step(state, step, self.mutations)
         if isinstance(step, sc.AdvanceStep):
             return advance_clock(state, step, self.mutations)
+        if isinstance(step, sc.WaitStep):  # taken only once the network has settled
+            return state if state.settled() else None
         handler = STEP_HANDLERS.get(type(step))
         if handler is None:  # an unmodelled step: reported by unmodelled_in, no effect
             return state

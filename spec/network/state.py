@@ -169,6 +169,12 @@ class NetworkState:
     def in_flight(self) -> int:
         return sum(len(ch.messages) for ch in self.channels)
 
+    def settled(self) -> bool:
+        """Nothing in flight to a running queue manager (what is held for a stopped one waits
+        for its restart): the scenario's ``wait`` step."""
+        running = {q.name for q in self.qmgrs if q.running}
+        return not any(ch.messages and ch.dst in running for ch in self.channels)
+
 
 @value
 class ScenarioStep:

@@ -239,6 +239,8 @@ def describe_step(step: Any) -> str:
         return f"channel {step.qmgr}->{step.to}{' ' + step.name if step.name else ''} {step.status}"
     if isinstance(step, sc.QmgrStep):
         return f"{step.action} queue manager {step.name}"
+    if isinstance(step, sc.WaitStep):
+        return "wait until the network has settled"
     if isinstance(step, sc.AdvanceStep):
         return f"advance the clock {step.days} day{'' if step.days == 1 else 's'}"
     if isinstance(step, sc.RepublishStep):
