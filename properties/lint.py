@@ -243,6 +243,8 @@ def mqsc_rejected(cfg: LintConfig) -> Iterator[Finding]:
     object), with runmqsc's message."""
     for q in cfg.qmgrs:
         for cmd, message in q.rejected:
+            if not cfg.closed and message.startswith("AMQ8147"):
+                continue  # MQSC files on their own: the object may exist on the queue manager already
             like = str(cmd.get("LIKE", "")) if cmd.has("LIKE") else ""
             keyword = "LIKE" if like and like in message else ""
             yield Finding("", ERROR, f"{q.name} rejects this command, so it changes nothing: {message}",
@@ -292,7 +294,8 @@ def cluster_pair(cfg: LintConfig) -> Iterator[Finding]:
             fix = (f"on {s.qm.name}: DEFINE CHANNEL(TO.{s.qm.name}) CHLTYPE(CLUSRCVR) CONNAME('host(port)') "
                    f"CLUSTER({cluster})" + (", or give both channels the same CLUSTER" if own else ""))
             rcvrs = [r for r in _channels(cfg, "CLUSRCVR") if r.qm is s.qm and r.channel.cluster]
-            typo = [r for r in rcvrs if near_miss(r.channel.cluster, [cluster])]
+            sdr_clusters = {c for o in _channels(cfg, "CLUSSDR") if o.qm is s.qm for c in o.clusters}
+            typo = [r for r in rcvrs if near_miss(r.channel.cluster, [cluster]) and r.channel.cluster not in sdr_clusters]
             if typo:  # a misspelt cluster name on the CLUSRCVR (000 §Checking initial definitions)
                 r = typo[0]
                 differ = f" (its CLUSRCVR {r.channel.name} is in {r.channel.cluster}: a misspelling of {cluster}?)"
@@ -373,19 +376,20 @@ def duplicate_qmgrs(cfg: LintConfig) -> Iterator[Finding]:
                           q.header, "give every queue manager of a network a unique name",
                           related=(_rel(seen[q.name].header, "the other one"),))
         seen.setdefault(q.name, q)
-    by_addr: dict[tuple, _Chl] = {}
+    seen_rcvrs: list[_Chl] = []
     for r in _channels(cfg, "CLUSRCVR"):
         if not r.channel.conname:
             continue
-        k = r.key[:1]
-        other = by_addr.get(k)
-        if other is not None and other.qm is not r.qm:
+        # any address in common (a multi-instance CONNAME lists several: objects.shares_address)
+        other = next((o for o in seen_rcvrs if o.qm is not r.qm
+                      and shares_address(o.channel.conname, r.channel.conname)), None)
+        if other is not None:
             yield Finding("", ERROR, f"{r.qm.name}'s CLUSRCVR {r.channel.name} has the CONNAME of "
                           f"{other.qm.name}'s CLUSRCVR {other.channel.name} ('{r.channel.conname}'): two queue "
                           "managers cannot listen at one address", r.at("CONNAME"),
                           "give each queue manager's CLUSRCVR its own host(port)",
                           related=(_rel(other.at("CONNAME"), f"{other.qm.name}'s CLUSRCVR"),))
-        by_addr.setdefault(k, r)
+        seen_rcvrs.append(r)
 
 
 def shared_frs(cfg: LintConfig) -> Iterator[Finding]:
@@ -638,6 +642,20 @@ def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
                 break
 
 
+def _keyword_value(text: str, keyword: str) -> re.Match | None:
+    """``KEYWORD(value`` in a command's text, outside quoted strings (a DESCR may quote the
+    keyword): group 1 is the opening quote or "", group 2 the value up to ``)`` or a quote."""
+    pattern = re.compile(rf"{keyword}\s*\(\s*('?)([^)']*)", re.IGNORECASE)
+    quoted, i = False, 0
+    while i < len(text):
+        if text[i] == "'":
+            quoted = not quoted
+        elif not quoted and (m := pattern.match(text, i)) is not None and (i == 0 or not text[i - 1].isalnum()):
+            return m
+        i += 1
+    return None
+
+
 def topicstr_text(cfg: LintConfig) -> Iterator[Finding]:
     """002 §Topics: "You can use any characters you like when you construct a topic
     string" — every character counts, case and blanks included, while runmqsc folds an
@@ -649,7 +667,7 @@ def topicstr_text(cfg: LintConfig) -> Iterator[Finding]:
             if kind not in ("TOPIC", "SUB") or not cmd.has("TOPICSTR"):
                 continue
             value = str(cmd.get("TOPICSTR"))
-            raw = re.search(r"TOPICSTR\s*\(\s*('?)([^)']*)", cmd.text, re.IGNORECASE)
+            raw = _keyword_value(cmd.text, "TOPICSTR")
             if raw is not None and not raw.group(1) and raw.group(2).strip() != raw.group(2).strip().upper():
                 written = raw.group(2).strip()
                 yield Finding("", WARNING, f"{kind}({name}) TOPICSTR({written}) is not quoted, so runmqsc folds it to "

@@ -114,9 +114,10 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
     # what another FR sent it — which is why FRs must be fully connected.
     forward = sender_full if mut.fr_forwarding_swapped else not sender_full
     if forward:
-        # to full repositories only: one altered to a partial repository is forwarded to no
-        # more, although the manual CLUSSDR to it stays (a user trial, session 20)
-        for fr in manual_frs(state, q, cache):
+        # over every manual CLUSSDR, also to one since altered to a partial repository: one
+        # altered back is not resynchronised, and would miss what came meanwhile (a review
+        # of session 20 found RP-FR-CONVERGENCE violated when forwarding followed the cache)
+        for fr in fr_targets_manual(state, q, cache.cluster):
             if fr != sender_name:
                 out.update(fr, cache.cluster, applied)
     was_pubsub = any(r.kind == rp.TOPIC for r in cache.live() if r not in applied)
@@ -468,7 +469,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
         cache = rp.remove_owner(cache, msg.removed, msg.records)
         q = put_cache(q, cache)
         if cache.full and cache != before and not msg.sender_full:
-            for fr in manual_frs(state, q, cache):
+            for fr in fr_targets_manual(state, q, msg.cluster):
                 if fr != msg.sender_name:
                     out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
     state = put_qmgr(state, q)

@@ -170,10 +170,22 @@ class NetworkState:
         return sum(len(ch.messages) for ch in self.channels)
 
     def settled(self) -> bool:
-        """Nothing in flight to a running queue manager (what is held for a stopped one waits
-        for its restart): the scenario's ``wait`` step."""
-        running = {q.name for q in self.qmgrs if q.running}
-        return not any(ch.messages and ch.dst in running for ch in self.channels)
+        """No message in flight can move without another scenario step: each waits for or at
+        a queue manager a step stopped or deleted, or on a channel a step left stopped or
+        retrying. One whose ends run or were stopped by a fault (which may restart), on a
+        route that flows or is RETRYING by a fault (which may recover), can still move. The
+        scenario's ``wait`` step, and the end of a scenario for ``[[expect]]`` in ``check``."""
+        live = {q.name for q in self.qmgrs if q.running} | set(self.stopped_by_fault)
+        for ch in self.channels:
+            if not ch.messages or ch.src not in live or ch.dst not in live:
+                continue
+            for m in ch.messages:
+                route = getattr(m, "route", "")
+                status = self.route_status(ch.src, ch.dst, route)
+                held = (ch.src, bd.route_key(ch.dst, route) if route else ch.dst) in self.held_by_step
+                if status in FLOWING or (status == "RETRYING" and not held):
+                    return False
+        return True
 
 
 @value

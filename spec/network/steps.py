@@ -22,7 +22,7 @@ from spec.network.repositories import (
     suspend_or_resume,
 )
 from spec.network.state import NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_qmgr
-from spec.network.topology import pubsub_space, topic_space
+from spec.network.topology import pubsub_space, resolve_conname, topic_space
 from spec.network.uniform import UNIFORM_STEP_HANDLERS, describe_uniform_step
 from spec.network.workload import close_step, open_step, put_step, redrive_channel
 from spec.pubsub import LocalPubSub
@@ -114,14 +114,23 @@ def require_running(state: NetworkState, name: str, step: int) -> NetworkState |
 
 
 def _names_sender(state: NetworkState, src: str, dst: str, name: str) -> bool:
-    """Whether ``src`` has a sender channel called ``name``: a manual CLUSSDR or SDR, or the
-    auto-defined CLUSSDR to ``dst`` (named after ``dst``'s CLUSRCVR: 003 §Auto-definition of
-    channels)."""
+    """Whether ``src`` has a sender channel called ``name`` that leads to ``dst``: a manual
+    CLUSSDR or SDR, or the auto-defined CLUSSDR (named after ``dst``'s CLUSRCVR: 003
+    §Auto-definition of channels)."""
     q = state.find(src)
     if q is None:
         return True  # require_running has said why nothing happens
-    if any(ch.name == name and ch.chltype in ("CLUSSDR", "SDR") for ch in q.defs.channels):
-        return True
+    far = state.find(dst)
+    for ch in q.defs.channels:
+        if ch.name != name:
+            continue
+        if ch.chltype == "CLUSSDR" and resolve_conname(state, ch.conname, ch.cluster) == dst:
+            return True
+        # a SDR reaches the queue manager that defines the RCVR of its name (decision
+        # "Point-to-point routing")
+        if ch.chltype == "SDR" and far is not None and any(c.name == name and c.chltype == "RCVR"
+                                                           for c in far.defs.channels):
+            return True
     return any(r.info.channel == name and r.owner_name == dst for c in q.caches for r in c.qmgr_records())
 
 
@@ -136,8 +145,8 @@ def channel_step(state: NetworkState, step: sc.ChannelStep, mut: Mutations) -> N
     if step.name and not _names_sender(state, step.qmgr, step.to, step.name):
         # as STOP/START CHANNEL of an unknown name (channels.set_status_by_name): said, not
         # applied to the pair's channel instead (a user trial: a typo changed another route)
-        return add_log(state, [LogEntry(step.qmgr, "CHANNEL_NOT_FOUND", f"channel {step.name} not found at {step.qmgr} "
-                                        f"(no manual sender of that name, nor one auto-defined for {step.to})",
+        return add_log(state, [LogEntry(step.qmgr, "CHANNEL_NOT_FOUND", f"channel {step.name}: no sender channel of "
+                                        f"that name leads from {step.qmgr} to {step.to} (manual or auto-defined)",
                                         step.index)])
     routes = (route_for(state, step.qmgr, step.to, step.name),) if step.name else known_routes(state, step.qmgr, step.to)
     for route in routes:
@@ -266,8 +275,9 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
             notes.append(f"steps[{step.index}] (line {step.line}): {why} is not modelled yet; the step has no effect")
     sources = [(f"qmgrs.{q.name}", q.name, q.commands) for q in scenario.qmgrs]
     sources += [(f"steps[{s.index}]", s.qmgr, s.commands) for s in scenario.steps if isinstance(s, sc.MqscStep)]
-    for where, qmgr, commands in sources:
-        defined: set[str] = set()  # a default object's name defined before: that object is altered
+    defined_at: dict[str, set[str]] = {}
+    for where, qmgr, commands in sources:  # initial MQSC first, then the steps, in order
+        defined = defined_at.setdefault(qmgr, set())  # a default object's name defined before: that one is altered
         for cmd in commands:
             _, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
             if cmd.verb == "DEFINE":

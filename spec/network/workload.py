@@ -405,16 +405,38 @@ def redrive_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mut
         obj = state.qmgr(src).defs.queue(m.queue)
         exclude = obj is not None and obj.qtype != "QLOCAL"
         put = wl.Put(m.queue, m.target_qmgr, via_cluster_channel=len(m.hops) > 1)
-        state, choice = _choose(state, src, put, m.handle, m.serial, "REDRIVE", step, mut, redrive=dst,
-                                   exclude_local=exclude)
-        if moves_to(state, src, dst, route, choice.destination):
-            moved.append((choice.destination, m))
-        else:
-            keep.append(m)
+        chosen, choice = _choose(state, src, put, m.handle, m.serial, "REDRIVE", step, mut, redrive=dst,
+                                 exclude_local=exclude)
+        dest = choice.destination
+        if moves_to(chosen, src, dst, route, dest):
+            state = chosen
+            moved.append((dest, m))
+            continue
+        keep.append(m)
+        if dest is None or (dest.qmgr == dst and not dest.local and route_for(chosen, src, dst, dest.channel) == route):
+            state = chosen  # the algorithm chose where it waits: as ever
+        else:  # its pick is no better than RETRYING: the message waits, nothing is sent or counted
+            state = _waits_after_redrive(state, chosen, src, dst, route)
     state = set_channel(state, replace(state.channel(src, dst), messages=tuple(keep)))
     for dest, m in moved:
         state = _send_or_arrive(state, src, dest, m, step, mut)
     return state
+
+
+def _waits_after_redrive(before: NetworkState, chosen: NetworkState, src: str, dst: str, route: str) -> NetworkState:
+    """The re-drive ran the algorithm and its pick is not available (``moves_to``): the
+    message stays for ``dst``. The workload history is the one before (nothing was sent);
+    the ghost decision records the re-drive as keeping the message where it waits, so the
+    properties see no move that did not happen; ``--explain`` says so."""
+    q0, q1 = before.qmgr(src), chosen.qmgr(src)
+    decision = q1.decisions[-1]
+    channel = route or next((c.channel for c in decision.candidates if c.qmgr == dst and not c.local), "")
+    kept = replace(decision, chosen=(dst, channel, False), reason="no available destination: it waits for its channel")
+    explained = q1.explained
+    if len(explained) > len(q0.explained):  # --explain: the algorithm's lines, then what happened
+        *rest, last = explained
+        explained = (*rest, (*last[:-1], (*last[-1], f"no destination is available: the message waits for {dst}")))
+    return put_qmgr(before, replace(q0, decisions=q0.decisions + (kept,), explained=explained))
 
 
 def moves_to(state: NetworkState, src: str, dst: str, route: str, dest: wl.Destination | None) -> bool:
