@@ -27,26 +27,19 @@ from properties.repository import PROPERTIES  # noqa: E402
 from spec.network import MQNetwork, deliveries_of, messages_of, repositories_of, run_scenario  # noqa: E402
 from spec.scenario import parse_scenario  # noqa: E402
 
-SERVERS = """
-[qmgrs.SERVER1]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO)
-DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
-{server1}
-'''
-[qmgrs.SERVER2]
-mqsc = '''
-DEFINE CHANNEL(DEMO.SERVER2) CHLTYPE(CLUSRCVR) CONNAME('server2(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
-DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
-'''
-[qmgrs.QMAPP]
-mqsc = '''
-DEFINE CHANNEL(DEMO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
-'''
-"""
+def qmgr(name: str, *, repos: bool = False, to: tuple[str, ...] = (), extra: str = "") -> str:
+    """A [qmgrs.NAME] table in cluster DEMO: CLUSRCVR DEMO.NAME, a CLUSSDR to each of ``to``."""
+    lines = ["ALTER QMGR REPOS(DEMO)"] if repos else []
+    lines.append(f"DEFINE CHANNEL(DEMO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)")
+    lines += [f"DEFINE CHANNEL(DEMO.{o}) CHLTYPE(CLUSSDR) CONNAME('{o.lower()}(1414)') CLUSTER(DEMO)" for o in to]
+    quotes = "'" * 3
+    return f"[qmgrs.{name}]\nmqsc = {quotes}\n" + "\n".join(lines + ([extra] if extra else [])) + f"\n{quotes}\n"
+
+
+
+DEMOQ = "DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)"
+SERVERS = (qmgr("SERVER1", repos=True, extra=DEMOQ + "\n{server1}") + qmgr("SERVER2", to=("SERVER1",), extra=DEMOQ)
+           + qmgr("QMAPP", to=("SERVER1",)))
 
 
 def scenario(server1_initial: str = "", step: str = "", puts: int = 4):
@@ -189,27 +182,8 @@ def test_traces_name_the_topic_object_and_tables_show_blanks(capsys):
 
 
 # -- the third trial: fault tolerance (004) ---------------------------------------------------
-RETRYING = """
-[qmgrs.QMAPP]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
-'''
-[qmgrs.SERVER1]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
-DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
-'''
-[qmgrs.SERVER2]
-mqsc = '''
-DEFINE CHANNEL(TO.SERVER2) CHLTYPE(CLUSRCVR) CONNAME('server2(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
-DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO) DEFBIND(NOTFIXED)
-'''
-[[steps]]
+RETRYING = (qmgr("QMAPP", repos=True, to=("SERVER1",)) + qmgr("SERVER1", repos=True, to=("QMAPP",), extra=DEMOQ)
+            + qmgr("SERVER2", to=("QMAPP",), extra=DEMOQ) + """[[steps]]
 channel = { qmgr = "QMAPP", to = "SERVER2", status = "RETRYING" }
 [[steps]]
 open = { qmgr = "QMAPP", handle = "warm", queue = "DEMOQ" }
@@ -221,7 +195,7 @@ channel = { qmgr = "QMAPP", to = "SERVER1", status = "RETRYING" }
 open = { qmgr = "QMAPP", handle = "h", queue = "DEMOQ" }
 [[steps]]
 put = { handle = "h" }
-"""
+""")
 
 
 @pytest.mark.parametrize("then, expected", [
@@ -242,7 +216,7 @@ def test_a_waiting_message_moves_only_to_an_available_destination(then, expected
 
 def test_a_channel_step_naming_no_channel_is_logged_and_changes_nothing():
     text = RETRYING.split("[[steps]]")[0] + (
-        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "STOPPED", name = "TO.SERVR2" }\n'
+        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "STOPPED", name = "DEMO.SERVR2" }\n'
         '[[steps]]\nopen = { qmgr = "QMAPP", handle = "h", queue = "DEMOQ" }\n[[steps]]\nput = { handle = "h", count = 2 }\n')
     report = run_scenario(parse_scenario(text, file="typo.toml"))
     assert [(e.code, e.step) for e in report.final.log] == [("CHANNEL_NOT_FOUND", 0)]
@@ -265,39 +239,14 @@ def test_check_faults_on_the_command_line_judges_uc_recovery(capsys):
 
 
 # -- the fourth trial: repository operations (000, 003) ---------------------------------------
-THREE_FRS = """
-[qmgrs.FR1]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR3) CHLTYPE(CLUSSDR) CONNAME('fr3(1414)') CLUSTER(DEMO)
-'''
-[qmgrs.FR2]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR3) CHLTYPE(CLUSSDR) CONNAME('fr3(1414)') CLUSTER(DEMO)
-'''
-[qmgrs.FR3]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(DEMO.FR3) CHLTYPE(CLUSRCVR) CONNAME('fr3(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
-'''
-[qmgrs.PR2]
-mqsc = '''
-DEFINE CHANNEL(DEMO.PR2) CHLTYPE(CLUSRCVR) CONNAME('pr2(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-DEFINE QLOCAL(CQ1) CLUSTER(DEMO)
-'''
-[[steps]]
+
+THREE_FRS = (qmgr("FR1", repos=True, to=("FR2", "FR3")) + qmgr("FR2", repos=True, to=("FR1", "FR3"))
+             + qmgr("FR3", repos=True, to=("FR1", "FR2")) + qmgr("PR2", to=("FR1",), extra="DEFINE QLOCAL(CQ1) CLUSTER(DEMO)")
+             + """[[steps]]
 mqsc = { qmgr = "FR1", commands = "ALTER QMGR REPOS(' ')" }
 [[steps]]
 mqsc = { qmgr = "PR2", commands = "DEFINE QLOCAL(CQ2) CLUSTER(DEMO)" }
-"""
+""")
 
 
 def test_a_demoted_full_repository_is_published_to_no_more():
@@ -315,31 +264,14 @@ def test_a_demoted_full_repository_is_published_to_no_more():
 def test_check_judges_the_expectations_when_the_scenario_ends_with_a_queue_manager_stopped(capsys):
     from checker.cli import main
 
-    text = """
-[qmgrs.FR1]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)
-'''
-[qmgrs.FR2]
-mqsc = '''
-ALTER QMGR REPOS(DEMO)
-DEFINE CHANNEL(DEMO.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-'''
-[qmgrs.PR1]
-mqsc = '''
-DEFINE CHANNEL(DEMO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)
-DEFINE CHANNEL(DEMO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
-'''
-[[steps]]
+    text = (qmgr("FR1", repos=True, to=("FR2",)) + qmgr("FR2", repos=True, to=("FR1",)) + qmgr("PR1", to=("FR1",))
+            + """[[steps]]
 qmgr = { name = "FR2", action = "stop" }
 [[steps]]
 mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
 [[expect]]
 repositories = { FR2 = { DEMO = { queues = { CQ1 = ["PR1"] } } } }
-"""
+""")
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -454,10 +386,10 @@ def test_expect_is_judged_when_a_step_leaves_a_message_on_a_stopped_channel():
 
 def test_a_channel_step_naming_a_channel_to_another_queue_manager_is_logged():
     text = RETRYING.split("[[steps]]")[0] + (
-        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "STOPPED", name = "TO.SERVER1" }\n')
+        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "STOPPED", name = "DEMO.SERVER1" }\n')
     log = run_scenario(parse_scenario(text, file="other.toml")).final.log
     assert [(e.code, e.detail) for e in log] == [
-        ("CHANNEL_NOT_FOUND", "channel TO.SERVER1: no sender channel of that name leads from QMAPP to SERVER2 "
+        ("CHANNEL_NOT_FOUND", "channel DEMO.SERVER1: no sender channel of that name leads from QMAPP to SERVER2 "
                               "(manual or auto-defined)")]
 
 
