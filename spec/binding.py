@@ -59,6 +59,7 @@ Modelling choices, argued:
 
 from __future__ import annotations
 
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 
@@ -163,6 +164,7 @@ class AppMessage:
     # the name of that route's CLUSSDR; "" for the pair's channel (the only route of a queue
     # manager with one CLUSRCVR in the cluster)
     route: str = ""
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # spec.encoding.DIGEST_FIELD
 
     def __str__(self) -> str:
         to = f"{self.queue}@{self.target_qmgr}" if self.target_qmgr else self.queue

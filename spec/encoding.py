@@ -49,6 +49,8 @@ DIGEST_SIZE = 16
 
 CACHE_FIELD = "_encoded"
 _CACHED: set[type] = set()   # dataclasses with a CACHE_FIELD slot: their encoding is kept on the object
+DIGEST_FIELD = "_digest"
+_DIGESTED: set[type] = set()  # dataclasses with a DIGEST_FIELD slot: their inline bytes are kept on the object
 
 
 def _fields(cls: type) -> tuple[str, ...]:
@@ -57,9 +59,12 @@ def _fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
         fields = dataclasses.fields(cls)
-        names = tuple(f.name for f in fields if not (f.name == CACHE_FIELD and not f.init))
-        if len(names) < len(fields):
-            _CACHED.add(cls)
+        names = tuple(f.name for f in fields if not (f.name in (CACHE_FIELD, DIGEST_FIELD) and not f.init))
+        for f in fields:
+            if f.name == CACHE_FIELD and not f.init:
+                _CACHED.add(cls)
+            elif f.name == DIGEST_FIELD and not f.init:
+                _DIGESTED.add(cls)
         _FIELDS[cls] = names
         _TAGS[cls] = b"D%d:%s{" % (len(cls.__name__.encode()), cls.__name__.encode())
         if len(names) == 1:
@@ -135,6 +140,9 @@ def _inlined(items: Any) -> list[bytes]:
             append(b"N")
         elif t is bool:
             append(b"T" if item else b"F")
+        elif t in _DIGESTED:
+            data = item._digest
+            append(data if data is not None else _hashed(item, t))
         else:
             hit = memo(id(item))
             append(hit[1] if hit is not None and hit[0] is item else _inline(item))
@@ -156,7 +164,14 @@ def _body(value: Any, t: type) -> bytes:
 
 
 def _hashed(value: Any, t: type) -> bytes:
-    """How a compound value appears inside its parent: ``H`` and its digest (memoised)."""
+    """How a compound value appears inside its parent: ``H`` and its digest (memoised, or
+    kept on the object when its class declares a ``DIGEST_FIELD``)."""
+    if t in _DIGESTED:
+        data = value._digest
+        if data is None:
+            data = b"H" + blake2b(_body(value, t), digest_size=DIGEST_SIZE).digest()
+            object.__setattr__(value, DIGEST_FIELD, data)
+        return data
     hit = _MEMO.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
@@ -165,6 +180,13 @@ def _hashed(value: Any, t: type) -> bytes:
         _MEMO.clear()
     _MEMO[id(value)] = (value, inline)
     return inline
+
+
+def inline_bytes(value: Any) -> bytes:
+    """How ``value`` appears inside a parent's encoding: a scalar's own bytes, a compound
+    value's ``H`` and digest (memoised). Two values have the same inline bytes exactly when
+    they have the same canonical encoding (up to the digest's collisions)."""
+    return _inline(value)
 
 
 _TOP: dict[int, tuple[object, bytes]] = {}

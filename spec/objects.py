@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left
-from dataclasses import fields
+from dataclasses import field, fields
 from operator import attrgetter
 from typing import Union
 
@@ -118,6 +118,7 @@ class Queue:
     xmitq: str = ""
     target: str = ""  # QALIAS (TARGET, formerly TARGQ)
     targtype: str = "QUEUE"
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # spec.encoding.DIGEST_FIELD
 
     @property
     def is_qmgr_alias(self) -> bool:
@@ -164,6 +165,7 @@ class QueueManagerDef:
     channels: tuple[Channel, ...] = ()
     namelists: tuple[Namelist, ...] = ()
     next_order: int = 0  # the order number the next DEFINE SUB gets
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # spec.encoding.DIGEST_FIELD
 
     def topic(self, name: str) -> TopicObject | None:
         return _find(self.topics, name)
@@ -428,7 +430,7 @@ def apply_command(qm: QueueManagerDef, cmd: Command, cluster_topics: tuple = ())
 
 def _field_values(cmd: Command, cls, skip: tuple[str, ...] = ()) -> dict:
     """The command's attributes that are fields of ``cls`` (``CLWLWGHT`` -> ``clwlwght``)."""
-    names = {f.name for f in fields(cls)}
+    names = {f.name for f in fields(cls) if f.init}
     return {kw.lower(): value for kw, value in cmd.attrs
             if kw.lower() in names and kw not in skip and kw.lower() != "name"}
 
@@ -833,7 +835,7 @@ _HANDLERS = {
 
 def _changed(obj, default, skip: tuple[str, ...] = ("name",)) -> list[tuple[str, object]]:
     return [(f.name.upper(), getattr(obj, f.name)) for f in fields(obj)
-            if f.name not in skip and getattr(obj, f.name) != getattr(default, f.name)]
+            if f.init and f.name not in skip and getattr(obj, f.name) != getattr(default, f.name)]
 
 
 def _cmd(verb: str, objtype: str, name: str, attrs) -> Command:

@@ -29,6 +29,7 @@ subscriptions (PRs re-subscribe on the same 30-day cycle as republishing), and t
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import Any
 
 from spec.objects import conname_key, shares_address
@@ -92,6 +93,7 @@ class Record:
     published: int = 0
     deleted: bool = False
     info: Any = None  # QmgrInfo | QueueInfo | spec.objects.TopicObject
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # spec.encoding.DIGEST_FIELD
 
     @property
     def ident(self) -> tuple[str, str, str, str]:
@@ -117,6 +119,7 @@ class RepoMsg:
     keys: tuple[tuple[str, str], ...] = ()
     reply: bool = False
     removed: str = ""
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # spec.encoding.DIGEST_FIELD
 
     def __str__(self) -> str:
         parts = [f"{self.op}{'(reply)' if self.reply else ''}[{self.cluster}]"]
@@ -158,6 +161,7 @@ class ClusterCache:
     discarded: bool = False  # ghost: a duplicate or stale copy was discarded here
     refreshed: bool = False  # ghost: REFRESH CLUSTER was issued here
     removed: tuple[str, ...] = ()  # ghost: QMIDs forcibly removed (RESET CLUSTER) here
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # spec.encoding.DIGEST_FIELD
     joined: tuple[str, ...] = ()  # CONNAMEs of manual CLUSSDRs a JOIN has been sent over
 
     # --- views --------------------------------------------------------------------

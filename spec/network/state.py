@@ -78,6 +78,9 @@ class QmgrState:
     # ghost (PS-PSCLUS-REFUSED): the clustered topic objects it knew when an ALTER QMGR last asked
     # to take PSCLUS from ENABLED to DISABLED
     psclus_asked: tuple[str, ...] = ()
+    # how it appears in a parent's encoding, kept on the object (spec.encoding.DIGEST_FIELD):
+    # not part of the value
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def qmid(self) -> str:
@@ -98,6 +101,7 @@ class Channel:
     dst: str
     status: str = "INACTIVE"
     messages: tuple[Any, ...] = ()
+    _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)  # QmgrState's
 
 
 @value(eq=False)
