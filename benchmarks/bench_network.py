@@ -45,6 +45,8 @@ def main() -> None:
     parser.add_argument("--only", action="append", metavar="EXAMPLE", choices=[name for name, _ in CASES],
                         help="only this row (repeatable)")
     parser.add_argument("--max-states", type=int, default=None, help="stop each row at N states (incomplete)")
+    parser.add_argument("--memo", choices=("on", "off", "verify"), default="on",
+                        help="the delivery memo (spec/network/memo.py; default on, as mqcheck check runs)")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}")
     print("| example | start | distinct | generated | depth | seconds | states/s | bytes/visited state | bytes/encoded state |")
@@ -52,7 +54,7 @@ def main() -> None:
     cases = [c for c in CASES if c[0] in args.only] if args.only else CASES[:2] if args.quick else CASES
     for name, initial in cases:
         scenario = load_scenario(ROOT / "examples" / name)
-        model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial)
+        model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial, memo=args.memo)
         start = time.perf_counter()
         result = explore(model, workers=args.workers, max_states=args.max_states)
         seconds = time.perf_counter() - start

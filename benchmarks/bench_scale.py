@@ -36,6 +36,9 @@ without reduction in the "base" column instead. ``--property ID`` checks only th
 properties (reduction applies only when no checked invariant reads everything: e.g.
 ``--property EXPECT``); ``--expect`` adds an ``[[expect]] no_errors = true`` block to every
 family's scenario, so that EXPECT exists there.
+
+The delivery memo (issue #17 round 8, spec/network/memo.py) is on as in ``mqcheck check``;
+``--compare-memo`` puts the same engine without it in the "base" column.
 """
 
 from __future__ import annotations
@@ -129,7 +132,10 @@ except ImportError:          # a checkout from before the network package
 extra = json.loads(sys.argv[4])
 scenario = load_scenario(sys.argv[2])
 initial = extra.pop("explore_initial", None)
-model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial or scenario.check.explore_initial or None)
+memo = extra.pop("memo", None)   # an engine from before the delivery memo has none
+kw = {"memo": memo} if memo and "memo" in inspect.signature(MQNetwork).parameters else {}
+model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial or scenario.check.explore_initial or None,
+                  **kw)
 if extra.get("property_ids") is None:
     extra.pop("property_ids", None)
 import checker.explore as engine
@@ -201,6 +207,8 @@ def main() -> None:
                                                    "with --root, and print both with the CPU ratio")
     parser.add_argument("--compare-por", action="store_true",
                         help="base column: this engine without partial-order reduction (instead of --base)")
+    parser.add_argument("--compare-memo", action="store_true",
+                        help="base column: this engine without the delivery memo (instead of --base)")
     parser.add_argument("--property", action="append", metavar="ID", help="check only these properties")
     parser.add_argument("--expect", action="store_true", help="families: add [[expect]] no_errors = true")
     parser.add_argument("--example", action="append", metavar="FILE[:initial]",
@@ -212,7 +220,7 @@ def main() -> None:
         print(FAMILIES[family](int(k)))
         return
     root = args.root.resolve()
-    base = args.base.resolve() if args.base else (root if args.compare_por else None)
+    base = args.base.resolve() if args.base else (root if args.compare_por or args.compare_memo else None)
     for r in ([root, base] if base else [root]):
         head = subprocess.run(["git", "-C", str(r), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
         print(f"engine: {r} ({head.stdout.strip() or 'not a git checkout'}), cap {args.cap:g} CPU s per point")
@@ -250,7 +258,7 @@ def _cases(args, root: Path, base: Path | None, work: Path):
     """(case name, row, base row or None) for the examples or the families."""
     common = {"property_ids": args.property} if args.property else {}
     new = {**common, "por": True}
-    old = {**common, "por": False} if args.compare_por else common
+    old = {**common, "por": False} if args.compare_por else {**common, "memo": "off"} if args.compare_memo else common
 
     def run_base(scenario: Path, cap: float, extra: dict | None = None) -> dict:
         return _run_point(base, scenario, cap, {**(extra or {}), **old})

@@ -381,7 +381,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     scenario = _load_scenario(args.scenario, "check")
     explore_initial = True if args.explore_initial else None
     model = MQNetwork(scenario, _check_properties(scenario, args.faults), faults=args.faults,
-                      explore_initial=explore_initial)
+                      explore_initial=explore_initial, memo=args.memo)
     known = {p.id for p in model.properties()}
     for pid in args.property or ():
         if pid not in known:
@@ -391,6 +391,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     bounds = dict(max_states=max_states, max_depth=max_depth, property_ids=args.property or None)
     if args.backend == "spark":
         from checker.spark import DEFAULT_DRIVER_THRESHOLD, explore_spark
+
+        if args.memo == "verify":
+            raise InputError("--memo verify is for the local backend (Spark executors run with the memo on or off)",
+                             file="<command line>")
 
         if args.fingerprint_bits != 64:
             raise InputError("the Spark backend stores 64-bit fingerprints; drop --fingerprint-bits or use "
@@ -407,9 +411,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
         from checker.explore import explore
 
         progress = sys.stderr.isatty() and not args.quiet
-        result = explore(model, timeout=args.timeout, progress=progress, workers=args.workers,
-                         fingerprint_bits=args.fingerprint_bits, memory_limit_mb=args.memory_limit_mb,
-                         stop_on_violation=args.stop_on_violation, por=not args.no_por, **bounds)
+        try:
+            result = explore(model, timeout=args.timeout, progress=progress, workers=args.workers,
+                             fingerprint_bits=args.fingerprint_bits, memory_limit_mb=args.memory_limit_mb,
+                             stop_on_violation=args.stop_on_violation, por=not args.no_por, **bounds)
+        except Exception as err:  # --memo verify found a replay that differs (in this process or the helper)
+            if args.memo != "verify" or "MemoMismatch" not in f"{type(err).__name__} {err}":
+                raise
+            print(f"mqcheck check: --memo verify: {str(err).splitlines()[-1].removeprefix('spec.network.memo.')}\n"
+                  "This is a bug in mqcheck's delivery memo; --memo off checks without it.", file=sys.stderr)
+            return EXIT_FAILED
     if args.json or args.report:
         data = result.to_dict()
         data["scenario"] = scenario.name
@@ -1445,6 +1456,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="local backend: no partial-order reduction (on by default; it applies only where the "
                             "checked properties allow it, docs/por.md; same verdicts, fewer states). The Spark "
                             "backend always explores unreduced")
+    check.add_argument("--memo", choices=("on", "off", "verify"), default="on",
+                       help="the delivery memo: each channel delivery computed once per local situation and replayed "
+                            "(on, the default); off; or verify, which recomputes every replay and stops with an error "
+                            "(exit 1) on a difference (slower; docs/decisions.md, issue #17 round 8). Same states either way")
     check.add_argument("--explore-initial", action="store_true",
                        help="also explore the initial queue managers joining their clusters (default: start "
                             "from the settled initial configuration; [check] explore_initial)")

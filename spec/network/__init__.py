@@ -3,6 +3,7 @@
 One module per concern, each importing only the ones listed before it:
 
 - ``state``         the state and action types, the mutant switches, state rebuilding helpers
+- ``memo``          the delivery memo: a delivery computed once per local situation (issue #17)
 - ``topology``      membership, CONNAME resolution, topic spaces, pub/sub links (queries)
 - ``channels``      transmission queues and channel status
 - ``repositories``  the repository protocol: publish, forward, subscribe, REFRESH, RESET, expiry

@@ -26,9 +26,10 @@ from spec.encoding import canonical_bytes
 from spec.network.channels import (
     first_on, reconnectable, recoverable, routes_waiting, set_channel, set_route_status,
 )
+from spec.network.memo import DeliveryMemo
 from spec.network.pubsub import (
-    deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_step, receive_proxy_subscription,
-    receive_publication,
+    deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_delivery, pubsub_after_step,
+    receive_proxy_subscription, receive_publication,
 )
 from spec.network.repositories import advance_clock, process_repo_message, repositories_of
 from spec.network.state import (
@@ -52,7 +53,8 @@ class MQNetwork:
     """
 
     def __init__(self, scenario: sc.Scenario, properties: Sequence[Any] = (), faults: int | None = None,
-                 mutations: Mutations = NO_MUTATIONS, explore_initial: bool | None = None) -> None:
+                 mutations: Mutations = NO_MUTATIONS, explore_initial: bool | None = None,
+                 memo: str = "on") -> None:
         self.scenario = scenario
         self.name = scenario.name or "scenario"
         self._properties = tuple(properties)
@@ -60,6 +62,18 @@ class MQNetwork:
         self.mutations = mutations
         self.explore_initial = scenario.check.explore_initial if explore_initial is None else explore_initial
         self._opened_at = {s.handle: s.qmgr for s in scenario.steps if isinstance(s, sc.OpenStep)}
+        # deliveries computed once per local situation (memo.py); not with --explain, whose
+        # explanations are numbered across every queue manager
+        if memo not in ("on", "off", "verify"):
+            raise ValueError(f"memo {memo!r}: expected 'on', 'off' or 'verify'")
+        self.memo = None if memo == "off" or mutations.explain else DeliveryMemo(memo)
+
+    def __getstate__(self) -> dict:
+        # a pickled model (Spark executors) starts with an empty memo of its own
+        state = dict(self.__dict__)
+        if state.get("memo") is not None:
+            state["memo"] = DeliveryMemo(state["memo"].mode)
+        return state
 
     # --- the Model protocol ---------------------------------------------------------
     def init_states(self) -> Sequence[NetworkState]:
@@ -101,23 +115,39 @@ class MQNetwork:
         return tuple(acts)
 
     def next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
+        if self.memo is not None and state.uniform is None and isinstance(action, ChannelDeliver):
+            return self._deliver(state, action)
         after = self._next_state(state, action)
         if after is None:
             return None
         return uniform_after(state, pubsub_after(state, action, after, self.mutations))
 
+    def _deliver(self, state: NetworkState, action: ChannelDeliver) -> NetworkState | None:
+        """``next_state`` of a delivery through the memo (memo.py): the message taken off
+        its channel here, then what the receiving queue manager does with it — handler and
+        publish/subscribe's reaction (``pubsub_after``) — replayed when this local
+        situation was seen before."""
+        taken = _take(state, action)
+        if taken is None:
+            return None
+        state, msg = taken
+        dst, mut = action.dst, self.mutations
+        if state.find(dst) is None:
+            return state
+        handler = _MESSAGE_HANDLERS[type(msg)]
+
+        def process(s: NetworkState) -> NetworkState | None:
+            after = handler(s, dst, msg, s.next_step - 1, mut)
+            return None if after is None else pubsub_after_delivery(after, dst, mut)
+
+        return self.memo.deliver(state, dst, msg, process)
+
     def _next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
         if isinstance(action, ChannelDeliver):
-            ch = state.channel(action.src, action.dst)
-            i = -1 if ch is None else first_on(ch, action.route)
-            if i < 0:
+            taken = _take(state, action)
+            if taken is None:
                 return None
-            msg, rest = ch.messages[i], ch.messages[:i] + ch.messages[i + 1:]
-            if action.route:  # a separate route: its own status runs, the pair's is untouched
-                state = set_route_status(set_channel(state, replace(ch, messages=rest)), action.src, action.dst,
-                                         action.route, "RUNNING")
-            else:
-                state = set_channel(state, replace(ch, messages=rest, status="RUNNING"))
+            state, msg = taken
             if state.find(action.dst) is None:
                 return state
             handler = _MESSAGE_HANDLERS[type(msg)]
@@ -279,6 +309,22 @@ class MQNetwork:
             "errors": [f"{e.qmgr} {e.code}" for e in state.log],
             **({} if state.uniform is None else {"applications": apstatus_of(state)["qmgr"]}),
         }
+
+
+def _take(state: NetworkState, action: ChannelDeliver) -> tuple[NetworkState, Any] | None:
+    """The first message of the action's route taken off its channel, which runs; None if
+    there is none."""
+    ch = state.channel(action.src, action.dst)
+    i = -1 if ch is None else first_on(ch, action.route)
+    if i < 0:
+        return None
+    msg, rest = ch.messages[i], ch.messages[:i] + ch.messages[i + 1:]
+    if action.route:  # a separate route: its own status runs, the pair's is untouched
+        state = set_route_status(set_channel(state, replace(ch, messages=rest)), action.src, action.dst,
+                                 action.route, "RUNNING")
+    else:
+        state = set_channel(state, replace(ch, messages=rest, status="RUNNING"))
+    return state, msg
 
 
 # What the receiving queue manager does with each kind of message a channel carries:

@@ -108,11 +108,16 @@ def _judge_parent(state: NetworkState, q: QmgrState, step: int) -> NetworkState:
     return state
 
 
+def pubsub_after_delivery(after: NetworkState, dst: str, mut: Mutations) -> NetworkState:
+    """After a delivery at ``dst``: ``dst`` sends what changed in its demand."""
+    return _ps_reconcile(after, dst, mut)
+
+
 def pubsub_after(before: NetworkState, action: Any, after: NetworkState, mut: Mutations) -> NetworkState:
     if isinstance(action, ScenarioStep):
         return pubsub_after_step(after, action.index, mut)
     if isinstance(action, ChannelDeliver):
-        return _ps_reconcile(after, action.dst, mut)
+        return pubsub_after_delivery(after, action.dst, mut)
     return pubsub_after_step(after, after.next_step - 1, mut)
 
 

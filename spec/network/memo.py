@@ -1,0 +1,186 @@
+"""The delivery memo: a channel delivery computed once per local situation (issue #17).
+
+A delivery is the receiving queue manager's business. What it reads is that queue
+manager, the message, the channels *from* it (their statuses, and their messages when it
+re-drives them), and of the other queue managers only what an administrator could see from
+outside: that they exist, their definitions (CONNAMEs, PARENT, PSMODE), whether they run,
+their incarnation, and the handles of the application that opened a queue (an arrival is
+counted with its handle: ``workload._arrive``). It writes that queue manager, the channels
+from it, the error log, and an opener's handles.
+
+Exploring every interleaving visits the same local situation in many global states: on
+fr-mesh-broken with the joining explored, the first 15,000 states made 46,640 deliveries
+from 4,105 distinct local situations (benchmarks/RESULTS.md, "#17 (round 8)"). LTSmin calls
+this transition caching over a dependency matrix; here the dependency is the *projection*
+below, and the cached result is a *delta* that is replayed on the next global state with
+the same projection.
+
+- :func:`project` keeps the receiving queue manager whole; every other queue manager keeps
+  ``name``, ``defs``, ``incarnation``, ``running`` and ``handles`` (its other fields are
+  set to their defaults); only the channels from the receiving queue manager are kept,
+  whole; the error log is empty; the scalars (step, clock, faults, stopped and held
+  channels) are kept.
+- A delta is what the delivery did to the projection: the receiving queue manager's new
+  value, the changed kept fields of the others, the new channels from the receiving queue
+  manager, the log entries added, and the new scalars. A delivery that changes anything else
+  of the projection (a field it was not given, a channel of another queue manager) cannot
+  be replayed; it is computed in full each time (``DIRECT``).
+- **Each delta is checked against the specification once**: on the first visit to a local
+  situation the delivery is computed on the real state as well, and the delta is kept only
+  if replaying it gives that state, byte for byte (canonical encoding). ``verify`` checks
+  every replay as well (tests run every bundled example that way: tests/test_delivery_memo.py).
+
+The memo changes how fast a successor is produced, never what it is: the same states, the
+same encodings, the same fingerprints. It is bounded (cleared when full) and not shipped
+with a pickled model (Spark executors start their own).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from spec.encoding import canonical_bytes, inline_bytes
+from spec.network.state import Channel, NetworkState, QmgrState
+from spec.pubsub import LocalPubSub
+from spec.values import replace
+
+KEPT = frozenset({"name", "defs", "incarnation", "running", "handles"})  # of the other queue managers
+DIRECT = None  # a local situation whose delivery is always computed in full
+MEMO_LIMIT = 40_000   # entries; cleared when full (like spec.encoding's memo)
+STRIP_LIMIT = 20_000
+
+
+class MemoMismatch(AssertionError):
+    """``verify``: a replayed delta differs from the specification's transition."""
+
+
+class DeliveryMemo:
+    """Deltas of deliveries by local situation. ``mode`` is ``"on"`` or ``"verify"``."""
+
+    def __init__(self, mode: str = "on") -> None:
+        if mode not in ("on", "verify"):
+            raise ValueError(f"delivery memo mode {mode!r}: expected 'on' or 'verify'")
+        self.mode = mode
+        self._deltas: dict[tuple, Any] = {}
+        self._stripped: dict[int, tuple[QmgrState, QmgrState, bytes]] = {}  # id: (q, stripped, its inline bytes)
+        self._empty = LocalPubSub()
+        self.hits = self.misses = self.direct = 0
+
+    def clear(self) -> None:
+        self._deltas.clear()
+        self._stripped.clear()
+
+    # --- the projection -------------------------------------------------------------
+    def _strip(self, q: QmgrState) -> tuple[QmgrState, QmgrState, bytes]:
+        hit = self._stripped.get(id(q))
+        if hit is not None and hit[0] is q:
+            return hit
+        s = QmgrState(q.name, q.defs, self._empty, incarnation=q.incarnation, running=q.running, handles=q.handles)
+        if len(self._stripped) >= STRIP_LIMIT:
+            self._stripped.clear()
+        hit = self._stripped[id(q)] = (q, s, inline_bytes(s))   # keeps q alive: its id is not reused while cached
+        return hit
+
+    def project(self, state: NetworkState, dst: str) -> NetworkState:
+        """What a delivery at ``dst`` may read of ``state`` (module docstring)."""
+        return NetworkState(
+            tuple(q if q.name == dst else self._strip(q)[1] for q in state.qmgrs),
+            tuple(c for c in state.channels if c.src == dst),
+            state.next_step, (), state.clock, state.faults, state.stopped_by_fault, state.held_by_step,
+            state.uniform)
+
+    def key(self, state: NetworkState, dst: str, msg: Any) -> tuple:
+        """The projection and the message, as the inline bytes of their parts: equal keys
+        exactly when the projections and messages encode alike, without encoding the
+        projection as a whole."""
+        return (inline_bytes(msg), state.next_step, state.clock, state.faults, state.stopped_by_fault,
+                state.held_by_step,
+                *(inline_bytes(q) if q.name == dst else self._strip(q)[2] for q in state.qmgrs),
+                *(inline_bytes(c) for c in state.channels if c.src == dst))
+
+    # --- delivering -----------------------------------------------------------------
+    def deliver(self, state: NetworkState, dst: str, msg: Any,
+                process: Callable[[NetworkState], NetworkState | None]) -> NetworkState | None:
+        """``process(state)`` — the delivery of ``msg`` at ``dst``, the head already taken
+        off its channel — from the memo when this local situation was seen before."""
+        if state.uniform is not None:   # the uniform-cluster protocol reads every member
+            return process(state)
+        key = self.key(state, dst, msg)
+        delta = self._deltas.get(key, _MISSING)
+        if delta is _MISSING:
+            self.misses += 1
+            real = process(state)
+            proj = self.project(state, dst)
+            delta = _delta(proj, process(proj), dst)
+            if delta is not DIRECT and (real is None or
+                                        canonical_bytes(_apply(delta, state, dst)) != canonical_bytes(real)):
+                delta = DIRECT
+            if len(self._deltas) >= MEMO_LIMIT:
+                self._deltas.clear()
+            self._deltas[key] = delta
+            return real
+        if delta is DIRECT:
+            self.direct += 1
+            return process(state)
+        self.hits += 1
+        after = _apply(delta, state, dst)
+        if self.mode == "verify":
+            real = process(state)
+            if real is None or canonical_bytes(real) != canonical_bytes(after):
+                raise MemoMismatch(f"the delivery memo's replay at {dst} of {msg} differs from the transition")
+        return after
+
+
+_MISSING = object()
+_QMGR_FIELDS = tuple(f.name for f in dataclasses.fields(QmgrState) if f.init)
+
+
+def _delta(before: NetworkState, after: NetworkState | None, dst: str) -> Any:
+    """What ``after`` changed of the projection ``before`` (module docstring), or DIRECT."""
+    if after is None or after.uniform is not None:
+        return DIRECT
+    if tuple(q.name for q in after.qmgrs) != tuple(q.name for q in before.qmgrs):
+        return DIRECT
+    mine = None
+    others = []
+    for i, (old, new) in enumerate(zip(before.qmgrs, after.qmgrs)):
+        if old.name == dst:
+            mine = new
+        elif new is not old:
+            changed = {f: getattr(new, f) for f in _QMGR_FIELDS
+                       if getattr(new, f) is not getattr(old, f) and getattr(new, f) != getattr(old, f)}
+            if not changed.keys() <= KEPT:
+                return DIRECT
+            if changed:
+                others.append((i, changed))
+    if any(c.src != dst for c in after.channels):
+        return DIRECT
+    channels = None if after.channels is before.channels else after.channels
+    return (mine, tuple(others), channels, after.logs,
+            (after.next_step, after.clock, after.faults, after.stopped_by_fault, after.held_by_step))
+
+
+def _apply(delta: Any, state: NetworkState, dst: str) -> NetworkState:
+    """``delta`` replayed on ``state`` (whose projection it was computed from)."""
+    mine, others, channels, logs, (next_step, clock, faults, stopped, held) = delta
+    qmgrs = [mine if q.name == dst else q for q in state.qmgrs]
+    for i, changed in others:
+        qmgrs[i] = replace(qmgrs[i], **changed)
+    if channels is None:   # the channels from dst are as they were
+        merged = state.channels
+    else:
+        merged = tuple(sorted([c for c in state.channels if c.src != dst] + list(channels), key=_channel_key))
+    if logs:
+        per = dict(state.logs)
+        for name, entries in logs:
+            per[name] = per.get(name, ()) + entries
+        all_logs = tuple(sorted(per.items()))
+    else:
+        all_logs = state.logs
+    return replace(state, qmgrs=tuple(qmgrs), channels=merged, logs=all_logs, next_step=next_step, clock=clock,
+                   faults=faults, stopped_by_fault=stopped, held_by_step=held)
+
+
+def _channel_key(c: Channel) -> tuple[str, str]:
+    return (c.src, c.dst)

@@ -1,0 +1,155 @@
+"""The delivery memo (spec/network/memo.py): replayed deliveries are the transitions the
+specification computes, byte for byte, on every bundled example and on generated
+configurations; a delivery that writes outside its projection is never replayed; a
+projection that misses a read is caught by ``verify``."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from checker.explore import explore
+from spec.encoding import canonical_bytes
+from spec.network import MQNetwork, NetworkState
+from spec.network.memo import DIRECT, DeliveryMemo, MemoMismatch
+from spec.network.state import Channel, LogEntry, QmgrState, put_qmgr
+from spec import objects, repository as rp
+from spec.pubsub import LocalPubSub
+from spec.scenario import load_scenario, parse_scenario
+from spec.strategies import configurations
+from spec.values import replace
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+BOUND = 250
+
+
+def _run(scenario, memo: str, explore_initial: bool, bound: int = BOUND):
+    model = MQNetwork(scenario, [], explore_initial=explore_initial, memo=memo)
+    result = explore(model, max_states=bound, workers=1)
+    st = result.statistics
+    return (st.distinct_states, st.generated_states, st.max_depth, st.levels), model.memo
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_every_replay_is_the_transition_on_every_example(path):
+    """``verify`` recomputes every replayed delivery and raises on a difference; the
+    counts are those of the engine without the memo."""
+    scenario = load_scenario(path)
+    for initial in (True, False):
+        off, _ = _run(scenario, "off", initial)
+        on, memo = _run(scenario, "verify", initial)
+        assert on == off, (path.name, initial)
+    assert memo is not None
+
+
+def test_the_memo_is_used_where_it_pays():
+    """fr-mesh-broken with the joining explored: most deliveries are replays."""
+    scenario = load_scenario(next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml"))
+    _, memo = _run(scenario, "on", True, bound=3000)
+    assert memo.hits > 4 * memo.misses > 0
+    assert memo.direct == 0
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configurations(max_qmgrs=3, max_steps=3))
+def test_generated_configurations_replay_exactly(config):
+    scenario = parse_scenario(config.to_toml(), "generated.toml")
+    initial = config.explore_initial
+    off, _ = _run(scenario, "off", initial, bound=150)
+    on, _ = _run(scenario, "verify", initial, bound=150)
+    assert on == off
+
+
+# --- the mechanism, on hand-made states --------------------------------------------------
+
+def _state(other_caches=()) -> NetworkState:
+    a = QmgrState("QA", objects.QueueManagerDef("QA"), LocalPubSub())
+    b = QmgrState("QB", objects.QueueManagerDef("QB"), LocalPubSub(), caches=other_caches)
+    return NetworkState((a, b), (Channel("QA", "QB", "RUNNING", ("m1",)), Channel("QB", "QA", "RUNNING", ("m2",))))
+
+
+def _log(state: NetworkState, text: str) -> NetworkState:
+    return replace(state, logs=(("QA", (LogEntry("QA", "X", text, 0),)),))
+
+
+def test_the_projection_keeps_what_the_docstring_says():
+    memo = DeliveryMemo()
+    cache = rp.ClusterCache("C", full=True)
+    s = _state((cache,))
+    p = memo.project(s, "QA")
+    assert p.qmgrs[0] is s.qmgrs[0]
+    assert p.qmgrs[1].caches == () and p.qmgrs[1].defs is s.qmgrs[1].defs
+    assert [(c.src, c.dst) for c in p.channels] == [("QA", "QB")]
+    assert p.logs == ()
+
+
+def test_a_delivery_that_writes_outside_its_projection_is_never_replayed():
+    memo = DeliveryMemo()
+    cache = rp.ClusterCache("C", full=True)
+
+    def writes_other_cache(s):  # QA's delivery changes QB's cache: not replayable
+        return put_qmgr(s, replace(s.qmgrs[1], caches=(cache,)))
+
+    s = _state()
+    first = memo.deliver(s, "QA", "msg", writes_other_cache)
+    again = memo.deliver(s, "QA", "msg", writes_other_cache)
+    assert memo.misses == 1 and memo.direct == 1 and memo.hits == 0
+    assert canonical_bytes(first) == canonical_bytes(again) == canonical_bytes(writes_other_cache(s))
+    assert DIRECT is None
+
+
+def test_a_replay_is_the_transition_it_records():
+    memo = DeliveryMemo()
+
+    def sends_and_logs(s):  # as channels.send does: the channel from QA gets one more message
+        return _log(replace(s, channels=tuple(replace(c, messages=c.messages + ("m3",)) if c.src == "QA" else c
+                                              for c in s.channels)), "done")
+
+    first = _state()
+    assert canonical_bytes(memo.deliver(first, "QA", "msg", sends_and_logs)) == canonical_bytes(sends_and_logs(first))
+    # another global state with the same projection: QB's incoming channel holds more
+    second = replace(first, channels=(first.channels[0], Channel("QB", "QA", "RUNNING", ("m2", "m9"))))
+    replayed = memo.deliver(second, "QA", "msg", sends_and_logs)
+    assert memo.hits == 1
+    assert canonical_bytes(replayed) == canonical_bytes(sends_and_logs(second))
+    assert replayed.channels[1].messages == ("m2", "m9")
+
+
+def test_verify_catches_a_read_outside_the_projection():
+    """A delivery that (wrongly for the memo) reads another queue manager's cache: the first
+    visit cannot tell, a later state with another cache there is replayed wrongly by "on"
+    and caught by "verify"."""
+    def reads_other_cache(s):
+        return _log(s, f"QB holds {len(s.qmgrs[1].caches)} caches")
+
+    without, with_cache = _state(), _state((rp.ClusterCache("C"),))
+    for mode in ("on", "verify"):
+        memo = DeliveryMemo(mode)
+        memo.deliver(without, "QA", "msg", reads_other_cache)
+        if mode == "on":
+            wrong = memo.deliver(with_cache, "QA", "msg", reads_other_cache)
+            assert canonical_bytes(wrong) != canonical_bytes(reads_other_cache(with_cache))
+        else:
+            with pytest.raises(MemoMismatch, match="differs from the transition"):
+                memo.deliver(with_cache, "QA", "msg", reads_other_cache)
+
+
+def test_a_pickled_model_starts_with_an_empty_memo():
+    model = MQNetwork(load_scenario(next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml")), [],
+                      explore_initial=True)
+    explore(model, max_states=200, workers=1)
+    assert model.memo.hits + model.memo.misses > 0
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy.memo is not None and copy.memo.hits == copy.memo.misses == 0 and not copy.memo._deltas
+
+
+def test_memo_modes():
+    scenario = load_scenario(EXAMPLES[0])
+    assert MQNetwork(scenario, memo="off").memo is None
+    with pytest.raises(ValueError, match="expected 'on', 'off' or 'verify'"):
+        MQNetwork(scenario, memo="sometimes")
+    from spec.network.state import Mutations
+    assert MQNetwork(scenario, mutations=Mutations(explain=True)).memo is None
