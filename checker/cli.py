@@ -418,7 +418,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
         except Exception as err:  # --memo verify found a replay that differs (in this process or the helper)
             if args.memo != "verify" or "MemoMismatch" not in f"{type(err).__name__} {err}":
                 raise
-            print(f"mqcheck check: --memo verify: {str(err).splitlines()[-1].removeprefix('spec.network.memo.')}\n"
+            line = printable(str(err).splitlines()[-1].removeprefix("spec.network.memo."))
+            print(f"mqcheck check: --memo verify: {line}\n"
                   "This is a bug in mqcheck's delivery memo; --memo off checks without it.", file=sys.stderr)
             return EXIT_FAILED
     if args.json or args.report:

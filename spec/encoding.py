@@ -59,7 +59,9 @@ def _fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
         fields = dataclasses.fields(cls)
-        names = tuple(f.name for f in fields if not (f.name in (CACHE_FIELD, DIGEST_FIELD) and not f.init))
+        # a field neither an __init__ argument nor compared is a cache on the object, not
+        # part of the value (CACHE_FIELD, DIGEST_FIELD, the delivery memo's key part)
+        names = tuple(f.name for f in fields if f.init or f.compare)
         for f in fields:
             if f.name == CACHE_FIELD and not f.init:
                 _CACHED.add(cls)

@@ -94,10 +94,10 @@ def test_a_delivery_that_writes_outside_its_projection_is_never_replayed():
         return put_qmgr(s, replace(s.qmgrs[1], caches=(cache,)))
 
     s = _state()
-    first = memo.deliver(s, "QA", "msg", writes_other_cache)
-    again = memo.deliver(s, "QA", "msg", writes_other_cache)
-    assert memo.misses == 1 and memo.direct == 1 and memo.hits == 0
-    assert canonical_bytes(first) == canonical_bytes(again) == canonical_bytes(writes_other_cache(s))
+    results = [memo.deliver(s, "QA", "msg", writes_other_cache) for _ in range(3)]
+    assert (memo.misses, memo.learnt, memo.direct, memo.hits) == (1, 1, 1, 0)
+    assert len({canonical_bytes(r) for r in results}) == 1
+    assert canonical_bytes(results[0]) == canonical_bytes(writes_other_cache(s))
     assert DIRECT is None
 
 
@@ -109,7 +109,8 @@ def test_a_replay_is_the_transition_it_records():
                                               for c in s.channels)), "done")
 
     first = _state()
-    assert canonical_bytes(memo.deliver(first, "QA", "msg", sends_and_logs)) == canonical_bytes(sends_and_logs(first))
+    for _ in range(2):   # met, then learnt
+        assert canonical_bytes(memo.deliver(first, "QA", "msg", sends_and_logs)) == canonical_bytes(sends_and_logs(first))
     # another global state with the same projection: QB's incoming channel holds more
     second = replace(first, channels=(first.channels[0], Channel("QB", "QA", "RUNNING", ("m2", "m9"))))
     replayed = memo.deliver(second, "QA", "msg", sends_and_logs)
@@ -128,7 +129,8 @@ def test_verify_catches_a_read_outside_the_projection():
     without, with_cache = _state(), _state((rp.ClusterCache("C"),))
     for mode in ("on", "verify"):
         memo = DeliveryMemo(mode)
-        memo.deliver(without, "QA", "msg", reads_other_cache)
+        memo.deliver(without, "QA", "msg", reads_other_cache)   # met
+        memo.deliver(without, "QA", "msg", reads_other_cache)   # learnt: right for this state
         if mode == "on":
             wrong = memo.deliver(with_cache, "QA", "msg", reads_other_cache)
             assert canonical_bytes(wrong) != canonical_bytes(reads_other_cache(with_cache))
@@ -153,3 +155,62 @@ def test_memo_modes():
         MQNetwork(scenario, memo="sometimes")
     from spec.network.state import Mutations
     assert MQNetwork(scenario, mutations=Mutations(explain=True)).memo is None
+
+
+def test_check_memo_verify_reports_a_wrong_replay_in_one_line(monkeypatch, capsys):
+    """A replay made wrong on purpose after the first visit's check (as a projection that
+    misses a read would be): ``check --memo verify`` stops with exit 1 and says what
+    happened, without a traceback."""
+    from checker import cli
+    from spec.network import memo as memo_module
+
+    real_apply, checked = memo_module._apply, set()
+
+    def wrong_after_first_check(delta, state, dst):
+        if id(delta) not in checked:   # the first visit's check: right
+            checked.add(id(delta))
+            return real_apply(delta, state, dst)
+        return replace(real_apply(delta, state, dst), clock=99)
+
+    monkeypatch.setattr(memo_module, "_apply", wrong_after_first_check)
+    example = next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml")
+    status = cli.main(["check", str(example), "--explore-initial", "--max-states", "300", "--memo", "verify",
+                       "--workers", "1", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "--memo verify: " in err and "differs from the transition" in err and "Traceback" not in err
+    assert cli.main(["check", str(example), "--backend", "spark", "--memo", "verify"]) == 2
+    assert "--memo verify is for the local backend" in capsys.readouterr().err
+
+
+def test_the_memo_rests_where_nothing_repeats(monkeypatch):
+    """Deliveries that never repeat a local situation (every message new): after a window
+    with almost no replay, the memo stops keying for four windows, then looks again."""
+    from spec.network import memo as memo_module
+
+    monkeypatch.setattr(memo_module, "WINDOW", 10)
+    memo = DeliveryMemo()
+    s = _state()
+    for i in range(10):
+        memo.deliver(s, "QA", f"m{i}", lambda x: x)
+    assert memo.misses == 10 and memo.rests == 1   # the tenth closed the window: resting
+    for i in range(40):
+        assert memo.deliver(s, "QA", f"n{i}", lambda x: _log(x, "in full")).logs   # computed in full
+    assert memo.misses == 10
+    memo.deliver(s, "QA", "again", lambda x: x)
+    assert memo.misses == 11
+
+
+def test_a_situation_is_learnt_on_its_second_visit():
+    memo = DeliveryMemo()
+    s = _state()
+    calls = []
+
+    def counted(x):
+        calls.append(x)
+        return _log(x, "seen")
+
+    for _ in range(4):
+        memo.deliver(s, "QA", "msg", counted)
+    # first visit: once; second: on the state and on its projection; then replays
+    assert (memo.misses, memo.learnt, memo.hits) == (1, 1, 2) and len(calls) == 3

@@ -15,7 +15,7 @@ this transition caching over a dependency matrix; here the dependency is the *pr
 below, and the cached result is a *delta* that is replayed on the next global state with
 the same projection.
 
-- :func:`project` keeps the receiving queue manager whole; every other queue manager keeps
+- :meth:`DeliveryMemo.project` keeps the receiving queue manager whole; every other queue manager keeps
   ``name``, ``defs``, ``incarnation``, ``running`` and ``handles`` (its other fields are
   set to their defaults); only the channels from the receiving queue manager are kept,
   whole; the error log is empty; the scalars (step, clock, faults, stopped and held
@@ -25,14 +25,21 @@ the same projection.
   manager, the log entries added, and the new scalars. A delivery that changes anything else
   of the projection (a field it was not given, a channel of another queue manager) cannot
   be replayed; it is computed in full each time (``DIRECT``).
-- **Each delta is checked against the specification once**: on the first visit to a local
-  situation the delivery is computed on the real state as well, and the delta is kept only
-  if replaying it gives that state, byte for byte (canonical encoding). ``verify`` checks
-  every replay as well (tests run every bundled example that way: tests/test_delivery_memo.py).
+- A local situation met the first time is computed and only its key remembered (where few
+  situations repeat, learning each would cost more than it saves). **On the second visit
+  the delta is learnt and checked against the specification**: the delivery is computed on
+  the real state and on the projection, and the delta is kept only if replaying it gives
+  the real result, byte for byte (canonical encoding). Later visits replay it. ``verify``
+  recomputes every replay as well (tests run every bundled example that way:
+  tests/test_delivery_memo.py).
+- Where almost nothing repeats (fewer than 1 in 20 of the last ``WINDOW`` deliveries were
+  replays), the memo rests for four windows: those deliveries are computed in full, with no key.
 
 The memo changes how fast a successor is produced, never what it is: the same states, the
 same encodings, the same fingerprints. It is bounded (cleared when full) and not shipped
-with a pickled model (Spark executors start their own).
+with a pickled model (Spark executors start their own). The key needs every other queue
+manager as the projection shows it; that part is kept on the queue manager object (its
+``_outside`` slot, like the encoding's ``_digest``), so it is computed once per object.
 """
 
 from __future__ import annotations
@@ -48,7 +55,11 @@ from spec.values import replace
 KEPT = frozenset({"name", "defs", "incarnation", "running", "handles"})  # of the other queue managers
 DIRECT = None  # a local situation whose delivery is always computed in full
 MEMO_LIMIT = 40_000   # entries; cleared when full (like spec.encoding's memo)
-STRIP_LIMIT = 20_000
+# Where fewer than 1 in 20 of the last WINDOW deliveries were replays (application messages
+# carry serial numbers: a cluster queue's puts rarely repeat a situation), the memo rests
+# for the next 4 * WINDOW deliveries, which are computed in full without a key, then looks
+# again. It changes how fast, never what: a delivery is the same either way.
+WINDOW = 5_000
 
 
 class MemoMismatch(AssertionError):
@@ -63,29 +74,31 @@ class DeliveryMemo:
             raise ValueError(f"delivery memo mode {mode!r}: expected 'on' or 'verify'")
         self.mode = mode
         self._deltas: dict[tuple, Any] = {}
-        self._stripped: dict[int, tuple[QmgrState, QmgrState, bytes]] = {}  # id: (q, stripped, its inline bytes)
         self._empty = LocalPubSub()
-        self.hits = self.misses = self.direct = 0
+        self.hits = self.misses = self.learnt = self.direct = self.rests = 0
+        self._window = self._window_hits = self._resting = 0
 
     def clear(self) -> None:
         self._deltas.clear()
-        self._stripped.clear()
 
     # --- the projection -------------------------------------------------------------
-    def _strip(self, q: QmgrState) -> tuple[QmgrState, QmgrState, bytes]:
-        hit = self._stripped.get(id(q))
-        if hit is not None and hit[0] is q:
-            return hit
-        s = QmgrState(q.name, q.defs, self._empty, incarnation=q.incarnation, running=q.running, handles=q.handles)
-        if len(self._stripped) >= STRIP_LIMIT:
-            self._stripped.clear()
-        hit = self._stripped[id(q)] = (q, s, inline_bytes(s))   # keeps q alive: its id is not reused while cached
-        return hit
+    def _strip(self, q: QmgrState) -> QmgrState:
+        """What a delivery at another queue manager may read of ``q``."""
+        return QmgrState(q.name, q.defs, self._empty, incarnation=q.incarnation, running=q.running,
+                         handles=q.handles)
+
+    def _outside(self, q: QmgrState) -> bytes:
+        """The inline bytes of ``q`` stripped, kept on ``q`` (its ``_outside`` slot)."""
+        data = q._outside
+        if data is None:
+            data = inline_bytes(self._strip(q))
+            object.__setattr__(q, "_outside", data)
+        return data
 
     def project(self, state: NetworkState, dst: str) -> NetworkState:
         """What a delivery at ``dst`` may read of ``state`` (module docstring)."""
         return NetworkState(
-            tuple(q if q.name == dst else self._strip(q)[1] for q in state.qmgrs),
+            tuple(q if q.name == dst else self._strip(q) for q in state.qmgrs),
             tuple(c for c in state.channels if c.src == dst),
             state.next_step, (), state.clock, state.faults, state.stopped_by_fault, state.held_by_step,
             state.uniform)
@@ -96,7 +109,7 @@ class DeliveryMemo:
         projection as a whole."""
         return (inline_bytes(msg), state.next_step, state.clock, state.faults, state.stopped_by_fault,
                 state.held_by_step,
-                *(inline_bytes(q) if q.name == dst else self._strip(q)[2] for q in state.qmgrs),
+                *(inline_bytes(q) if q.name == dst else self._outside(q) for q in state.qmgrs),
                 *(inline_bytes(c) for c in state.channels if c.src == dst))
 
     # --- delivering -----------------------------------------------------------------
@@ -106,24 +119,37 @@ class DeliveryMemo:
         off its channel — from the memo when this local situation was seen before."""
         if state.uniform is not None:   # the uniform-cluster protocol reads every member
             return process(state)
+        if self._resting:                # few replays lately: not worth the keys (WINDOW)
+            self._resting -= 1
+            return process(state)
+        self._window += 1
+        if self._window >= WINDOW:
+            if self._window_hits * 20 < WINDOW:
+                self._resting, self.rests = 4 * WINDOW, self.rests + 1
+            self._window = self._window_hits = 0
         key = self.key(state, dst, msg)
         delta = self._deltas.get(key, _MISSING)
-        if delta is _MISSING:
+        if delta is _MISSING:   # the first visit: computed, and only the key remembered
             self.misses += 1
+            if len(self._deltas) >= MEMO_LIMIT:
+                self._deltas.clear()
+            self._deltas[key] = _SEEN
+            return process(state)
+        if delta is _SEEN:      # the second: the delta is learnt and checked against the transition
+            self.learnt += 1
             real = process(state)
             proj = self.project(state, dst)
             delta = _delta(proj, process(proj), dst)
             if delta is not DIRECT and (real is None or
                                         canonical_bytes(_apply(delta, state, dst)) != canonical_bytes(real)):
                 delta = DIRECT
-            if len(self._deltas) >= MEMO_LIMIT:
-                self._deltas.clear()
             self._deltas[key] = delta
             return real
         if delta is DIRECT:
             self.direct += 1
             return process(state)
         self.hits += 1
+        self._window_hits += 1
         after = _apply(delta, state, dst)
         if self.mode == "verify":
             real = process(state)
@@ -133,6 +159,7 @@ class DeliveryMemo:
 
 
 _MISSING = object()
+_SEEN = object()   # a local situation met once: most are never met again where few deliveries repeat
 _QMGR_FIELDS = tuple(f.name for f in dataclasses.fields(QmgrState) if f.init)
 
 

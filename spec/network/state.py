@@ -78,9 +78,11 @@ class QmgrState:
     # ghost (PS-PSCLUS-REFUSED): the clustered topic objects it knew when an ALTER QMGR last asked
     # to take PSCLUS from ENABLED to DISABLED
     psclus_asked: tuple[str, ...] = ()
-    # how it appears in a parent's encoding, kept on the object (spec.encoding.DIGEST_FIELD):
-    # not part of the value
+    # how it appears in a parent's encoding, kept on the object (spec.encoding.DIGEST_FIELD),
+    # and how it appears in another queue manager's delivery-memo key (memo.py): not part
+    # of the value
     _digest: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    _outside: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def qmid(self) -> str:
