@@ -54,8 +54,9 @@ _DIGESTED: set[type] = set()  # dataclasses with a DIGEST_FIELD slot: their inli
 
 
 def _fields(cls: type) -> tuple[str, ...]:
-    """The fields that make up the value: every field except a ``CACHE_FIELD`` declared
-    ``init=False`` (a per-object cache of the encoding itself)."""
+    """The fields that make up the value: every field except those declared ``init=False``
+    and ``compare=False``, which are caches kept on the object (``CACHE_FIELD``, the
+    encoding itself; ``DIGEST_FIELD``, its inline bytes; the delivery memo's key part)."""
     names = _FIELDS.get(cls)
     if names is None:
         fields = dataclasses.fields(cls)
