@@ -101,6 +101,18 @@ def test_a_delivery_that_writes_outside_its_projection_is_never_replayed():
     assert DIRECT is None
 
 
+def test_a_delivery_that_fails_on_its_projection_is_computed_in_full():
+    memo = DeliveryMemo()
+
+    def needs_qb_incoming(s):   # the channel into QA is not in QA's projection
+        return _log(s, str(next(c for c in s.channels if c.dst == "QA").messages))
+
+    s = _state()
+    results = [memo.deliver(s, "QA", "msg", needs_qb_incoming) for _ in range(3)]
+    assert (memo.learnt, memo.direct, memo.hits) == (1, 1, 0)
+    assert all(canonical_bytes(r) == canonical_bytes(needs_qb_incoming(s)) for r in results)
+
+
 def test_a_replay_is_the_transition_it_records():
     memo = DeliveryMemo()
 
@@ -139,13 +151,23 @@ def test_verify_catches_a_read_outside_the_projection():
                 memo.deliver(with_cache, "QA", "msg", reads_other_cache)
 
 
-def test_a_pickled_model_starts_with_an_empty_memo():
+def test_a_pickled_model_uses_its_process_memo():
+    """The memo is not shipped; every unpickled copy (a Spark task) uses one memo per
+    process and mutant switches, which outlives the task."""
+    from spec.network.state import Mutations
+
     model = MQNetwork(load_scenario(next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml")), [],
                       explore_initial=True)
     explore(model, max_states=200, workers=1)
     assert model.memo.hits + model.memo.misses > 0
-    copy = pickle.loads(pickle.dumps(model))
-    assert copy.memo is not None and copy.memo.hits == copy.memo.misses == 0 and not copy.memo._deltas
+    shipped = pickle.dumps(model)
+    assert len(shipped) < len(pickle.dumps(model.memo._deltas))
+    first, second = pickle.loads(shipped), pickle.loads(shipped)
+    assert first.memo is second.memo and first.memo is not model.memo and first.memo.mode == "on"
+    mutant = MQNetwork(model.scenario, mutations=Mutations(relay_within_cluster=True))
+    assert pickle.loads(pickle.dumps(mutant)).memo is not first.memo
+    off = pickle.loads(pickle.dumps(MQNetwork(model.scenario, memo="off")))
+    assert off.memo is None
 
 
 def test_memo_modes():

@@ -37,9 +37,10 @@ the same projection.
 
 The memo changes how fast a successor is produced, never what it is: the same states, the
 same encodings, the same fingerprints. It is bounded (cleared when full) and not shipped
-with a pickled model (Spark executors start their own). The key needs every other queue
-manager as the projection shows it; that part is kept on the queue manager object (its
-``_outside`` slot, like the encoding's ``_digest``), so it is computed once per object.
+with a pickled model: an unpickled one (a Spark task) uses its process's
+(:func:`executor_memo`). The key needs every other queue manager as the projection shows
+it; that part is kept on the queue manager object (its ``_outside`` slot, like the
+encoding's ``_digest``), so it is computed once per object.
 """
 
 from __future__ import annotations
@@ -139,7 +140,11 @@ class DeliveryMemo:
             self.learnt += 1
             real = process(state)
             proj = self.project(state, dst)
-            delta = _delta(proj, process(proj), dst)
+            try:
+                on_projection = process(proj)
+            except Exception:  # noqa: BLE001 - it needed what the projection leaves out: not replayable
+                on_projection = None
+            delta = _delta(proj, on_projection, dst)
             if delta is not DIRECT and (real is None or
                                         canonical_bytes(_apply(delta, state, dst)) != canonical_bytes(real)):
                 delta = DIRECT
@@ -156,6 +161,21 @@ class DeliveryMemo:
             if real is None or canonical_bytes(real) != canonical_bytes(after):
                 raise MemoMismatch(f"the delivery memo's replay at {dst} of {msg} differs from the transition")
         return after
+
+
+_EXECUTOR_MEMOS: dict[tuple[str, Any], DeliveryMemo] = {}
+
+
+def executor_memo(mode: str, mutations: Any) -> DeliveryMemo:
+    """The memo an unpickled model uses (a Spark executor's Python worker): one per process,
+    mode and mutant switches, so that it outlives a task (each task unpickles its own copy of
+    the model). A delta depends on the delivery's projection, message and the mutant
+    switches only — handlers are not given the scenario — so models of different scenarios
+    may share one."""
+    memo = _EXECUTOR_MEMOS.get((mode, mutations))
+    if memo is None:
+        memo = _EXECUTOR_MEMOS[(mode, mutations)] = DeliveryMemo(mode)
+    return memo
 
 
 _MISSING = object()

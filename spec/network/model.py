@@ -26,7 +26,7 @@ from spec.encoding import canonical_bytes
 from spec.network.channels import (
     first_on, reconnectable, recoverable, routes_waiting, set_channel, set_route_status,
 )
-from spec.network.memo import DeliveryMemo
+from spec.network.memo import DeliveryMemo, executor_memo
 from spec.network.pubsub import (
     deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_delivery, pubsub_after_step,
     receive_proxy_subscription, receive_publication,
@@ -69,11 +69,17 @@ class MQNetwork:
         self.memo = None if memo == "off" or mutations.explain else DeliveryMemo(memo)
 
     def __getstate__(self) -> dict:
-        # a pickled model (Spark executors) starts with an empty memo of its own
+        # the memo is not shipped: an unpickled model (a Spark task) uses its process's
+        # (memo.executor_memo), which outlives the task
         state = dict(self.__dict__)
         if state.get("memo") is not None:
-            state["memo"] = DeliveryMemo(state["memo"].mode)
+            state["memo"] = state["memo"].mode
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.memo, str):
+            self.memo = executor_memo(self.memo, self.mutations)
 
     # --- the Model protocol ---------------------------------------------------------
     def init_states(self) -> Sequence[NetworkState]:
