@@ -52,6 +52,7 @@ def main() -> None:
     print("| example | start | distinct | generated | depth | seconds | states/s | bytes/visited state | bytes/encoded state |")
     print("|---|---|---|---|---|---|---|---|---|")
     cases = [c for c in CASES if c[0] in args.only] if args.only else CASES[:2] if args.quick else CASES
+    memos = []
     for name, initial in cases:
         scenario = load_scenario(ROOT / "examples" / name)
         model = MQNetwork(scenario, _check_properties(scenario), explore_initial=initial, memo=args.memo)
@@ -63,8 +64,15 @@ def main() -> None:
         print(f"| {name} | {'joining explored' if initial else 'settled'} | {st.distinct_states:,} | "
               f"{st.generated_states:,} | {st.max_depth} | {seconds:.1f} | {st.distinct_states / seconds:,.0f} | "
               f"{st.visited_bytes_per_state:.1f} | {len(model.encode(init)):,} |")
+        memos.append((name, model.memo))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak_mb:,.0f} MB")
+    for name, memo in memos:   # this process's deliveries (with --workers 1: all of them)
+        if memo is not None:
+            seen = memo.misses + memo.learnt + memo.hits + memo.direct
+            print(f"delivery memo, {name}: {seen:,} deliveries keyed, {memo.misses:,} local situations, "
+                  f"{memo.hits:,} replays, {memo.learnt:,} learnt, {memo.direct:,} computed in full, "
+                  f"{memo.rests} rests")
 
 
 if __name__ == "__main__":
