@@ -15,9 +15,9 @@ this transition caching over a dependency matrix; here the dependency is the *pr
 below, and the cached result is a *delta* that is replayed on the next global state with
 the same projection.
 
-- :meth:`DeliveryMemo.project` keeps the receiving queue manager whole; every other queue manager keeps
-  ``name``, ``defs``, ``incarnation``, ``running`` and ``handles`` (its other fields are
-  set to their defaults); only the channels from the receiving queue manager are kept,
+- :meth:`DeliveryMemo.project` keeps the receiving queue manager whole; every other queue
+  manager keeps ``name``, ``defs``, ``incarnation``, ``running`` and ``handles`` (its other
+  fields are set to their defaults); only the channels from the receiving queue manager are kept,
   whole; the error log is empty; the scalars (step, clock, faults, stopped and held
   channels) are kept.
 - A delta is what the delivery did to the projection: the receiving queue manager's new
@@ -49,7 +49,7 @@ import dataclasses
 from typing import Any, Callable
 
 from spec.encoding import canonical_bytes, inline_bytes
-from spec.network.state import Channel, NetworkState, QmgrState
+from spec.network.state import Channel, NetworkState, QmgrState, add_log
 from spec.pubsub import LocalPubSub
 from spec.values import replace
 
@@ -78,9 +78,6 @@ class DeliveryMemo:
         self._empty = LocalPubSub()
         self.hits = self.misses = self.learnt = self.direct = self.rests = 0
         self._window = self._window_hits = self._resting = 0
-
-    def clear(self) -> None:
-        self._deltas.clear()
 
     # --- the projection -------------------------------------------------------------
     def _strip(self, q: QmgrState) -> QmgrState:
@@ -218,15 +215,9 @@ def _apply(delta: Any, state: NetworkState, dst: str) -> NetworkState:
         merged = state.channels
     else:
         merged = tuple(sorted([c for c in state.channels if c.src != dst] + list(channels), key=_channel_key))
-    if logs:
-        per = dict(state.logs)
-        for name, entries in logs:
-            per[name] = per.get(name, ()) + entries
-        all_logs = tuple(sorted(per.items()))
-    else:
-        all_logs = state.logs
-    return replace(state, qmgrs=tuple(qmgrs), channels=merged, logs=all_logs, next_step=next_step, clock=clock,
-                   faults=faults, stopped_by_fault=stopped, held_by_step=held)
+    state = replace(state, qmgrs=tuple(qmgrs), channels=merged, next_step=next_step, clock=clock,
+                    faults=faults, stopped_by_fault=stopped, held_by_step=held)
+    return add_log(state, [e for _, entries in logs for e in entries])
 
 
 def _channel_key(c: Channel) -> tuple[str, str]:
