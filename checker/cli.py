@@ -415,12 +415,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
             result = explore(model, timeout=args.timeout, progress=progress, workers=args.workers,
                              fingerprint_bits=args.fingerprint_bits, memory_limit_mb=args.memory_limit_mb,
                              stop_on_violation=args.stop_on_violation, por=not args.no_por, **bounds)
-        except Exception as err:  # --memo verify found a replay that differs (in this process or the helper)
-            if args.memo != "verify" or "MemoMismatch" not in f"{type(err).__name__} {err}":
+        except Exception as err:  # --memo verify found a replay or a reused verdict that differs
+            found = f"{type(err).__name__} {err}"   # (in this process, or the helper's traceback)
+            if args.memo != "verify" or ("MemoMismatch" not in found and "ViewMismatch" not in found):
                 raise
-            line = printable(str(err).splitlines()[-1].removeprefix("spec.network.memo."))
+            line = printable(str(err).splitlines()[-1].removeprefix("spec.network.memo.")
+                             .removeprefix("checker.model."))
+            what = "delivery memo" if "MemoMismatch" in found else "property views (a property's reads)"
             print(f"mqcheck check: --memo verify: {line}\n"
-                  "This is a bug in mqcheck's delivery memo; --memo off checks without it.", file=sys.stderr)
+                  f"This is a bug in mqcheck's {what}; --memo off checks without it.", file=sys.stderr)
             return EXIT_FAILED
     if args.json or args.report:
         data = result.to_dict()

@@ -104,6 +104,7 @@ from typing import Any
 import numpy as np
 
 from checker.model import (
+    Judge,
     Kind,
     select_properties,
     Result,
@@ -396,6 +397,7 @@ class _Ctx:
         self.open_always = [p for p in props if p.kind is Kind.ALWAYS]
         self.open_sometimes = [p for p in props if p.kind is Kind.SOMETIMES]
         self.open_quiet = [p for p in props if p.kind is Kind.AT_QUIESCENCE]
+        self._judge()
         # record internal edges while expanding, so that the termination check need not
         # expand every state a second time (switched off past EDGE_LIMIT edges). Not on the
         # batched-successors path: its models' successors cost about what recording an edge
@@ -408,6 +410,22 @@ class _Ctx:
         # called every TICK parents inside a chunk with (parents done, candidates) of the
         # chunk: bounds and progress in the parent, the shared progress page in the helper
         self.tick: Callable[[int, int], None] | None = None
+
+    def _judge(self) -> None:
+        """The judges of the open properties (checker.model.Judge: once per view where the
+        model has views): new states against always/sometimes, settled ones against
+        at_quiescence."""
+        self.judge = Judge(self.model, self.open_always + self.open_sometimes)
+        self.quiet_judge = Judge(self.model, self.open_quiet)
+
+    def keep_open(self, closed: Any) -> None:
+        """Stop judging the properties whose ids are in ``closed`` (decided)."""
+        if not any(p.id in closed for p in self.open_always + self.open_sometimes + self.open_quiet):
+            return
+        self.open_always = [p for p in self.open_always if p.id not in closed]
+        self.open_sometimes = [p for p in self.open_sometimes if p.id not in closed]
+        self.open_quiet = [p for p in self.open_quiet if p.id not in closed]
+        self._judge()
 
     def fp(self, state: Any) -> int:
         return int.from_bytes(blake2b(self.model.encode(state), digest_size=self.digest).digest(), "little")
@@ -462,9 +480,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
             s = frontier[i]
             succ = successors(s)
             if not succ:
-                for p in quiet:
-                    if not p.predicate(model, s):
-                        part.quiet_fail.append((base + i, p.id))
+                for pid in ctx.quiet_judge.hits(s):
+                    part.quiet_fail.append((base + i, pid))
                 continue
             generated += len(succ)
             gi = (base + i) << 32
@@ -504,9 +521,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
                 elif j < first and old[j]:
                     back_edge = True
             if quiet and generated == before:
-                for p in quiet:
-                    if not p.predicate(model, s):
-                        part.quiet_fail.append((base + i, p.id))
+                for pid in ctx.quiet_judge.hits(s):
+                    part.quiet_fail.append((base + i, pid))
         inner_in = None
         lo = hi   # skip the general loop below
     ample, reads = ctx.ample, ctx.reads
@@ -546,9 +562,8 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
             elif inner and old[j]:
                 back_edge = True
         if settled and quiet:
-            for p in quiet:
-                if not p.predicate(model, s):
-                    part.quiet_fail.append((base + i, p.id))
+            for pid in ctx.quiet_judge.hits(s):
+                part.quiet_fail.append((base + i, pid))
     part.generated += generated
     if cand:
         back_edge |= _resolve(ctx, cand, origin, inner_in, level, part)
@@ -610,6 +625,7 @@ def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list | None, level: 
             parents.append(o >> 32)
             aidx.append(o & 0xFFFFFFFF)
         return back_edge
+    judge = ctx.judge.hits
     for k in new:
         t = cand[k]
         m = len(states)
@@ -618,12 +634,8 @@ def _resolve(ctx: _Ctx, cand: list, origin: list, inner_in: list | None, level: 
         o = origin[k]
         parents.append(o >> 32)
         aidx.append(o & 0xFFFFFFFF)
-        for p in always:
-            if not p.predicate(model, t):
-                hits.append((m, p.id))
-        for p in sometimes:
-            if p.predicate(model, t):
-                hits.append((m, p.id))
+        for pid in judge(t):
+            hits.append((m, pid))
     return back_edge
 
 
@@ -727,9 +739,7 @@ def _helper_main(ctx: _Ctx, share: list, rfd: int, wfd: int) -> None:  # pragma:
             _, base, offset, closed, stop_on_violation, ctx.record_edges = msg
             if ctx.tally is not None:
                 _TALLY.pack_into(ctx.tally, 0, 0, 0)
-            ctx.open_always = [p for p in ctx.open_always if p.id not in closed]
-            ctx.open_sometimes = [p for p in ctx.open_sometimes if p.id not in closed]
-            ctx.open_quiet = [p for p in ctx.open_quiet if p.id not in closed]
+            ctx.keep_open(closed)
             part = _Part()
             _expand_chunks(ctx, share, offset, base, part, stop_on_violation)
             pending = part.states
@@ -1149,10 +1159,7 @@ class _Explorer:
         if len(self.found) == self._closed:
             return
         self._closed = len(self.found)
-        c = self.ctx
-        c.open_always = [p for p in c.open_always if p.id not in self.found]
-        c.open_sometimes = [p for p in c.open_sometimes if p.id not in self.found]
-        c.open_quiet = [p for p in c.open_quiet if p.id not in self.found]
+        self.ctx.keep_open(self.found)
 
     def _violated_any(self) -> bool:
         kinds = {p.id: p.kind for p in self.props}
@@ -1241,12 +1248,8 @@ class _Explorer:
             part.fps.append(f)
             part.parents.append(2**32 - 1)   # no parent: aidx = position in init_states()
             part.aidx.append(i)
-            for p in ctx.open_always:
-                if not p.predicate(self.model, s):
-                    part.hits.append((n, p.id))
-            for p in ctx.open_sometimes:
-                if p.predicate(self.model, s):
-                    part.hits.append((n, p.id))
+            for pid in ctx.judge.hits(s):
+                part.hits.append((n, pid))
         self.generated += part.generated
         return self._add(part, 0)
 

@@ -38,6 +38,11 @@ Optional methods, used when present (:func:`is_internal`, :func:`describe_action
   change what a property reading ``reads`` looks at (``reads``: the union of the
   ``reads`` of the checked ``always``/``sometimes`` properties, ``None`` = everything);
   ``None`` = expand fully. The local explorer applies it with the cycle proviso.
+- ``views(reads) -> Callable[[S], Hashable] | None`` — the key of what a predicate that
+  reads only ``reads`` (a property's declared tags) sees of a state: states with equal
+  keys get equal verdicts, so every backend judges such a property once per key
+  (:class:`Judge`); ``None`` = judge it on every state. A ``verify_views`` attribute that
+  is true makes each reused verdict judged again (:class:`ViewMismatch` on a difference).
 
 States and actions are immutable, hashable and picklable (DESIGN §2.1).
 """
@@ -136,9 +141,10 @@ class Property:
     citation: str = ""
     witness: str | None = None
     evidence: str | None = None
-    # what the predicate reads, as tags a model's ``ample`` understands (docs/por.md);
-    # None = everything (no partial-order reduction while an always/sometimes property
-    # reading everything is checked)
+    # what the predicate reads, as tags the model understands: its ``ample`` (docs/por.md)
+    # and its ``views`` (a predicate judged once per view: ``Judge``); None = everything
+    # (no partial-order reduction while an always/sometimes property reading everything is
+    # checked, and judged on every state)
     reads: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
@@ -157,8 +163,9 @@ class Property:
 
     @classmethod
     def at_quiescence(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
-                      citation: str = "", witness: str | None = None) -> "Property":
-        return cls(id, title, Kind.AT_QUIESCENCE, predicate, citation, witness)
+                      citation: str = "", witness: str | None = None,
+                      reads: frozenset[str] | None = None) -> "Property":
+        return cls(id, title, Kind.AT_QUIESCENCE, predicate, citation, witness, reads=reads)
 
     @classmethod
     def eventually(cls, id: str, title: str, *, citation: str = "", evidence: str | None = None) -> "Property":
@@ -200,6 +207,82 @@ def por_reads(props: Iterable[Property]) -> frozenset[str] | None:
                 return None
             out |= p.reads
     return frozenset(out)
+
+
+class ViewMismatch(AssertionError):
+    """A verdict cached for a view differs from the predicate's on a state with that view:
+    the property reads more than its ``reads`` declares (found with ``verify_views``)."""
+
+
+class Judge:
+    """Judges properties on states: which of ``props`` a state *hits* — an ``always`` or
+    ``at_quiescence`` predicate false, a ``sometimes`` predicate true.
+
+    With the model's optional ``views(reads)`` (a key function of what a predicate reading
+    ``reads`` sees of a state, or None), properties that read the same parts are judged
+    together once per key, and the verdicts reused on every state with that key: a
+    successor differs from its parent in what is in flight far more often than in what the
+    queue managers hold (spec/network/views.py). Without it, or for a property that
+    declares no ``reads``, every predicate runs on every state. A model's
+    ``verify_views`` attribute makes every reused verdict judged again
+    (:class:`ViewMismatch` on a difference). It changes how fast, never what, a state is
+    judged: the hits come in the order of ``props``.
+
+    >>> odd = Property.always("ODD", "odd", lambda m, s: s[0] % 2 == 1, reads=frozenset({"n"}))
+    >>> big = Property.sometimes("BIG", "big", lambda m, s: s[1] > 9)
+    >>> class M:
+    ...     def views(self, reads):
+    ...         return (lambda s: s[0]) if reads == frozenset({"n"}) else None
+    >>> judge = Judge(M(), [odd, big])
+    >>> judge.hits((2, 10)), judge.hits((3, 0)), judge.hits((2, 0)), judge.cached
+    (['ODD', 'BIG'], [], ['ODD'], 1)
+    """
+
+    LIMIT = 100_000   # cached keys per group; cleared when full
+
+    def __init__(self, model: Any, props: Sequence[Property]) -> None:
+        self.model = model
+        self.verify = bool(getattr(model, "verify_views", False))
+        views = getattr(model, "views", None)
+        self.direct: list[tuple[int, Property, bool]] = []   # (position, property, hit when predicate is)
+        groups: dict[frozenset[str], tuple[Callable[[Any], Any], list]] = {}
+        for i, p in enumerate(props):
+            entry = (i, p, p.kind is Kind.SOMETIMES)
+            key = views(p.reads) if callable(views) and p.reads is not None else None
+            if key is None:
+                self.direct.append(entry)
+            else:
+                groups.setdefault(p.reads, (key, []))[1].append(entry)
+        self.groups = [(key, tuple(members), {}) for key, members in groups.values()]
+        self.ids = [p.id for p in props]
+        self.cached = 0   # verdicts reused (a group's at a time)
+
+    def hits(self, state: Any) -> list[str]:
+        """The ids of the properties ``state`` hits, in the order of ``props``."""
+        model = self.model
+        found = [i for i, p, want in self.direct if bool(p.predicate(model, state)) == want]
+        for key, members, cache in self.groups:
+            k = key(state)
+            hit = cache.get(k)
+            if hit is None:
+                hit = tuple(i for i, p, want in members if bool(p.predicate(model, state)) == want)
+                if len(cache) >= self.LIMIT:
+                    cache.clear()
+                cache[k] = hit
+            else:
+                self.cached += 1
+                if self.verify:
+                    again = tuple(i for i, p, want in members if bool(p.predicate(model, state)) == want)
+                    if again != hit:
+                        wrong = sorted({self.ids[i] for i in set(hit) ^ set(again)})
+                        raise ViewMismatch(f"the verdict of {', '.join(wrong)} reused for an equal view "
+                                           f"differs from the predicate's (it reads more than it declares)")
+            if hit:
+                found.extend(hit)
+        if len(found) > 1:
+            found.sort()
+        ids = self.ids
+        return [ids[i] for i in found]
 
 
 def select_properties(model: Any, property_ids: Iterable[str] | None) -> list[Property]:

@@ -292,17 +292,27 @@ class _Checks:
         return cls(pick("always"), pick("sometimes"), pick("at_quiescence"))
 
     def observe(self, model: Any, state: Any, quiescent: bool) -> Iterator[tuple[int, int]]:
-        """(row kind, property index) observations of one state, in property order."""
-        for i, prop in self.always:
-            if not prop.predicate(model, state):
-                yield KIND_FALSIFIED, i
-        for i, prop in self.sometimes:
-            if prop.predicate(model, state):
-                yield KIND_WITNESS, i
+        """(row kind, property index) observations of one state, in property order: judged
+        as the local engine judges (checker.model.Judge, once per view where the model has
+        views), by judges kept for this model in this process (not pickled)."""
+        judges = self.__dict__.get("_judges")
+        if judges is None or judges[0] is not model:
+            from checker.model import Judge
+
+            rows = {p.id: (KIND_WITNESS if _kind(p) == "sometimes" else KIND_FALSIFIED, i)
+                    for i, p in self.always + self.sometimes + self.at_quiescence}
+            judges = (model, Judge(model, [p for _, p in self.always + self.sometimes]),
+                      Judge(model, [p for _, p in self.at_quiescence]), rows)
+            self.__dict__["_judges"] = judges
+        _, new, quiet, rows = judges
+        for pid in new.hits(state):
+            yield rows[pid]
         if quiescent:
-            for i, prop in self.at_quiescence:
-                if not prop.predicate(model, state):
-                    yield KIND_FALSIFIED, i
+            for pid in quiet.hits(state):
+                yield rows[pid]
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_judges"}
 
 
 def _kind(prop: Any) -> str:

@@ -18,7 +18,7 @@ later step changes it (``mqcheck run`` and ``check`` agree).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc
@@ -40,6 +40,7 @@ from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
 )
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
+from spec.network.views import view_key
 from spec.network.workload import arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel, without_handle
 from spec.pubsub import LocalPubSub
 from spec.values import replace
@@ -67,6 +68,10 @@ class MQNetwork:
         if memo not in ("on", "off", "verify"):
             raise ValueError(f"memo {memo!r}: expected 'on', 'off' or 'verify'")
         self.memo = None if memo == "off" or mutations.explain else DeliveryMemo(memo)
+        # properties judged once per view (views.py; checker.model.Judge): with the memo on,
+        # and every cached verdict judged again with ``verify``
+        self.memo_mode = memo
+        self.verify_views = memo == "verify"
 
     def __getstate__(self) -> dict:
         # the memo is not shipped: an unpickled model (a Spark task) uses its process's
@@ -224,6 +229,11 @@ class MQNetwork:
         return canonical_bytes(state)
 
     # --- optional parts of the protocol ---------------------------------------------
+    def views(self, reads: frozenset[str] | None) -> Callable[[NetworkState], Any] | None:
+        """The key of what a property reading ``reads`` sees of a state (views.py), or None:
+        judge it on every state (``reads`` is not within the views, or ``--memo off``)."""
+        return None if self.memo_mode == "off" else view_key(reads)
+
     def ample(self, state: NetworkState, actions: Sequence[Any], reads: frozenset[str] | None
               ) -> tuple[int, ...] | None:
         """Partial-order reduction (docs/por.md, where each condition is argued): the

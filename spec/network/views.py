@@ -1,0 +1,107 @@
+"""What a property reads of a network state, as a key: judge a predicate once per view
+(issue #17).
+
+Exploring every interleaving visits many states that differ only in what is in flight. On
+fr-mesh-broken with the joining explored, the first 60,000 states hold 7,781 distinct
+tuples of queue managers and 45,222 distinct tuples of channels (benchmarks/RESULTS.md,
+"#17 (round 9)"). Most properties judge the queue managers only — their caches, handles,
+ghost decisions — and a predicate of those gives the same answer on every state that
+shares them. A property declares what it reads (``Property.reads``) with these tags:
+
+- :data:`QMGRS`: the queue managers (every field) and the network's scalars: the next
+  scenario step, the clock, the fault budget, the queue managers a fault stopped, the
+  channels a step holds, the uniform cluster's state;
+- :data:`FLOW`: of each channel (and route entry) its ends, its status, and *whether* it
+  holds messages — not which (``settled`` reads this much);
+- :data:`LOGS`: the error log.
+
+A property that reads channel messages declares nothing (``reads=None``, everything) and is
+judged on every state. :func:`view_key` gives, for a set of tags, the function from a state
+to the key of its view: two states with equal keys look the same to a predicate that reads
+only those tags, so the checker may judge it once per key (``checker.model.Judge``). The
+key is the 128-bit digest of those parts' canonical inline bytes (``spec.encoding``, found
+by identity for the parts a successor shares with its parent): equal keys for different
+views need two different encodings with one digest, as for the encoding itself.
+
+A wrong declaration would make the checker reuse a verdict the predicate would not give.
+tests/test_property_views.py judges every declared property of every bundled example on
+each explored state and on a copy whose undeclared parts are replaced by values that fail
+when read; ``mqcheck check --memo verify`` judges every cached verdict again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from hashlib import blake2b
+
+from spec.encoding import DIGEST_SIZE, inline_bytes
+from spec.network.state import Channel, NetworkState
+
+QMGRS = "qmgrs"
+FLOW = "flow"
+LOGS = "logs"
+VIEWS = frozenset({QMGRS, FLOW, LOGS})
+
+
+def _qmgrs(state: NetworkState) -> bytes:
+    return b"".join((inline_bytes(state.qmgrs), inline_bytes(state.next_step), inline_bytes(state.clock),
+                     inline_bytes(state.faults), inline_bytes(state.stopped_by_fault),
+                     inline_bytes(state.held_by_step), inline_bytes(state.uniform)))
+
+
+# A channel's flow, kept by identity (a successor shares most of its parent's channels); the
+# entry keeps the channel alive, so its id is not reused while cached; cleared when full.
+_FLOWS: dict[int, tuple[Channel, bytes]] = {}
+_FLOWS_LIMIT = 8_192
+
+
+def _flow(state: NetworkState) -> bytes:
+    out = []
+    flows = _FLOWS
+    for c in state.channels:
+        hit = flows.get(id(c))
+        if hit is None or hit[0] is not c:
+            data = b"".join((inline_bytes(c.src), inline_bytes(c.dst), inline_bytes(c.status),
+                             b"F" if c.messages else b"E"))
+            if len(flows) >= _FLOWS_LIMIT:
+                flows.clear()
+            flows[id(c)] = hit = (c, data)
+        out.append(hit[1])
+    return b"%d;%s" % (len(out), b"".join(out))
+
+
+def _logs(state: NetworkState) -> bytes:
+    return inline_bytes(state.logs)
+
+
+_PARTS: tuple[tuple[str, Callable[[NetworkState], Any]], ...] = ((QMGRS, _qmgrs), (FLOW, _flow), (LOGS, _logs))
+
+
+def view_key(reads: frozenset[str] | None) -> Callable[[NetworkState], Any] | None:
+    """The key of what a predicate reading ``reads`` sees of a state, or None when it may
+    read more than the tags name (None, empty, or a tag not in :data:`VIEWS`).
+
+    >>> from spec.network.state import Channel, NetworkState
+    >>> key = view_key(frozenset({QMGRS, FLOW}))
+    >>> a = NetworkState((), (Channel("A", "B", "RUNNING", ("m1",)),))
+    >>> b = NetworkState((), (Channel("A", "B", "RUNNING", ("m2", "m3")),))
+    >>> key(a) == key(b), key(a) == key(NetworkState((), (Channel("A", "B", "RUNNING"),)))
+    (True, False)
+    >>> view_key(None), view_key(frozenset({QMGRS, "settled"}))
+    (None, None)
+    """
+    if not reads or not reads <= VIEWS:
+        return None
+    parts = tuple(fn for tag, fn in _PARTS if tag in reads)
+    if len(parts) == 1:
+        (only,) = parts
+        return lambda state: blake2b(only(state), digest_size=DIGEST_SIZE).digest()
+    return lambda state: blake2b(b"|".join([fn(state) for fn in parts]), digest_size=DIGEST_SIZE).digest()
+
+
+# What a property declares (``Property.reads``): the queue managers and scalars; with each
+# channel's flow; with the error log too.
+READS_QMGRS = frozenset({QMGRS})
+READS_FLOW = frozenset({QMGRS, FLOW})
+READS_LOGS = frozenset({QMGRS, FLOW, LOGS})
