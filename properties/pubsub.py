@@ -34,6 +34,7 @@ from spec.network import NetworkState, pubsub_links, pubsub_space
 from spec.topic_tree import is_blocked, node_of
 from spec.topics import compile_subscription
 from spec.values import replace
+from spec.network.views import READS_QMGRS
 
 
 def settled(state: NetworkState) -> bool:
@@ -484,25 +485,25 @@ PROPERTIES = (
                        local_delivered, citation="002 §Publication scope"),
     Property.always("PS-SCOPE", "remote delivery needs PUBSCOPE ALL at the publisher and SUBSCOPE ALL at the "
                     "subscriber", scope_respected, citation="002 §Combining publication and subscription scopes",
-                    witness="PS-REMOTE-DELIVERY"),
+                    witness="PS-REMOTE-DELIVERY", reads=READS_QMGRS),
     Property.sometimes("PS-REMOTE-DELIVERY", "a publication is delivered at another queue manager", remote_delivery,
-                       citation="002 §How does distributed publish/subscribe work?"),
+                       citation="002 §How does distributed publish/subscribe work?", reads=READS_QMGRS),
     Property.always("PS-SCOPE-OPTION", "a subscription's MQSO_SCOPE_ALL or MQSO_SCOPE_QMGR option overrides the "
                     "topic's SUBSCOPE", scope_option_wins, citation="002 §Subscription scope",
-                    witness="PS-SCOPE-OVERRIDDEN"),
+                    witness="PS-SCOPE-OVERRIDDEN", reads=READS_QMGRS),
     Property.always("PS-PSCLUS-REFUSED", "PSCLUS(DISABLED) is refused while the queue manager knows a clustered "
                     "topic, even one defined elsewhere", psclus_refused,
                     citation="002 §Inhibiting clustered publish/subscribe in a cluster",
-                    witness="PS-PSCLUS-ASKED"),
+                    witness="PS-PSCLUS-ASKED", reads=READS_QMGRS),
     Property.sometimes("PS-PSCLUS-ASKED", "PSCLUS(DISABLED) is asked for while a clustered topic is known",
-                       psclus_asked_with_topics, citation="002 §Inhibiting clustered publish/subscribe in a cluster"),
+                       psclus_asked_with_topics, citation="002 §Inhibiting clustered publish/subscribe in a cluster", reads=READS_QMGRS),
     Property.sometimes("PS-SCOPE-OVERRIDDEN", "a subscription's scope option differs from its topic's SUBSCOPE",
-                       scope_option_overrides, citation="002 §Subscription scope"),
+                       scope_option_overrides, citation="002 §Subscription scope", reads=READS_QMGRS),
     Property.always("PS-WILDCARD-BLOCK", "no wildcard subscription receives a publication below a WILDCARD(BLOCK) "
                     "topic less specific than it", wildcard_block,
-                    citation="002 §Controlling wildcard usage with the WILDCARD property", witness="PS-BLOCK-MATTERS"),
+                    citation="002 §Controlling wildcard usage with the WILDCARD property", witness="PS-BLOCK-MATTERS", reads=READS_QMGRS),
     Property.sometimes("PS-BLOCK-MATTERS", "a blocked wildcard subscription matches a publication delivered beside it",
-                       block_matters, citation="002 §Controlling wildcard usage with the WILDCARD property"),
+                       block_matters, citation="002 §Controlling wildcard usage with the WILDCARD property", reads=READS_QMGRS),
     Property.always("PS-ONE-HOP-CLUSTER", "a publication that arrived over a cluster link never leaves over a "
                     "cluster link (one hop; no routing from one cluster into another)", one_hop_cluster,
                     citation="002 §Overlapping cluster support, and publish/subscribe",
@@ -511,9 +512,9 @@ PROPERTIES = (
                        cluster_forward, citation="002 §Publish/subscribe clusters"),
     Property.always("PS-PROXY-AGGREGATION", "at most one proxy subscription per topic string per neighbour",
                     proxy_aggregation, citation="002 §Proxy subscription aggregation and publication aggregation",
-                    witness="PS-PROXY-HELD"),
+                    witness="PS-PROXY-HELD", reads=READS_QMGRS),
     Property.sometimes("PS-PROXY-HELD", "a queue manager holds a proxy subscription", proxy_held,
-                       citation="002 §Proxy subscription aggregation and publication aggregation"),
+                       citation="002 §Proxy subscription aggregation and publication aggregation", reads=READS_QMGRS),
     Property.always("PS-PUB-AGGREGATION", "at most one copy of a publication per neighbour", pub_aggregation,
                     citation="002 §Proxy subscription aggregation and publication aggregation",
                     witness="PS-PUB-FORWARDED"),
@@ -527,21 +528,21 @@ PROPERTIES = (
     Property.eventually("PS-TERMINATION", "every publication's propagation ends (no cycle of internal actions)",
                         citation="002 §How loop detection works", evidence="PS-REPUBLISH-LOOP"),
     Property.always("PS-EXACTLY-ONCE-ACYCLIC", "without loops, no subscription receives a publication twice",
-                    exactly_once_acyclic, citation="002 §How loop detection works", witness="PS-REMOTE-DELIVERY"),
+                    exactly_once_acyclic, citation="002 §How loop detection works", witness="PS-REMOTE-DELIVERY", reads=READS_QMGRS),
     Property.always("PS-LOOP-DUPLICATES", "a subscription receives at most one copy per loop-free path",
                     loop_duplicates_bounded, citation="002 §How loop detection works",
-                    witness="PS-DUPLICATES-DELIVERED"),
+                    witness="PS-DUPLICATES-DELIVERED", reads=READS_QMGRS),
     Property.sometimes("PS-DUPLICATES-DELIVERED", "a subscription receives duplicate copies (a loop)",
-                       duplicates_delivered, citation="002 §How loop detection works"),
+                       duplicates_delivered, citation="002 §How loop detection works", reads=READS_QMGRS),
     Property.always("PS-RETAINED-NEW-ONLY", "retained publications go to new subscriptions that did not ask for new "
                     "publications only, each at most once", retained_for_new_subscriptions,
-                    citation="002 §Retained publications", witness="PS-RETAINED-REMOTE"),
+                    citation="002 §Retained publications", witness="PS-RETAINED-REMOTE", reads=READS_QMGRS),
     Property.sometimes("PS-RETAINED-REMOTE", "a subscription receives another queue manager's retained publication",
                        remote_retained,
-                       citation="002 §Retained publications in a distributed publish/subscribe topology"),
+                       citation="002 §Retained publications in a distributed publish/subscribe topology", reads=READS_QMGRS),
     Property.sometimes("PS-REPUBLISH-LOOP", "a republishing application republishes a publication that its own "
                        "earlier republication led to (the loop repeats: evidence against PS-TERMINATION)",
-                       republish_loop_repeats, citation="002 §Loop detection fingerprint format"),
+                       republish_loop_repeats, citation="002 §Loop detection fingerprint format", reads=READS_QMGRS),
     Property.sometimes("PS-MISSED-BEFORE-PROXY", "a publication races a proxy subscription and is missed",
                        missed_before_proxy,
                        citation="002 §Proxy subscription aggregation and publication aggregation"),
@@ -549,5 +550,5 @@ PROPERTIES = (
                            force_no_miss, citation="002 §More on routing mechanisms",
                            witness="PS-FORCE-DELIVERED"),
     Property.sometimes("PS-FORCE-DELIVERED", "a publication reaches a remote subscription under PROXYSUB(FORCE)",
-                       force_delivered, citation="002 §More on routing mechanisms"),
+                       force_delivered, citation="002 §More on routing mechanisms", reads=READS_QMGRS),
 )

@@ -18,6 +18,7 @@ from spec import repository as rp
 from spec import objects
 from spec import scenario as sc
 from spec.network import NetworkState, resolve_conname
+from spec.network.views import READS_FLOW, READS_QMGRS
 
 
 def _running(state: NetworkState) -> frozenset[str]:
@@ -476,74 +477,74 @@ def reset_happened(model, state: NetworkState) -> bool:
 
 PROPERTIES = (
     Property.always("RP-NO-STALE-APPLY", "a repository never replaces a record with an older or duplicate copy",
-                    no_stale_apply, citation="003 §Queue managers and repositories", witness="RP-STALE-DISCARDED"),
+                    no_stale_apply, citation="003 §Queue managers and repositories", witness="RP-STALE-DISCARDED", reads=READS_QMGRS),
     Property.sometimes("RP-STALE-DISCARDED", "a duplicate or stale copy arrives and is discarded", stale_discarded,
-                       citation="003 §Queue managers and repositories"),
+                       citation="003 §Queue managers and repositories", reads=READS_QMGRS),
     Property.always("RP-TWO-FRS", "a partial repository publishes its changes to two full repositories when it knows two",
-                    publishes_to_two_frs, citation="003 §Queue managers and repositories", witness="RP-TWO-FRS-WITNESS"),
+                    publishes_to_two_frs, citation="003 §Queue managers and repositories", witness="RP-TWO-FRS-WITNESS", reads=READS_QMGRS),
     Property.sometimes("RP-TWO-FRS-WITNESS", "a partial repository publishes to two full repositories", published_to_two,
-                       citation="003 §Queue managers and repositories"),
+                       citation="003 §Queue managers and repositories", reads=READS_QMGRS),
     Property.always("RP-TEMPQMGR", "SYSTEM.TEMPQMGR is shown only until the full repository answers",
-                    tempqmgr_until_answered, citation="000 §Initial definitions", witness="RP-TEMPQMGR-SHOWN"),
+                    tempqmgr_until_answered, citation="000 §Initial definitions", witness="RP-TEMPQMGR-SHOWN", reads=READS_QMGRS),
     Property.sometimes("RP-TEMPQMGR-SHOWN", "a manual CLUSSDR is shown as SYSTEM.TEMPQMGR", tempqmgr_shown,
-                       citation="000 §Checking initial definitions"),
+                       citation="000 §Checking initial definitions", reads=READS_QMGRS),
     Property.at_quiescence("RP-FR-CONVERGENCE", "settled full repositories of a cluster hold the same records",
                            frs_converge, citation="000 §Considerations for Full Repositories",
-                           witness="RP-FRS-SETTLED"),
+                           witness="RP-FRS-SETTLED", reads=READS_FLOW),
     Property.sometimes("RP-FRS-SETTLED", "two or more full repositories settle", frs_settled_together,
-                       citation="000 §Considerations for Full Repositories"),
+                       citation="000 §Considerations for Full Repositories", reads=READS_FLOW),
     Property.sometimes("RP-FR-MESH-NEEDED", "full repositories not fully connected lose an update (witness)",
-                       fr_mesh_loses_update, citation="000 §Resource definition for Full Repositories"),
+                       fr_mesh_loses_update, citation="000 §Resource definition for Full Repositories", reads=READS_FLOW),
     Property.at_quiescence("RP-PR-CONVERGENCE", "a settled partial repository holds what the full repositories hold "
                            "for what it subscribed to", prs_converge, citation="000 §First MQOPEN of a Queue",
-                           witness="RP-PR-SUBSCRIBED"),
+                           witness="RP-PR-SUBSCRIBED", reads=READS_FLOW),
     Property.sometimes("RP-PR-SUBSCRIBED", "a partial repository with subscriptions settles", pr_holds_subscribed,
-                       citation="000 §First MQOPEN of a Queue"),
+                       citation="000 §First MQOPEN of a Queue", reads=READS_FLOW),
     Property.at_quiescence("RP-PR-HOSTS-CURRENT", "a settled partial repository holds the full repositories' "
                            "records of the queue managers hosting the queues it subscribed to", pr_hosts_current,
                            citation="003 §Queue managers and repositories; 000 §First MQOPEN of a Queue",
-                           witness="RP-PR-SUBSCRIBED"),
+                           witness="RP-PR-SUBSCRIBED", reads=READS_FLOW),
     Property.at_quiescence("RP-FR-HOLDS-MEMBERS", "settled full repositories hold a record of every CLUSRCVR of "
                            "every member that reaches one of them", frs_hold_members,
                            citation="003 §Queue managers and repositories; 000 §Initial definitions",
-                           witness="RP-MEMBERS-HELD"),
+                           witness="RP-MEMBERS-HELD", reads=READS_FLOW),
     Property.sometimes("RP-MEMBERS-HELD", "a settled partial repository knows another queue manager",
-                       members_held, citation="003 §Queue managers and repositories"),
+                       members_held, citation="003 §Queue managers and repositories", reads=READS_FLOW),
     Property.always("RP-MANUAL-CLUSSDR-JOINS", "a member's manual CLUSSDR that reaches a listener carries its JOIN, "
                     "even to a CLUSRCVR whose CONNAME has no port", manual_clussdrs_join,
                     citation="000 §Initial definitions; 003 §Auto-definition of channels",
-                    witness="RP-JOINED"),
+                    witness="RP-JOINED", reads=READS_QMGRS),
     Property.sometimes("RP-JOINED", "a member's manual CLUSSDR carries its JOIN", joined,
-                       citation="000 §Initial definitions"),
+                       citation="000 §Initial definitions", reads=READS_QMGRS),
     Property.sometimes("RP-JOINED-PORTLESS", "a member joins over a manual CLUSSDR to a CLUSRCVR whose CONNAME "
-                       "has no port", joined_portless, citation="003 §Auto-definition of channels"),
+                       "has no port", joined_portless, citation="003 §Auto-definition of channels", reads=READS_QMGRS),
     Property.always("RP-PARTIAL-NO-SUBSCRIBERS", "a queue manager that is not a full repository serves no "
                     "subscriptions (a demoted one makes its subscribers subscribe elsewhere)", partial_no_subscribers,
                     citation="000 §Considerations for Full Repositories; 000 §First MQOPEN of a Queue",
-                    witness="RP-FR-DEMOTED"),
+                    witness="RP-FR-DEMOTED", reads=READS_QMGRS),
     Property.sometimes("RP-FR-DEMOTED", "a full repository is altered to a partial repository", demoted,
-                       citation="000 §Considerations for Full Repositories"),
+                       citation="000 §Considerations for Full Repositories", reads=READS_QMGRS),
     Property.always("RP-SUBSCRIBE-AVAILABLE", "an MQOPEN's subscription goes to two available full repositories "
                     "when it knows two", subscribe_available,
                     citation="000 §Considerations for Full Repositories; 003 §Queue managers and repositories",
-                    witness="RP-SUBSCRIBED-AT-OPEN"),
+                    witness="RP-SUBSCRIBED-AT-OPEN", reads=READS_QMGRS),
     Property.sometimes("RP-SUBSCRIBED-AT-OPEN", "a partial repository's MQOPEN subscribes at full repositories",
-                       subscribed_at_open, citation="000 §First MQOPEN of a Queue"),
+                       subscribed_at_open, citation="000 §First MQOPEN of a Queue", reads=READS_QMGRS),
     Property.sometimes("RP-SUBSCRIBED-PAST-DOWN", "a subscription is sent to a full repository that is down, as "
                        "fewer than two are up", subscribed_past_unavailable,
-                       citation="000 §Considerations for Full Repositories"),
+                       citation="000 §Considerations for Full Repositories", reads=READS_QMGRS),
     Property.at_quiescence("RP-TOPIC-EVERYWHERE", "every member holds every cluster topic the full repositories hold",
-                           topics_everywhere, citation="002 §Cluster topics", witness="RP-TOPIC-AT-MEMBER"),
+                           topics_everywhere, citation="002 §Cluster topics", witness="RP-TOPIC-AT-MEMBER", reads=READS_FLOW),
     Property.sometimes("RP-TOPIC-AT-MEMBER", "a settled partial repository has heard of a cluster topic", topic_at_member,
-                       citation="002 §Cluster topics"),
+                       citation="002 §Cluster topics", reads=READS_FLOW),
     Property.at_quiescence("RP-REFRESH-RESTORES", "after REFRESH CLUSTER the repository is rebuilt from the full "
                            "repositories", refresh_restores, citation="000 §Refreshing repository information",
-                           witness="RP-REFRESHED"),
+                           witness="RP-REFRESHED", reads=READS_FLOW),
     Property.sometimes("RP-REFRESHED", "a queue manager refreshes and settles", refreshed_and_settled,
-                       citation="000 §Refreshing repository information"),
+                       citation="000 §Refreshing repository information", reads=READS_FLOW),
     Property.at_quiescence("RP-RESET-REMOVES", "after RESET CLUSTER no repository holds the removed queue manager's "
                            "records", reset_removes, citation="000 §Incorrectly deleted queue managers",
-                           witness="RP-RESET-HAPPENED"),
+                           witness="RP-RESET-HAPPENED", reads=READS_FLOW),
     Property.sometimes("RP-RESET-HAPPENED", "a queue manager is forcibly removed and the cluster settles",
-                       reset_happened, citation="000 §Incorrectly deleted queue managers"),
+                       reset_happened, citation="000 §Incorrectly deleted queue managers", reads=READS_FLOW),
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from checker.model import Property
 from spec import uniform as uc
+from spec.network.views import READS_QMGRS
 
 CITE_BALANCING = "004 §Automatic Application balancing"
 CITE_FEATURES = "004 §Uniform Cluster features"
@@ -125,36 +126,36 @@ PROPERTIES = (
         "UC-BALANCED", "once settled, every application name with movable instances is within one of even across "
         "the running members of its uniform cluster (DISPLAY APSTATUS BALANCED is never NO)", balanced,
         citation=f"{CITE_BALANCING}; 004 §Balancing by application name; {CITE_APSTATUS}",
-        witness="UC-BALANCED-AFTER-DONATION"),
+        witness="UC-BALANCED-AFTER-DONATION", reads=READS_QMGRS),
     Property.sometimes(
         "UC-BALANCED-AFTER-DONATION", "instances are donated and an application is balanced over its members",
-        balanced_after_donation, citation=CITE_BALANCING),
+        balanced_after_donation, citation=CITE_BALANCING, reads=READS_QMGRS),
     Property.always(
         "UC-NON-RECONNECTABLE-STAY", "an instance without auto-reconnect is never moved from the queue manager it "
-        "connected to", fixed_instances_stay, citation=CITE_FEATURES, witness="UC-FIXED-AT-DONOR"),
+        "connected to", fixed_instances_stay, citation=CITE_FEATURES, witness="UC-FIXED-AT-DONOR", reads=READS_QMGRS),
     Property.sometimes(
         "UC-FIXED-AT-DONOR", "a member asked to donate hosts instances of that application that cannot move",
-        fixed_instance_at_donor, citation=CITE_FEATURES),
+        fixed_instance_at_donor, citation=CITE_FEATURES, reads=READS_QMGRS),
     Property.at_quiescence(
         "UC-RECOVERY", "once settled, a member that restarted holds its share of every balanced application "
-        "(BALSTATE not LOW)", recovered, citation=CITE_BALANCING, witness="UC-RECOVERED"),
+        "(BALSTATE not LOW)", recovered, citation=CITE_BALANCING, witness="UC-RECOVERED", reads=READS_QMGRS),
     Property.sometimes(
         "UC-RECOVERED", "a restarted member hosts its share of movable instances again", recovered_seen,
-        citation=CITE_BALANCING),
+        citation=CITE_BALANCING, reads=READS_QMGRS),
     Property.at_quiescence(
         "UC-SCALE-OUT", "once settled, a queue manager added to a uniform cluster holds its fair share "
-        "(BALSTATE not LOW)", scaled_out, citation=CITE_BALANCING, witness="UC-SCALED-OUT"),
+        "(BALSTATE not LOW)", scaled_out, citation=CITE_BALANCING, witness="UC-SCALED-OUT", reads=READS_QMGRS),
     Property.sometimes(
         "UC-SCALED-OUT", "an added member hosts its share of movable instances", scaled_out_seen,
-        citation=CITE_BALANCING),
+        citation=CITE_BALANCING, reads=READS_QMGRS),
     Property.always(
         "UC-DIRECTED-HAS-ENTRY", "an instance is directed only to a member the CCDT has an entry for under its "
-        "real name", directed_only_with_entry, citation=CITE_CCDT, witness="UC-DIRECTED"),
+        "real name", directed_only_with_entry, citation=CITE_CCDT, witness="UC-DIRECTED", reads=READS_QMGRS),
     Property.sometimes(
-        "UC-DIRECTED", "a donor directs an instance to another member", directed_seen, citation=CITE_BALANCING),
+        "UC-DIRECTED", "a donor directs an instance to another member", directed_seen, citation=CITE_BALANCING, reads=READS_QMGRS),
     Property.sometimes(
         "UC-NO-CCDT-ENTRY", "a member cannot be given an instance: the CCDT has no entry under its real name "
-        "(the misconfiguration's witness)", no_ccdt_entry_seen, citation=CITE_CCDT),
+        "(the misconfiguration's witness)", no_ccdt_entry_seen, citation=CITE_CCDT, reads=READS_QMGRS),
     Property.eventually(
         "UC-TERMINATION", "rebalancing settles: no cycle of status messages, donation requests and moves "
         "(every execution of internal actions ends)", citation=f"{CITE_BALANCING}; docs/decisions.md #19"),

@@ -36,6 +36,7 @@ from spec import repository as rp
 from spec import scenario as sc
 from spec import workload as wl
 from spec.network import NetworkState, channel_statuses, moves_to
+from spec.network.views import READS_LOGS, READS_QMGRS
 
 CITE_001 = "001 The cluster workload management algorithm"
 
@@ -610,54 +611,54 @@ def own_receiver_stop_seen(model, state: NetworkState) -> bool:
 
 PROPERTIES = (
     Property.always("WL-SHARED-CLUSTER", "every choice is a route sharing a cluster with the chooser and the queue",
-                    chosen_shares_a_cluster, citation=f"{CITE_001}, rules 1-2", witness="WL-REMOTE-CHOICE"),
+                    chosen_shares_a_cluster, citation=f"{CITE_001}, rules 1-2", witness="WL-REMOTE-CHOICE", reads=READS_QMGRS),
     Property.sometimes("WL-REMOTE-CHOICE", "a remote destination is chosen", remote_choice_made,
-                       citation=CITE_001),
+                       citation=CITE_001, reads=READS_QMGRS),
     Property.always("WL-PUT-INHIBITED", "PUT(DISABLED) instances are chosen never while an enabled one survives "
                     "rank; only disabled ones give MQRC_CLUSTER_PUT_INHIBITED", put_inhibited_respected,
-                    citation=f"{CITE_001}, rule 5", witness="WL-PUT-DISABLED-SEEN"),
+                    citation=f"{CITE_001}, rule 5", witness="WL-PUT-DISABLED-SEEN", reads=READS_QMGRS),
     Property.sometimes("WL-PUT-DISABLED-SEEN", "a choice sees a PUT(DISABLED) instance", put_disabled_seen,
-                       citation=f"{CITE_001}, rule 5"),
+                       citation=f"{CITE_001}, rule 5", reads=READS_QMGRS),
     Property.always("WL-RANK", "the choice has the highest channel rank, then the highest queue rank, whatever the "
                     "channel status", highest_rank_chosen, citation=f"{CITE_001}, rules 3-4; 000 §Queue Rank example",
-                    witness="WL-RANKS-DIFFER"),
+                    witness="WL-RANKS-DIFFER", reads=READS_QMGRS),
     Property.sometimes("WL-RANKS-DIFFER", "a choice among routes of different ranks", ranks_differ,
-                       citation="000 §Rank - basics"),
+                       citation="000 §Rank - basics", reads=READS_QMGRS),
     Property.always("WL-STATUS", "among what rank, PUT and SUSPEND leave, a channel of the best status class is chosen",
                     best_status_chosen, citation=f"{CITE_001}, rules 7-11; DESIGN §3.7",
-                    witness="WL-STATUSES-DIFFER"),
+                    witness="WL-STATUSES-DIFFER", reads=READS_QMGRS),
     Property.sometimes("WL-STATUSES-DIFFER", "a choice among channels in different status classes", statuses_differ,
-                       citation="004 §Channel availability routing"),
+                       citation="004 §Channel availability routing", reads=READS_QMGRS),
     Property.always("WL-LOCAL-USEQ", "the local instance is used under CLWLUSEQ(LOCAL) or for a message that arrived "
                     "over a cluster channel", local_instance_used,
                     citation=f"{CITE_001}, rule 6; 000 §Utilising remote destinations",
-                    witness="WL-LOCAL-CANDIDATE"),
+                    witness="WL-LOCAL-CANDIDATE", reads=READS_QMGRS),
     Property.sometimes("WL-LOCAL-CANDIDATE", "a choice where a local instance competes", local_candidate_seen,
-                       citation=f"{CITE_001}, rule 6"),
+                       citation=f"{CITE_001}, rule 6", reads=READS_QMGRS),
     Property.always("WL-USEQ-ANY-SUBSCRIBED", "MQOPEN of a clustered CLWLUSEQ(ANY) queue with a local instance "
                     "subscribes for the queue at the full repositories, so the remote instances compete",
                     useq_any_subscribed, citation="000 §Utilising remote destinations; 000 §First MQOPEN of a Queue",
-                    witness="WL-USEQ-ANY-OPENED"),
+                    witness="WL-USEQ-ANY-OPENED", reads=READS_LOGS),
     Property.sometimes("WL-USEQ-ANY-OPENED", "a partial repository opens a CLWLUSEQ(ANY) queue it hosts",
-                       useq_any_opened, citation="000 §Utilising remote destinations"),
+                       useq_any_opened, citation="000 §Utilising remote destinations", reads=READS_LOGS),
     Property.always("WL-LOCAL-CLUSRCVR-STOPPED", "STOP CHANNEL of a queue manager's own CLUSRCVR leaves it STOPPED "
                     "for the algorithm's local-instance comparison", own_receiver_stopped,
-                    citation=f"{CITE_001}, rule 6", witness="WL-LOCAL-CLUSRCVR-STOP"),
+                    citation=f"{CITE_001}, rule 6", witness="WL-LOCAL-CLUSRCVR-STOP", reads=READS_LOGS),
     Property.sometimes("WL-LOCAL-CLUSRCVR-STOP", "a queue manager stops its own CLUSRCVR", own_receiver_stop_seen,
-                       citation=f"{CITE_001}, rule 6"),
+                       citation=f"{CITE_001}, rule 6", reads=READS_LOGS),
     Property.always("WL-MRUC", "at most CLWLMRUC channels reach the final choice, and the choice is one of them",
-                    mruc_respected, citation=f"{CITE_001}, rule 15", witness="WL-MRUC-CUT"),
-    Property.sometimes("WL-MRUC-CUT", "CLWLMRUC cuts the channels", mruc_cut, citation=f"{CITE_001}, rule 15"),
+                    mruc_respected, citation=f"{CITE_001}, rule 15", witness="WL-MRUC-CUT", reads=READS_QMGRS),
+    Property.sometimes("WL-MRUC-CUT", "CLWLMRUC cuts the channels", mruc_cut, citation=f"{CITE_001}, rule 15", reads=READS_QMGRS),
     Property.always("WL-ROUND-ROBIN", "equal weights: no channel is more than one pick ahead of another, and every "
                     "full cycle is exactly even", round_robin, citation=f"{CITE_001}, final choice",
-                    witness="WL-BALANCED"),
+                    witness="WL-BALANCED", reads=READS_QMGRS),
     Property.always("WL-WEIGHTS", "counts follow CLWLWGHT: no channel more than one weighted pick ahead, exactly "
                     "proportional at every full weight cycle", weighted,
-                    citation=f"{CITE_001}, final choice; 000 §Channel Weight example", witness="WL-WEIGHTED-CYCLE"),
+                    citation=f"{CITE_001}, final choice; 000 §Channel Weight example", witness="WL-WEIGHTED-CYCLE", reads=READS_QMGRS),
     Property.sometimes("WL-BALANCED", "two or more puts are balanced over two or more channels", balanced_run_seen,
-                       citation=f"{CITE_001}, final choice"),
+                       citation=f"{CITE_001}, final choice", reads=READS_QMGRS),
     Property.sometimes("WL-WEIGHTED-CYCLE", "a full weight cycle is chosen over channels of unequal CLWLWGHT",
-                       weighted_cycle_seen, citation="000 §Channel Weight example"),
+                       weighted_cycle_seen, citation="000 §Channel Weight example", reads=READS_QMGRS),
     Property.always("WL-NO-BOUNCE-WITH-RANK", "no message comes back to a queue manager it passed",
                     no_bounce, citation="000 §Rank and Overlapping Clusters", witness="WL-GATEWAY-HOP"),
     Property.sometimes("WL-GATEWAY-HOP", "a message goes on from the queue manager it arrived at", gateway_hop,
@@ -667,28 +668,28 @@ PROPERTIES = (
                     citation="000 §Workload balancing - Bind Options; 004 §Pros and cons of binding",
                     witness="BD-ON-OPEN-ARRIVED"),
     Property.sometimes("BD-ON-OPEN-BOUND", "a BIND_ON_OPEN handle puts two or more messages", on_open_bound,
-                       citation="000 §Workload balancing - Bind Options"),
+                       citation="000 §Workload balancing - Bind Options", reads=READS_QMGRS),
     Property.sometimes("BD-ON-OPEN-ARRIVED", "two or more messages of a BIND_ON_OPEN handle bound to a remote "
-                       "instance have arrived", on_open_arrived, citation="000 §Workload balancing - Bind Options"),
+                       "instance have arrived", on_open_arrived, citation="000 §Workload balancing - Bind Options", reads=READS_QMGRS),
     Property.always("BD-TARGET-FIXED", "a message naming a target queue manager arrives there (or nowhere, its "
                     "failure logged), whatever rank, status or weights say", target_fixed,
                     citation="DESIGN §3.6; 000 §Routing messages in and out of clusters, Scenario 1; "
                     "004 §Channel availability routing", witness="BD-TARGET-REACHED"),
     Property.sometimes("BD-TARGET-REACHED", "a message naming another queue manager arrives there", target_reached,
-                       citation="000 §Routing messages in and out of clusters, Scenario 1"),
+                       citation="000 §Routing messages in and out of clusters, Scenario 1", reads=READS_QMGRS),
     Property.always("BD-ON-GROUP", "the messages of one logical group go to one destination", on_group_fixed,
                     citation="001 (MQOO_BIND_ON_GROUP); 004 §Pros and cons of binding", witness="BD-GROUP-BOUND"),
     Property.sometimes("BD-GROUP-BOUND", "a BIND_ON_GROUP handle puts a group of two or more", group_bound,
-                       citation="004 §Channel workload balancing"),
+                       citation="004 §Channel workload balancing", reads=READS_QMGRS),
     Property.always("BD-NOT-FIXED-REDRIVE", "no message waits for a RETRYING channel when the algorithm would now "
                     "choose elsewhere (bound messages do: the stuck-message trace)", not_fixed_redriven,
                     citation="000 §When does workload balancing occur?; 004 §Channel availability routing",
                     witness="BD-REDRIVEN"),
     Property.sometimes("BD-REDRIVEN", "a message waiting for a RETRYING channel is re-driven elsewhere",
-                       redriven_elsewhere, citation="000 §When does workload balancing occur?"),
+                       redriven_elsewhere, citation="000 §When does workload balancing occur?", reads=READS_QMGRS),
     Property.always("BD-AS-Q-DEF", "MQOO_BIND_AS_Q_DEF binds as the DEFBIND of the object opened (an alias's own)",
                     as_q_def, citation="000 §Workload balancing - Bind Options; 004 §Pros and cons of binding",
-                    witness="BD-AS-Q-DEF-RESOLVED"),
+                    witness="BD-AS-Q-DEF-RESOLVED", reads=READS_QMGRS),
     Property.sometimes("BD-AS-Q-DEF-RESOLVED", "a BIND_AS_Q_DEF handle's binding is resolved", as_q_def_resolved,
-                       citation="000 §Workload balancing - Bind Options"),
+                       citation="000 §Workload balancing - Bind Options", reads=READS_QMGRS),
 )
