@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
-from properties import scenario_steps
+from properties import once_per_part, scenario_steps
 from spec import pubsub
 from spec import scenario as sc
 from spec.network import NetworkState, pubsub_links, pubsub_space
@@ -45,11 +45,23 @@ def _entries(state: NetworkState) -> dict[tuple[str, int], pubsub.PublishedEntry
     return {(q.name, e.serial): e for q in state.qmgrs for e in q.pubsub.published_log}
 
 
-def _publication_msgs(state: NetworkState):
-    for ch in state.channels:
-        for m in ch.messages:
-            if isinstance(m, pubsub.PublicationMsg):
-                yield ch, m
+@once_per_part
+def _publications_in(messages: tuple) -> tuple:
+    """The publications of a channel's messages, once per messages tuple (successors share
+    them)."""
+    return tuple(m for m in messages if isinstance(m, pubsub.PublicationMsg))
+
+
+_LAST_PUBS: list = [None, ()]   # the last state asked about and its answer (kept alive: `is` is safe)
+
+
+def _publication_msgs(state: NetworkState) -> tuple:
+    """(channel, publication) in flight; several predicates ask about each new state in
+    turn, so the last state's answer is kept."""
+    if _LAST_PUBS[0] is not state:
+        _LAST_PUBS[1] = tuple((ch, m) for ch in state.channels if ch.messages for m in _publications_in(ch.messages))
+        _LAST_PUBS[0] = state
+    return _LAST_PUBS[1]
 
 
 def _live_copies(state: NetworkState) -> Counter:
@@ -266,12 +278,15 @@ def pub_aggregation(model, state: NetworkState) -> bool:
     # answers are left out: each new proxy subscription gets its own (002 §Retained
     # publications in a distributed publish/subscribe topology: "As multiple proxy
     # subscriptions are distributed, multiple retained publications might be received")
-    for ch in state.channels:
-        seen = [(m.origin, m.serial, m.rfp) for m in ch.messages
-                if isinstance(m, pubsub.PublicationMsg) and not m.answers]
-        if len(seen) != len(set(seen)):
-            return False
-    return True
+    if not _publication_msgs(state):
+        return True
+    return all(_one_copy_each(ch.messages) for ch in state.channels if ch.messages)
+
+
+@once_per_part
+def _one_copy_each(messages: tuple) -> bool:
+    seen = [(m.origin, m.serial, m.rfp) for m in _publications_in(messages) if not m.answers]
+    return len(seen) == len(set(seen))
 
 
 def pub_forwarded(model, state: NetworkState) -> bool:

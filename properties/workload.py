@@ -303,11 +303,23 @@ def weighted_cycle_seen(model, state: NetworkState) -> bool:
 
 
 # --- WL-NO-BOUNCE-WITH-RANK ---------------------------------------------------------------
-def _app_messages(state: NetworkState):
-    for ch in state.channels:
-        for m in ch.messages:
-            if isinstance(m, bd.AppMessage):
-                yield ch, m
+@once_per_part
+def _apps_in(messages: tuple) -> tuple:
+    """The application messages of a channel's messages (a repository's are most of them
+    where clusters join): judged once per messages tuple, which successors share."""
+    return tuple(m for m in messages if isinstance(m, bd.AppMessage))
+
+
+_LAST_APPS: list = [None, ()]   # the last state asked about and its answer (kept alive: `is` is safe)
+
+
+def _app_messages(state: NetworkState) -> tuple:
+    """(channel, application message) in flight; several predicates ask about each new
+    state in turn, so the last state's answer is kept."""
+    if _LAST_APPS[0] is not state:
+        _LAST_APPS[1] = tuple((ch, m) for ch in state.channels if ch.messages for m in _apps_in(ch.messages))
+        _LAST_APPS[0] = state
+    return _LAST_APPS[1]
 
 
 def _bounces(state: NetworkState, ch, m: bd.AppMessage) -> bool:
@@ -470,6 +482,9 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
     # (the re-drive when it went into retry, or a put while it was in retry) and chose it, for
     # want of a better destination known then, is not balanced again because the sender learns
     # of another destination later (issue #14 round 2's fuzzing: the stronger reading was not 000's).
+    stuck = list(stuck_messages(state))
+    if not stuck:
+        return True
     last: dict[tuple[str, str, int], bd.Decision] = {}
     for d in _decisions(state):
         last[(d.qmgr, d.handle, d.serial)] = d
@@ -481,7 +496,7 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
             return False
         return d.redrive or any(c.qmgr == ch.dst and c.status_class > running for c in d.candidates)
 
-    return all(not m.bound and balanced_in_retry(ch, m) for ch, m in stuck_messages(state))
+    return all(not m.bound and balanced_in_retry(ch, m) for ch, m in stuck)
 
 
 _redriven_elsewhere = _some_decision(lambda d: bool(d.redrive and d.chosen and d.chosen[0] != d.away_from))

@@ -44,10 +44,15 @@ LOGS = "logs"
 VIEWS = frozenset({QMGRS, FLOW, LOGS})
 
 
+_DEFAULT_REST = ((), (), None)
+
+
 def _qmgrs(state: NetworkState) -> bytes:
-    return b"".join((inline_bytes(state.qmgrs), inline_bytes(state.next_step), inline_bytes(state.clock),
-                     inline_bytes(state.faults), inline_bytes(state.stopped_by_fault),
-                     inline_bytes(state.held_by_step), inline_bytes(state.uniform)))
+    # the queue managers' inline bytes delimit themselves; then the integer scalars; then
+    # the others' inline bytes, left out (empty) when all three have their defaults
+    rest = (state.stopped_by_fault, state.held_by_step, state.uniform)
+    tail = b"" if rest == _DEFAULT_REST else b"".join([inline_bytes(x) for x in rest])
+    return b"%s%d;%d;%d;%s" % (inline_bytes(state.qmgrs), state.next_step, state.clock, state.faults, tail)
 
 
 # A channel's flow, kept by identity (a successor shares most of its parent's channels); the
@@ -75,7 +80,9 @@ def _logs(state: NetworkState) -> bytes:
     return inline_bytes(state.logs)
 
 
-_PARTS: tuple[tuple[str, Callable[[NetworkState], Any]], ...] = ((QMGRS, _qmgrs), (FLOW, _flow), (LOGS, _logs))
+_PARTS: tuple[tuple[str, Callable[[NetworkState], bytes]], ...] = ((QMGRS, _qmgrs), (FLOW, _flow), (LOGS, _logs))
+_PART_OF = dict(_PARTS)
+_LAST: list = [None, {}]   # the last state keyed and its parts (kept alive: `is` is safe)
 
 
 def view_key(reads: frozenset[str] | None) -> Callable[[NetworkState], Any] | None:
@@ -93,11 +100,21 @@ def view_key(reads: frozenset[str] | None) -> Callable[[NetworkState], Any] | No
     """
     if not reads or not reads <= VIEWS:
         return None
-    parts = tuple(fn for tag, fn in _PARTS if tag in reads)
-    if len(parts) == 1:
-        (only,) = parts
-        return lambda state: blake2b(only(state), digest_size=DIGEST_SIZE).digest()
-    return lambda state: blake2b(b"|".join([fn(state) for fn in parts]), digest_size=DIGEST_SIZE).digest()
+    tags = tuple(tag for tag, _ in _PARTS if tag in reads)
+
+    def key(state: NetworkState) -> bytes:
+        if _LAST[0] is not state:   # the groups of one state share its parts
+            _LAST[0], _LAST[1] = state, {}
+        parts = _LAST[1]
+        out = []
+        for tag in tags:
+            data = parts.get(tag)
+            if data is None:
+                data = parts[tag] = _PART_OF[tag](state)
+            out.append(data)
+        return blake2b(b"|".join(out), digest_size=DIGEST_SIZE).digest()
+
+    return key
 
 
 # What a property declares (``Property.reads``): the queue managers and scalars; with each
