@@ -1461,9 +1461,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "checked properties allow it, docs/por.md; same verdicts, fewer states). The Spark "
                             "backend always explores unreduced")
     check.add_argument("--memo", choices=("on", "off", "verify"), default="on",
-                       help="the delivery memo: each channel delivery computed once per local situation and replayed "
-                            "(on, the default); off; or verify, which recomputes every replay and stops with an error "
-                            "(exit 1) on a difference (slower; docs/decisions.md, issue #17 round 8). Same states either way")
+                       help="the delivery memo and property views: each channel delivery computed once per local "
+                            "situation and replayed, each property judged once per view of what it reads (on, the "
+                            "default); off; or verify, which recomputes every replay and reused verdict and stops with "
+                            "an error (exit 1) on a difference (slower; docs/decisions.md, issue #17 rounds 8 and 9). "
+                            "Same states and verdicts either way")
     check.add_argument("--explore-initial", action="store_true",
                        help="also explore the initial queue managers joining their clusters (default: start "
                             "from the settled initial configuration; [check] explore_initial)")

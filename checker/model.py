@@ -239,6 +239,11 @@ class Judge:
     """
 
     LIMIT = 100_000   # cached keys per group; cleared when full
+    # Where fewer than 1 in 4 of a group's last WINDOW states reused a verdict (its view
+    # changes with nearly every state: a publish/subscribe cluster's deliveries change the
+    # receiving queue manager), the group rests for the next 4 * WINDOW states: judged
+    # directly, no key, its cache dropped. It changes how fast, never what.
+    WINDOW = 2_000
 
     def __init__(self, model: Any, props: Sequence[Property]) -> None:
         self.model = model
@@ -253,16 +258,31 @@ class Judge:
                 self.direct.append(entry)
             else:
                 groups.setdefault(p.reads, (key, []))[1].append(entry)
-        self.groups = [(key, tuple(members), {}) for key, members in groups.values()]
+        # per group: [key function, members, cache, states keyed in this window, reused, rest left]
+        self.groups = [[key, tuple(members), {}, 0, 0, 0] for key, members in groups.values()]
         self.ids = [p.id for p in props]
         self.cached = 0   # verdicts reused (a group's at a time)
+        self.rests = 0    # times a group rested
 
     def hits(self, state: Any) -> list[str]:
         """The ids of the properties ``state`` hits, in the order of ``props``."""
         model = self.model
         found = [i for i, p, want in self.direct if bool(p.predicate(model, state)) == want]
-        for key, members, cache in self.groups:
-            k = key(state)
+        for group in self.groups:
+            members = group[1]
+            if group[5]:     # resting: few states shared a view lately
+                group[5] -= 1
+                found.extend(i for i, p, want in members if bool(p.predicate(model, state)) == want)
+                continue
+            group[3] += 1
+            if group[3] >= self.WINDOW:
+                if group[4] * 4 < self.WINDOW:
+                    group[2].clear()
+                    group[5] = 4 * self.WINDOW
+                    self.rests += 1
+                group[3] = group[4] = 0
+            cache = group[2]
+            k = group[0](state)
             hit = cache.get(k)
             if hit is None:
                 hit = tuple(i for i, p, want in members if bool(p.predicate(model, state)) == want)
@@ -271,6 +291,7 @@ class Judge:
                 cache[k] = hit
             else:
                 self.cached += 1
+                group[4] += 1
                 if self.verify:
                     again = tuple(i for i, p, want in members if bool(p.predicate(model, state)) == want)
                     if again != hit:

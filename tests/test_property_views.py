@@ -259,3 +259,29 @@ def test_check_memo_verify_reports_a_lying_declaration_in_one_line(monkeypatch, 
     assert "--memo verify: " in err and "LIES" in err and "property views" in err and "Traceback" not in err
     assert cli.main(args + ["--memo", "off", "--property", "LIES"]) == 1   # judged on every state: violated
     assert "violated" in capsys.readouterr().out
+
+
+def test_a_group_whose_views_do_not_repeat_rests_and_judges_the_same():
+    """Where fewer than 1 in 4 states of a window reuse a verdict, the group is judged
+    directly for four windows (no key, cache dropped), then keyed again."""
+    seen = []
+
+    class Counting:
+        def views(self, reads):
+            def key(s):
+                seen.append(s)
+                return s
+            return key
+
+    odd = Property.always("ODD", "odd", lambda m, s: s % 2 == 1, reads=frozenset({"n"}))
+    judge = Judge(Counting(), [odd])
+    judge.WINDOW = 4
+    answers = [judge.hits(n) for n in range(40)]
+    assert answers == [[] if n % 2 else ["ODD"] for n in range(40)]
+    assert judge.rests == 2 and judge.cached == 0
+    assert len(seen) < 40   # states judged while resting were not keyed
+    again = Judge(Counting(), [odd])
+    again.WINDOW = 4
+    for _ in range(10):
+        again.hits(3)
+    assert again.rests == 0 and again.cached == 9
