@@ -249,17 +249,17 @@ class Judge:
         self.model = model
         self.verify = bool(getattr(model, "verify_views", False))
         views = getattr(model, "views", None)
-        self.direct: list[tuple[int, Property, bool]] = []   # (position, property, hit when predicate is)
+        direct: list[tuple[int, Property]] = []
         groups: dict[frozenset[str], tuple[Callable[[Any], Any], list]] = {}
         for i, p in enumerate(props):
-            entry = (i, p, p.kind is Kind.SOMETIMES)
             key = views(p.reads) if callable(views) and p.reads is not None else None
             if key is None:
-                self.direct.append(entry)
+                direct.append((i, p))
             else:
-                groups.setdefault(p.reads, (key, []))[1].append(entry)
+                groups.setdefault(p.reads, (key, []))[1].append((i, p))
+        self.direct = _split(direct)
         # per group: [key function, members, cache, states keyed in this window, reused, rest left]
-        self.groups = [[key, tuple(members), {}, 0, 0, 0] for key, members in groups.values()]
+        self.groups = [[key, _split(members), {}, 0, 0, 0] for key, members in groups.values()]
         self.ids = [p.id for p in props]
         self.cached = 0   # verdicts reused (a group's at a time)
         self.rests = 0    # times a group rested
@@ -267,12 +267,14 @@ class Judge:
     def hits(self, state: Any) -> list[str]:
         """The ids of the properties ``state`` hits, in the order of ``props``."""
         model = self.model
-        found = [i for i, p, want in self.direct if bool(p.predicate(model, state)) == want]
+        found: list[int] = []
+        if self.direct[0] or self.direct[1]:
+            _judge(self.direct, model, state, found)
         for group in self.groups:
             members = group[1]
             if group[5]:     # resting: few states shared a view lately
                 group[5] -= 1
-                found.extend(i for i, p, want in members if bool(p.predicate(model, state)) == want)
+                _judge(members, model, state, found)
                 continue
             group[3] += 1
             if group[3] >= self.WINDOW:
@@ -285,7 +287,7 @@ class Judge:
             k = group[0](state)
             hit = cache.get(k)
             if hit is None:
-                hit = tuple(i for i, p, want in members if bool(p.predicate(model, state)) == want)
+                hit = tuple(_judge(members, model, state, []))
                 if len(cache) >= self.LIMIT:
                     cache.clear()
                 cache[k] = hit
@@ -293,7 +295,7 @@ class Judge:
                 self.cached += 1
                 group[4] += 1
                 if self.verify:
-                    again = tuple(i for i, p, want in members if bool(p.predicate(model, state)) == want)
+                    again = tuple(_judge(members, model, state, []))
                     if again != hit:
                         wrong = sorted({self.ids[i] for i in set(hit) ^ set(again)})
                         raise ViewMismatch(f"the verdict of {', '.join(wrong)} reused for an equal view "
@@ -304,6 +306,25 @@ class Judge:
             found.sort()
         ids = self.ids
         return [ids[i] for i in found]
+
+
+def _split(members: list[tuple[int, Property]]) -> tuple[tuple, tuple]:
+    """(position, predicate) of the properties hit when their predicate is false (always,
+    at_quiescence), and of those hit when it is true (sometimes)."""
+    return (tuple((i, p.predicate) for i, p in members if p.kind is not Kind.SOMETIMES),
+            tuple((i, p.predicate) for i, p in members if p.kind is Kind.SOMETIMES))
+
+
+def _judge(members: tuple[tuple, tuple], model: Any, state: Any, out: list[int]) -> list[int]:
+    """Append to ``out`` the positions of ``members`` (``_split``) that ``state`` hits."""
+    falsified, witnessed = members
+    for i, predicate in falsified:
+        if not predicate(model, state):
+            out.append(i)
+    for i, predicate in witnessed:
+        if predicate(model, state):
+            out.append(i)
+    return out
 
 
 def select_properties(model: Any, property_ids: Iterable[str] | None) -> list[Property]:
