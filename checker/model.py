@@ -242,7 +242,8 @@ class Judge:
     # Where fewer than 1 in 4 of a group's last WINDOW states reused a verdict (its view
     # changes with nearly every state: a publish/subscribe cluster's deliveries change the
     # receiving queue manager), the group rests for the next 4 * WINDOW states: judged
-    # directly, no key, its cache dropped. It changes how fast, never what.
+    # directly, no key, its cache dropped. Each window that fails again doubles the rest
+    # (up to 64 windows); one that reuses enough resets it. It changes how fast, never what.
     WINDOW = 2_000
 
     def __init__(self, model: Any, props: Sequence[Property]) -> None:
@@ -258,8 +259,9 @@ class Judge:
             else:
                 groups.setdefault(p.reads, (key, []))[1].append((i, p))
         self.direct = _split(direct)
-        # per group: [key function, members, cache, states keyed in this window, reused, rest left]
-        self.groups = [[key, _split(members), {}, 0, 0, 0] for key, members in groups.values()]
+        # per group: [key function, members, cache, states keyed in this window, reused, rest
+        # left, the next rest in windows]
+        self.groups = [[key, _split(members), {}, 0, 0, 0, 4] for key, members in groups.values()]
         self.ids = [p.id for p in props]
         self.cached = 0   # verdicts reused (a group's at a time)
         self.rests = 0    # times a group rested
@@ -280,8 +282,11 @@ class Judge:
             if group[3] >= self.WINDOW:
                 if group[4] * 4 < self.WINDOW:
                     group[2].clear()
-                    group[5] = 4 * self.WINDOW
+                    group[5] = group[6] * self.WINDOW
+                    group[6] = min(2 * group[6], 64)
                     self.rests += 1
+                else:
+                    group[6] = 4
                 group[3] = group[4] = 0
             cache = group[2]
             k = group[0](state)

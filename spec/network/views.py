@@ -61,14 +61,27 @@ _FLOWS: dict[int, tuple[Channel, bytes]] = {}
 _FLOWS_LIMIT = 8_192
 
 
+_NAMES: dict[str, bytes] = {}
+
+
+def _name(text: str) -> bytes:
+    """A string's inline bytes (length-prefixed), by value: queue manager and channel names
+    and statuses recur in every state."""
+    data = _NAMES.get(text)
+    if data is None:
+        if len(_NAMES) >= 10_000:
+            _NAMES.clear()
+        data = _NAMES[text] = inline_bytes(text)
+    return data
+
+
 def _flow(state: NetworkState) -> bytes:
     out = []
     flows = _FLOWS
     for c in state.channels:
         hit = flows.get(id(c))
         if hit is None or hit[0] is not c:
-            data = b"".join((inline_bytes(c.src), inline_bytes(c.dst), inline_bytes(c.status),
-                             b"F" if c.messages else b"E"))
+            data = b"%s%s%s%s" % (_name(c.src), _name(c.dst), _name(c.status), b"F" if c.messages else b"E")
             if len(flows) >= _FLOWS_LIMIT:
                 flows.clear()
             flows[id(c)] = hit = (c, data)
