@@ -270,8 +270,13 @@ class Judge:
         """The ids of the properties ``state`` hits, in the order of ``props``."""
         model = self.model
         found: list[int] = []
-        if self.direct[0] or self.direct[1]:
-            _judge(self.direct, model, state, found)
+        falsified, witnessed = self.direct   # inline: a model without views judges only these
+        for i, predicate in falsified:
+            if not predicate(model, state):
+                found.append(i)
+        for i, predicate in witnessed:
+            if predicate(model, state):
+                found.append(i)
         for group in self.groups:
             members = group[1]
             if group[5]:     # resting: few states shared a view lately
@@ -307,6 +312,8 @@ class Judge:
                                            f"differs from the predicate's (it reads more than it declares)")
             if hit:
                 found.extend(hit)
+        if not found:
+            return found
         if len(found) > 1:
             found.sort()
         ids = self.ids
