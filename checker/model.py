@@ -270,7 +270,9 @@ class Judge:
         """The ids of the properties ``state`` hits, in the order of ``props``."""
         model = self.model
         found: list[int] = []
-        falsified, witnessed = self.direct   # inline: a model without views judges only these
+        # ``_judge`` inlined: a model without views (FF) judges only these, on every new
+        # state, and the call cost it 3% (benchmarks/RESULTS.md, "#17 (round 9)")
+        falsified, witnessed = self.direct
         for i, predicate in falsified:
             if not predicate(model, state):
                 found.append(i)
