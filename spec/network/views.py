@@ -31,9 +31,8 @@ when read; ``mqcheck check --memo verify`` judges every cached verdict again.
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from hashlib import blake2b
+from typing import Any, Callable
 
 from spec.encoding import DIGEST_SIZE, inline_bytes
 from spec.network.state import Channel, NetworkState
@@ -55,12 +54,6 @@ def _qmgrs(state: NetworkState) -> bytes:
     return b"%s%d;%d;%d;%s" % (inline_bytes(state.qmgrs), state.next_step, state.clock, state.faults, tail)
 
 
-# A channel's flow, kept by identity (a successor shares most of its parent's channels); the
-# entry keeps the channel alive, so its id is not reused while cached; cleared when full.
-_FLOWS: dict[int, tuple[Channel, bytes]] = {}
-_FLOWS_LIMIT = 8_192
-
-
 _NAMES: dict[str, bytes] = {}
 
 
@@ -73,6 +66,12 @@ def _name(text: str) -> bytes:
             _NAMES.clear()
         data = _NAMES[text] = inline_bytes(text)
     return data
+
+
+# A channel's flow, kept by identity (a successor shares most of its parent's channels); the
+# entry keeps the channel alive, so its id is not reused while cached; cleared when full.
+_FLOWS: dict[int, tuple[Channel, bytes]] = {}
+_FLOWS_LIMIT = 8_192
 
 
 def _flow(state: NetworkState) -> bytes:
