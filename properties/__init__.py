@@ -29,3 +29,27 @@ def once_per_part(fn):
 
     cached.__doc__, cached.__name__, cached.__wrapped__ = fn.__doc__, fn.__name__, fn
     return cached
+
+
+def in_flight(kind: type):
+    """A function of a network state: the (channel, message) pairs of the messages of
+    ``kind`` in flight, in channel and queue order. Each channel's messages tuple is
+    filtered once (``once_per_part``: successors share them), and the last state's answer
+    is kept, since several predicates ask about each new state in turn (the entry keeps
+    that state alive, so ``is`` cannot match a new state at a reused address). Issue #17
+    round 9: on fr-mesh-broken nearly every message is a repository message, and each
+    predicate that looked for application messages or publications walked all of them."""
+    @once_per_part
+    def of_kind(messages: tuple) -> tuple:
+        return tuple(m for m in messages if isinstance(m, kind))
+
+    last: list = [None, ()]
+
+    def pairs(state) -> tuple:
+        if last[0] is not state:
+            last[1] = tuple((ch, m) for ch in state.channels if ch.messages for m in of_kind(ch.messages))
+            last[0] = state
+        return last[1]
+
+    pairs.of_kind = of_kind   # the filter of one messages tuple
+    return pairs

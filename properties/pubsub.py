@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
-from properties import once_per_part, scenario_steps
+from properties import in_flight, once_per_part, scenario_steps
 from spec import pubsub
 from spec import scenario as sc
 from spec.network import NetworkState, pubsub_links, pubsub_space
@@ -45,23 +45,8 @@ def _entries(state: NetworkState) -> dict[tuple[str, int], pubsub.PublishedEntry
     return {(q.name, e.serial): e for q in state.qmgrs for e in q.pubsub.published_log}
 
 
-@once_per_part
-def _publications_in(messages: tuple) -> tuple:
-    """The publications of a channel's messages, once per messages tuple (successors share
-    them)."""
-    return tuple(m for m in messages if isinstance(m, pubsub.PublicationMsg))
-
-
-_LAST_PUBS: list = [None, ()]   # the last state asked about and its answer (kept alive: `is` is safe)
-
-
-def _publication_msgs(state: NetworkState) -> tuple:
-    """(channel, publication) in flight; several predicates ask about each new state in
-    turn, so the last state's answer is kept."""
-    if _LAST_PUBS[0] is not state:
-        _LAST_PUBS[1] = tuple((ch, m) for ch in state.channels if ch.messages for m in _publications_in(ch.messages))
-        _LAST_PUBS[0] = state
-    return _LAST_PUBS[1]
+# (channel, publication) in flight
+_publication_msgs = in_flight(pubsub.PublicationMsg)
 
 
 def _live_copies(state: NetworkState) -> Counter:
@@ -285,7 +270,7 @@ def pub_aggregation(model, state: NetworkState) -> bool:
 
 @once_per_part
 def _one_copy_each(messages: tuple) -> bool:
-    seen = [(m.origin, m.serial, m.rfp) for m in _publications_in(messages) if not m.answers]
+    seen = [(m.origin, m.serial, m.rfp) for m in _publication_msgs.of_kind(messages) if not m.answers]
     return len(seen) == len(set(seen))
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
-from properties import once_per_part, scenario_steps
+from properties import in_flight, once_per_part, scenario_steps
 from spec import binding as bd
 from spec import objects
 from spec import repository as rp
@@ -303,23 +303,8 @@ def weighted_cycle_seen(model, state: NetworkState) -> bool:
 
 
 # --- WL-NO-BOUNCE-WITH-RANK ---------------------------------------------------------------
-@once_per_part
-def _apps_in(messages: tuple) -> tuple:
-    """The application messages of a channel's messages (a repository's are most of them
-    where clusters join): judged once per messages tuple, which successors share."""
-    return tuple(m for m in messages if isinstance(m, bd.AppMessage))
-
-
-_LAST_APPS: list = [None, ()]   # the last state asked about and its answer (kept alive: `is` is safe)
-
-
-def _app_messages(state: NetworkState) -> tuple:
-    """(channel, application message) in flight; several predicates ask about each new
-    state in turn, so the last state's answer is kept."""
-    if _LAST_APPS[0] is not state:
-        _LAST_APPS[1] = tuple((ch, m) for ch in state.channels if ch.messages for m in _apps_in(ch.messages))
-        _LAST_APPS[0] = state
-    return _LAST_APPS[1]
+# (channel, application message) in flight
+_app_messages = in_flight(bd.AppMessage)
 
 
 def _bounces(state: NetworkState, ch, m: bd.AppMessage) -> bool:
