@@ -1361,8 +1361,7 @@ def explore_spark(
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM: report what the last complete level established; resume continues.
             interrupts.cancel_jobs()
-            if search.spark is not None:
-                search.spark.sparkContext.setLogLevel("ERROR")
+            interrupts.settle()
             search.progress = run.read_manifest(identity)
             search.progress.depth = search.progress.level if search.progress.last_new else max(search.progress.level - 1, 0)
             stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
@@ -1440,6 +1439,30 @@ class _Interrupts:
             spark.sparkContext.setLogLevel("OFF")
             spark.sparkContext.cancelAllJobs()
         except Exception:  # the JVM may be going away; nothing left to cancel then
+            pass
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Turn the JVM's errors back on once the cancelled tasks have ended.
+
+        A job is cancelled at once, but its tasks are killed asynchronously: a task thread
+        interrupted while it reads shuffle blocks logs "ERROR ShuffleBlockFetcherIterator:
+        Error occurred while fetching local blocks" when it notices, up to seconds later.
+        Those lines are the cancellation's, not errors of the run, so logging stays off
+        until no executor runs a task; if they do not end within ``timeout`` seconds it
+        stays off (the process is about to report the interrupted run and exit).
+        """
+        spark = self.search.spark
+        if spark is None:
+            return
+        deadline = time.monotonic() + timeout
+        try:
+            tracker = spark.sparkContext.statusTracker()
+            while time.monotonic() < deadline:
+                if not any(e.numRunningTasks for e in tracker.getExecutorInfos()):
+                    spark.sparkContext.setLogLevel("ERROR")
+                    return
+                time.sleep(0.05)
+        except Exception:  # the JVM is going away: nothing left to log
             pass
 
 

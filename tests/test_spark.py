@@ -515,3 +515,45 @@ def test_spark_submit_readme_path_on_a_bundled_example(tmp_path):
     assert {p: v.status for p, v in remote.verdicts.items()} == {p: v.status for p, v in local.verdicts.items()}
     assert _trace_shapes(remote) == _trace_shapes(local)
     assert "FutureWarning" not in proc.stdout + proc.stderr
+
+
+def test_an_interrupt_keeps_the_jvm_quiet_until_the_cancelled_tasks_end(spark):
+    """Ctrl-C cancels the jobs with the JVM's logging off; a killed task still logs its
+    cancellation ("ERROR ShuffleBlockFetcherIterator: ... fetching local blocks") when it
+    notices, so errors come back on only once no executor runs a task (CI saw that line
+    on stderr when they came back at once)."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from checker.spark import _Interrupts
+
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    root_level = sc._jvm.org.apache.logging.log4j.LogManager.getRootLogger().getLevel
+
+    def running() -> int:
+        return sum(e.numRunningTasks for e in tracker.getExecutorInfos())
+
+    failed = []
+
+    def job() -> None:
+        try:
+            sc.parallelize(range(2), 2).map(lambda x: time.sleep(60) or x).collect()
+        except Exception as exc:  # the cancellation
+            failed.append(exc)
+
+    thread = threading.Thread(target=job, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while running() < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running() == 2, "the job's tasks never started"
+    interrupts = _Interrupts(SimpleNamespace(spark=spark))
+    interrupts.cancel_jobs()
+    assert str(root_level()) == "OFF"
+    interrupts.settle(timeout=60)
+    assert running() == 0
+    assert str(root_level()) == "ERROR"
+    thread.join(60)
+    assert failed, "the job was not cancelled"
