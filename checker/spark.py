@@ -754,6 +754,12 @@ class _Search:
     interrupts: Any = None  # the run's _Interrupts (Ctrl-C handling), set by explore_spark
     rows_per_task: int = ROWS_PER_TASK
     graph_checked: bool = False  # the driver's termination pass ran
+    # The internal edges of the driver levels, recorded as they are expanded (as the local
+    # engine records its edges): per level, where its edges start; per edge, the parent's
+    # position in its level, the target's fingerprint and the action's index. None when
+    # they are not all here (a resumed run, a cut level, past EDGE_LIMIT): find_lasso then
+    # expands the levels again.
+    edges: Any = None
     split_timing: bool = False  # benchmarks: time expand, dedup and write separately
     started: float = field(default_factory=time.perf_counter)
     prior_seconds: float = 0.0  # what earlier processes of a resumed run spent
@@ -795,6 +801,9 @@ class _Search:
         cut = False
         note = self.progress.note
         model, codec, checks = self.model, self.codec, self.checks
+        edges = self.edges
+        if edges is not None:
+            edges.starts.append(len(edges.src))
         for pos, (fp, state) in enumerate(frontier):
             obs, successors = _observe_and_expand(model, codec, checks, state, check_only=cut)
             for kind, index in obs:
@@ -808,8 +817,12 @@ class _Search:
                     back += internal
                 elif child not in best:
                     best[child] = [fp, pos, action, nxt]
+                if internal and edges is not None:
+                    edges.add(pos, child, action)
             if room is not None and not cut and ((pos + 1) % CHUNK == 0 or pos + 1 == len(frontier)):
                 cut = len(best) > room
+        if cut or (edges is not None and len(edges.src) > _edge_limit()):
+            self.edges = None  # the termination pass expands the levels again
         return list(best.items()), generated, back, cut, {"expand": time.perf_counter() - started}
 
     # -- Spark phase -------------------------------------------------------------------
@@ -982,6 +995,9 @@ class _Search:
         frontier_mem: list | None = None
         if p.phase == "driver":
             seen_mem, frontier_mem = self.load_driver_levels(p.level)
+            # edges are recorded from a fresh start only (a resumed run did not see the
+            # levels before it expanded); they matter to termination only
+            self.edges = _Edges() if p.level == 0 and self.track_back_edges else None
         while True:
             if self.interrupts is not None:
                 self.interrupts.check()
@@ -1000,6 +1016,7 @@ class _Search:
                 _write_level_locally(self.rundir, level, rows)
                 p.phase = "spark"
                 seen_mem = frontier_mem = None
+                self.edges = None  # termination is then judged from the back-edge rows
             last = max_depth is not None and level >= max_depth
             room = None if max_states is None or last else max_states - p.distinct
             cut_chunk = None
@@ -1122,6 +1139,32 @@ class _Search:
             for k, fp in enumerate(cols["fp"]):
                 index[fp] = base + k
             order.append(cols)
+        if self.edges is not None and len(self.edges.starts) >= expanded_levels:
+            src, dst, act = self.edges.resolved(index, order, expanded_levels)
+        else:
+            src, dst, act = self.reexpanded_edges(index, order, expanded_levels)
+        found = _lasso(len(index), np.array(src, np.uint32), np.array(dst, np.uint32))
+        if found is None:
+            return None
+        entry, cycle = found
+        starts = [index[o["fp"][0]] if o["fp"] else len(index) for o in order]
+        entry_level = max(d for d, s in enumerate(starts) if s <= entry and order[d]["fp"])
+        steps = self.replay(self.path_to(entry_level, order[entry_level]["fp"][entry - starts[entry_level]]))
+        loop_start = len(steps) - 1
+        edge_action: dict = {}
+        for u, v, a in zip(src, dst, act):
+            edge_action.setdefault((u, v), a)
+        s = steps[-1][1]
+        for u, v in zip(cycle, cycle[1:] + cycle[:1]):
+            a = list(model.actions(s))[edge_action[(u, v)]]
+            s = model.next_state(s, a)
+            steps.append((a, s))
+        return self.make_trace(steps, loop_start)
+
+    def reexpanded_edges(self, index: dict[int, int], order: list[dict[str, list]], expanded_levels: int):
+        """The internal edges among the visited states (``index``: fingerprint to global
+        index), found by expanding the levels again along the parent tree."""
+        model, codec = self.model, self.codec
         inits = list(model.init_states())
         level = [inits[a] for a in order[0]["action"]] if order else []
         src: list[int] = []
@@ -1130,7 +1173,7 @@ class _Search:
         for d in range(expanded_levels):
             base = index[order[d]["fp"][0]] if order[d]["fp"] else len(index)
             child_at: dict[tuple[int, int], int] = {}
-            if d + 1 < visited_levels:
+            if d + 1 < len(order):
                 nxt_cols = order[d + 1]
                 child_at = {(pp, a): k for k, (pp, a) in enumerate(zip(nxt_cols["ppos"], nxt_cols["action"]))}
             nxt: list = [None] * len(child_at)
@@ -1150,23 +1193,7 @@ class _Search:
                     if j is not None:
                         nxt[j] = t
             level = nxt
-        found = _lasso(len(index), np.array(src, np.uint32), np.array(dst, np.uint32))
-        if found is None:
-            return None
-        entry, cycle = found
-        starts = [index[o["fp"][0]] if o["fp"] else len(index) for o in order]
-        entry_level = max(d for d, s in enumerate(starts) if s <= entry and order[d]["fp"])
-        steps = self.replay(self.path_to(entry_level, order[entry_level]["fp"][entry - starts[entry_level]]))
-        loop_start = len(steps) - 1
-        edge_action: dict = {}
-        for u, v, a in zip(src, dst, act):
-            edge_action.setdefault((u, v), a)
-        s = steps[-1][1]
-        for u, v in zip(cycle, cycle[1:] + cycle[:1]):
-            a = list(model.actions(s))[edge_action[(u, v)]]
-            s = model.next_state(s, a)
-            steps.append((a, s))
-        return self.make_trace(steps, loop_start)
+        return src, dst, act
 
     # -- traces ------------------------------------------------------------------------
 
@@ -1464,6 +1491,50 @@ class _Interrupts:
                 time.sleep(0.05)
         except Exception:  # the JVM is going away: nothing left to log
             pass
+
+
+def _edge_limit() -> int:
+    """The local engine's bound on recorded edges (``checker.explore.EDGE_LIMIT``)."""
+    from checker.explore import EDGE_LIMIT
+
+    return EDGE_LIMIT
+
+
+class _Edges:
+    """The internal edges of the driver levels as they are expanded, in the order the
+    termination pass would find them again: level by level, parent by parent, action by
+    action (so the lasso and its trace are the same either way)."""
+
+    def __init__(self) -> None:
+        from array import array
+
+        self.starts: list[int] = []  # per level, the index of its first edge
+        self.src = array("I")  # the parent's position in its level
+        self.dst = array("q")  # the target's fingerprint
+        self.act = array("H")  # the action's index in actions(parent)
+
+    def add(self, pos: int, fp: int, action: int) -> None:
+        self.src.append(pos)
+        self.dst.append(fp)
+        self.act.append(action)
+
+    def resolved(self, index: dict[int, int], order: list[dict[str, list]], levels: int):
+        """(src, dst, act) in global indices (``index``: fingerprint to global index; a
+        level's base is its first state's), the edges of the first ``levels`` levels whose
+        target was visited."""
+        src: list[int] = []
+        dst: list[int] = []
+        act: list[int] = []
+        ends = self.starts[1:levels] + [self.starts[levels] if levels < len(self.starts) else len(self.src)]
+        for d in range(levels):
+            base = index[order[d]["fp"][0]] if order[d]["fp"] else len(index)
+            for k in range(self.starts[d], ends[d]):
+                v = index.get(self.dst[k])
+                if v is not None:
+                    src.append(base + self.src[k])
+                    dst.append(v)
+                    act.append(self.act[k])
+        return src, dst, act
 
 
 def _inside_py4j(frame: Any) -> bool:

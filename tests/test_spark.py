@@ -441,6 +441,47 @@ def test_termination_decided_on_the_driver_like_the_local_engine():
         assert summary(bounded) == summary(bounded_local)
 
 
+@pytest.mark.parametrize("make", [PingPongLivelock, lambda: _example_model("fr-mesh-broken.toml")],
+                         ids=["PingPongLivelock", "fr-mesh-broken"])
+def test_the_edges_recorded_on_the_driver_give_the_second_passs_answer(make, monkeypatch):
+    """Driver levels record their internal edges as they expand (as the local engine
+    does), so termination needs no second expansion; with the recording off, the second
+    pass finds the same edges: the same verdicts, lassos and traces, byte for byte."""
+    import checker.spark as backend
+
+    passes = []
+    again = backend._Search.reexpanded_edges
+    monkeypatch.setattr(backend._Search, "reexpanded_edges",
+                        lambda self, *a: passes.append(1) or again(self, *a))
+    model = make()
+    recorded = explore_spark(model, driver_threshold=10**9)
+    assert passes == []
+    monkeypatch.setattr(backend, "_Edges", lambda: None)
+    expanded = explore_spark(make(), driver_threshold=10**9)
+    assert passes == [1], "the termination pass did not run"
+    assert summary(recorded) == summary(expanded) == summary(explore(make(), workers=1))
+    assert _trace_shapes(recorded) == _trace_shapes(expanded)
+    assert {p: (format_verdict(v), v.trace.describe() if v.trace else None) for p, v in recorded.verdicts.items()} == \
+        {p: (format_verdict(v), v.trace.describe() if v.trace else None) for p, v in expanded.verdicts.items()}
+
+
+def test_a_resumed_driver_run_expands_its_levels_again_for_termination(monkeypatch, tmp_path):
+    """A resumed process did not see the earlier levels' edges: it expands them again."""
+    import checker.spark as backend
+
+    passes = []
+    again = backend._Search.reexpanded_edges
+    monkeypatch.setattr(backend._Search, "reexpanded_edges",
+                        lambda self, *a: passes.append(1) or again(self, *a))
+    first = explore_spark(PingPongLivelock(), driver_threshold=10**9, run_dir=tmp_path, max_depth=1)
+    assert not first.statistics.complete
+    rest = explore_spark(PingPongLivelock(), driver_threshold=10**9, run_dir=tmp_path, resume=True, max_depth=10**6)
+    assert passes[-1:] == [1]
+    local = explore(PingPongLivelock(), workers=1)
+    assert summary(rest) == summary(local)
+    assert _trace_shapes(rest) == _trace_shapes(local)
+
+
 # ---------------------------------------------------------------------------------------
 # A real crash: a separate process killed with SIGKILL mid-run, then --resume
 # ---------------------------------------------------------------------------------------
