@@ -43,6 +43,10 @@ Optional methods, used when present (:func:`is_internal`, :func:`describe_action
   keys get equal verdicts, so every backend judges such a property once per key
   (:class:`Judge`); ``None`` = judge it on every state. A ``verify_views`` attribute that
   is true makes each reused verdict judged again (:class:`ViewMismatch` on a difference).
+- ``share(state) -> S`` — an equal state whose parts are objects this process has met
+  before (the Spark backend calls it on every state it unpickles, so a model's identity
+  caches hit on shipped states as on the states it built itself). Must not change the
+  state's value or encoding.
 
 States and actions are immutable, hashable and picklable (DESIGN §2.1).
 """

@@ -268,7 +268,9 @@ class _Codec:
     def unpack(self, shipped: bytes) -> Any:
         if self.ships_encoding:
             return self.model.decode(shipped)
-        return pickle.loads(shipped)
+        state = pickle.loads(shipped)
+        share = getattr(self.model, "share", None)  # parts this process met already
+        return state if share is None else share(state)
 
 
 def _is_internal(model: Any, action: Any) -> bool:

@@ -36,7 +36,7 @@ from dataclasses import field
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp
-from spec.encoding import canonical_bytes
+from spec.encoding import canonical_bytes, inline_bytes
 from spec.pubsub import LocalPubSub
 from spec.values import replace, value
 
@@ -299,6 +299,41 @@ class Mutations:
 
 
 NO_MUTATIONS = Mutations()
+
+
+# Parts of states met in this process, by how they encode (spec.encoding.inline_bytes; a
+# QmgrState or Channel keeps it on the object), and each tuple of parts by the parts'
+# identities: the table behind share(). Cleared when full, like spec.encoding's memo.
+_SHARED: dict[Any, Any] = {}
+_SHARED_LIMIT = 50_000
+
+
+def share(state: NetworkState) -> NetworkState:
+    """An equal state whose queue managers and channels are the objects this process met
+    before in other states wherever they encode alike (issue #17, round 10).
+
+    A state unpickled on a Spark executor is a tree of fresh objects, so every identity
+    cache misses on it: the encoding's memo, the delivery memo's keys, the property views.
+    States a checker explores share most of their parts, and successors built here share
+    them by reference again. The value, its encoding and its fingerprint do not change;
+    ``state`` itself is returned with its two tuples replaced (it is fresh: nothing else
+    holds it yet)."""
+    for name in ("qmgrs", "channels"):
+        parts = []
+        for part in getattr(state, name):
+            key = part._digest or inline_bytes(part)
+            known = _SHARED.get(key)
+            if known is None:
+                if len(_SHARED) >= _SHARED_LIMIT:
+                    _SHARED.clear()
+                _SHARED[key] = known = part
+            parts.append(known)
+        key = (name, *map(id, parts))   # the parts are kept alive by the table
+        group = _SHARED.get(key)
+        if group is None or any(a is not b for a, b in zip(group, parts)):
+            group = _SHARED[key] = tuple(parts)
+        object.__setattr__(state, name, group)
+    return state
 
 
 def add_log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
