@@ -44,6 +44,7 @@ this backend", never a pass. Fingerprints are 64-bit only (Spark ``bigint``).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pickle
@@ -370,6 +371,17 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
     inside this closure (cloudpickle)."""
 
     def expand(batches):
+        # States are acyclic trees of values: the cyclic collector would only walk the
+        # task's successors over and over (the local engine turns it off for its run too)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            yield from _expand(batches)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _expand(batches):
         import pyarrow as pa
         from pyspark import TaskContext
 
@@ -1328,6 +1340,10 @@ def explore_spark(
     run = _RunDir(root)
     codec = _Codec(model, fingerprint_bits)
     identity = model_identity(model, properties, fingerprint_bits)
+    # The cyclic garbage collector is off for the run, as in the local engine: states are
+    # acyclic, and it would only walk the driver's levels over and over.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         if resume:
             progress = run.read_manifest(identity)
@@ -1397,6 +1413,8 @@ def explore_spark(
             lasso = None
         return _result(search, stop, search.elapsed(), lasso)
     finally:
+        if collecting:
+            gc.enable()
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -465,6 +465,29 @@ def test_the_edges_recorded_on_the_driver_give_the_second_passs_answer(make, mon
         {p: (format_verdict(v), v.trace.describe() if v.trace else None) for p, v in expanded.verdicts.items()}
 
 
+@pytest.mark.parametrize("threshold", [10**9, 0], ids=["driver", "executors"])
+def test_the_cyclic_collector_is_off_while_exploring_and_back_on_after(spark, threshold):
+    """As in the local engine: states are acyclic, the collector would only walk them."""
+    import gc
+
+    class _CollectorWatch(BoundedCounters):  # defined here: cloudpickle ships it by value
+        """BoundedCounters whose one property fails where the cyclic collector is on."""
+
+        def properties(self):
+            import gc
+
+            from checker.model import Property
+
+            return [Property.always("GC-OFF", "the collector is off while states are judged",
+                                    lambda m, s: not gc.isenabled())]
+
+    assert gc.isenabled()
+    result = explore_spark(_CollectorWatch(2), spark=spark, driver_threshold=threshold)
+    assert result.verdicts["GC-OFF"].status is Status.HOLDS
+    assert result.statistics.distinct_states == 9
+    assert gc.isenabled()
+
+
 def test_a_resumed_driver_run_expands_its_levels_again_for_termination(monkeypatch, tmp_path):
     """A resumed process did not see the earlier levels' edges: it expands them again."""
     import checker.spark as backend
