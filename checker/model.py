@@ -43,10 +43,11 @@ Optional methods, used when present (:func:`is_internal`, :func:`describe_action
   keys get equal verdicts, so every backend judges such a property once per key
   (:class:`Judge`); ``None`` = judge it on every state. A ``verify_views`` attribute that
   is true makes each reused verdict judged again (:class:`ViewMismatch` on a difference).
-- ``share(state) -> S`` — an equal state whose parts are objects this process has met
-  before (the Spark backend calls it on every state it unpickles, so a model's identity
-  caches hit on shipped states as on the states it built itself). Must not change the
-  state's value or encoding.
+- ``ship(state) -> bytes`` and ``unship(bytes) -> S`` — how a state travels between
+  processes (the Spark backend's frontiers and successors); default: a pickle. ``unship``
+  must give back an equal state (same value, same ``encode``) and may reuse objects the
+  process already holds, so that a model's identity caches hit on shipped states as on
+  the states it built itself.
 
 States and actions are immutable, hashable and picklable (DESIGN §2.1).
 """

@@ -263,15 +263,17 @@ class _Codec:
     def pack(self, state: Any) -> tuple[int, bytes]:
         """(fingerprint, bytes to ship) of a state."""
         encoded = self.model.encode(state)
-        shipped = encoded if self.ships_encoding else pickle.dumps(state, PICKLE_PROTOCOL)
+        if self.ships_encoding:
+            return self.fingerprint_of(encoded), encoded
+        ship = getattr(self.model, "ship", None)
+        shipped = pickle.dumps(state, PICKLE_PROTOCOL) if ship is None else ship(state)
         return self.fingerprint_of(encoded), shipped
 
     def unpack(self, shipped: bytes) -> Any:
         if self.ships_encoding:
             return self.model.decode(shipped)
-        state = pickle.loads(shipped)
-        share = getattr(self.model, "share", None)  # parts this process met already
-        return state if share is None else share(state)
+        unship = getattr(self.model, "unship", None)
+        return pickle.loads(shipped) if unship is None else unship(shipped)
 
 
 def _is_internal(model: Any, action: Any) -> bool:

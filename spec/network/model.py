@@ -34,7 +34,7 @@ from spec.network.pubsub import (
 from spec.network.repositories import advance_clock, process_repo_message, repositories_of
 from spec.network.state import (
     FLOWING, INITIAL, NO_MUTATIONS, ChannelDeliver, ChannelFail, ChannelRecover, LogEntry, Mutations, NetworkState,
-    QmgrStart, QmgrState, QmgrStop, ScenarioStep, add_log, put_qmgr, share,
+    QmgrStart, QmgrState, QmgrStop, ScenarioStep, add_log, put_qmgr, ship, unship,
 )
 from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
@@ -229,10 +229,15 @@ class MQNetwork:
         return canonical_bytes(state)
 
     # --- optional parts of the protocol ---------------------------------------------
-    def share(self, state: NetworkState) -> NetworkState:
-        """An equal state whose parts are this process's earlier ones (state.share): a
-        state unpickled on a Spark executor then hits the identity caches again."""
-        return share(state)
+    def ship(self, state: NetworkState) -> bytes:
+        """The bytes a state travels as between processes (state.ship)."""
+        return ship(state)
+
+    def unship(self, data: bytes) -> NetworkState:
+        """The state ``ship`` made, its parts this process's earlier ones where they encode
+        alike (state.unship): a state shipped to a Spark executor then hits the identity
+        caches again."""
+        return unship(data)
 
     def views(self, reads: frozenset[str] | None) -> Callable[[NetworkState], Any] | None:
         """The key of what a property reading ``reads`` sees of a state (views.py), or None:

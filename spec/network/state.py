@@ -31,6 +31,8 @@ other modules of the package rebuild a state; everything else is a function of t
 
 from __future__ import annotations
 
+import io
+import pickle
 from collections.abc import Sequence
 from dataclasses import field
 from typing import Any
@@ -305,7 +307,7 @@ NO_MUTATIONS = Mutations()
 # QmgrState or Channel keeps it on the object), and each tuple of parts by the parts'
 # identities: the table behind share(). Cleared when full, like spec.encoding's memo.
 _SHARED: dict[Any, Any] = {}
-_SHARED_LIMIT = 50_000
+_SHARED_LIMIT = 20_000
 
 
 def share(state: NetworkState) -> NetworkState:
@@ -334,6 +336,59 @@ def share(state: NetworkState) -> NetworkState:
             group = _SHARED[key] = tuple(parts)
         object.__setattr__(state, name, group)
     return state
+
+
+# Each queue manager and channel pickled once per process, kept by identity with the part
+# (so its id is not reused while cached): (part, (its inline bytes, its pickle)).
+_PICKLED: dict[int, tuple[Any, tuple[bytes, bytes]]] = {}
+_PICKLED_LIMIT = 20_000
+_PARTS = (QmgrState, Channel)
+
+
+class _Shipper(pickle.Pickler):
+    """A state's pickle in which each queue manager and channel is its inline bytes and
+    its own pickle (a persistent id), made once per part object."""
+
+    def persistent_id(self, obj: Any) -> Any:
+        if type(obj) not in _PARTS:
+            return None
+        hit = _PICKLED.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            if len(_PICKLED) >= _PICKLED_LIMIT:
+                _PICKLED.clear()
+            hit = _PICKLED[id(obj)] = (obj, (obj._digest or inline_bytes(obj), pickle.dumps(obj, PROTOCOL)))
+        return hit[1]
+
+
+class _Unshipper(pickle.Unpickler):
+    """Loads what :class:`_Shipper` wrote, building only the parts not met before."""
+
+    def persistent_load(self, pid: Any) -> Any:
+        key, data = pid
+        known = _SHARED.get(key)
+        if known is None:
+            if len(_SHARED) >= _SHARED_LIMIT:
+                _SHARED.clear()
+            known = _SHARED[key] = pickle.loads(data)
+        return known
+
+
+PROTOCOL = 5
+
+
+def ship(state: NetworkState) -> bytes:
+    """The bytes a state travels as between processes (the Spark backend's frontier and
+    successors): a pickle whose queue managers and channels are each their encoding's
+    digest and their own pickle, made once per part object in this process. A receiver
+    (:func:`unship`) builds only the parts it has not met, and shares the rest."""
+    out = io.BytesIO()
+    _Shipper(out, PROTOCOL).dump(state)
+    return out.getvalue()
+
+
+def unship(data: bytes) -> NetworkState:
+    """The state :func:`ship` made, its parts shared with this process's (:func:`share`)."""
+    return share(_Unshipper(io.BytesIO(data)).load())
 
 
 def add_log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
