@@ -1137,16 +1137,16 @@ class _Search:
     # -- termination, when the whole graph fits on the driver ---------------------------
 
     def find_lasso(self, visited_levels: int, expanded_levels: int):
-        """The local engine's second pass (``checker.explore``): re-expand the explored
-        levels along the parent tree, keep every internal edge between visited states
-        (global index = level start + discovery position, as there), and hand them to
-        its ``_lasso``: the smallest-index state on a cycle, its BFS prefix, a shortest
-        cycle. Returns a lasso ``Trace`` or None."""
+        """The local engine's termination check (``checker.explore``): every internal edge
+        between visited states (global index = level start + discovery position, as
+        there), as recorded by the driver levels or else found by expanding the levels
+        again along the parent tree, handed to its ``_lasso``: the smallest-index state on
+        a cycle, its BFS prefix, a shortest cycle. Returns a lasso ``Trace`` or None."""
         import numpy as np
 
         from checker.explore import _lasso
 
-        model, codec = self.model, self.codec
+        model = self.model
         index: dict[int, int] = {}
         order: list[dict[str, list]] = []
         for d in range(visited_levels):

@@ -305,44 +305,27 @@ NO_MUTATIONS = Mutations()
 
 # Parts of states met in this process, by how they encode (spec.encoding.inline_bytes; a
 # QmgrState or Channel keeps it on the object), and each tuple of parts by the parts'
-# identities: the table behind share(). Cleared when full, like spec.encoding's memo.
+# identities (the parts are kept alive by the table). Cleared when full, like
+# spec.encoding's memo.
 _SHARED: dict[Any, Any] = {}
 _SHARED_LIMIT = 20_000
-
-
-def share(state: NetworkState) -> NetworkState:
-    """An equal state whose queue managers and channels are the objects this process met
-    before in other states wherever they encode alike (issue #17, round 10).
-
-    A state unpickled on a Spark executor is a tree of fresh objects, so every identity
-    cache misses on it: the encoding's memo, the delivery memo's keys, the property views.
-    States a checker explores share most of their parts, and successors built here share
-    them by reference again. The value, its encoding and its fingerprint do not change;
-    ``state`` itself is returned with its two tuples replaced (it is fresh: nothing else
-    holds it yet)."""
-    for name in ("qmgrs", "channels"):
-        parts = []
-        for part in getattr(state, name):
-            key = part._digest or inline_bytes(part)
-            known = _SHARED.get(key)
-            if known is None:
-                if len(_SHARED) >= _SHARED_LIMIT:
-                    _SHARED.clear()
-                _SHARED[key] = known = part
-            parts.append(known)
-        key = (name, *map(id, parts))   # the parts are kept alive by the table
-        group = _SHARED.get(key)
-        if group is None or any(a is not b for a, b in zip(group, parts)):
-            group = _SHARED[key] = tuple(parts)
-        object.__setattr__(state, name, group)
-    return state
-
 
 # Each queue manager and channel pickled once per process, kept by identity with the part
 # (so its id is not reused while cached): (part, (its inline bytes, its pickle)).
 _PICKLED: dict[int, tuple[Any, tuple[bytes, bytes]]] = {}
 _PICKLED_LIMIT = 20_000
 _PARTS = (QmgrState, Channel)
+PROTOCOL = 5
+
+
+def _met(key: Any, make: Any) -> Any:
+    """The object this process met under ``key``, else ``make()`` remembered under it."""
+    known = _SHARED.get(key)
+    if known is None:
+        if len(_SHARED) >= _SHARED_LIMIT:
+            _SHARED.clear()
+        known = _SHARED[key] = make()
+    return known
 
 
 class _Shipper(pickle.Pickler):
@@ -365,15 +348,7 @@ class _Unshipper(pickle.Unpickler):
 
     def persistent_load(self, pid: Any) -> Any:
         key, data = pid
-        known = _SHARED.get(key)
-        if known is None:
-            if len(_SHARED) >= _SHARED_LIMIT:
-                _SHARED.clear()
-            known = _SHARED[key] = pickle.loads(data)
-        return known
-
-
-PROTOCOL = 5
+        return _met(key, lambda: pickle.loads(data))
 
 
 def ship(state: NetworkState) -> bytes:
@@ -387,8 +362,21 @@ def ship(state: NetworkState) -> bytes:
 
 
 def unship(data: bytes) -> NetworkState:
-    """The state :func:`ship` made, its parts shared with this process's (:func:`share`)."""
-    return share(_Unshipper(io.BytesIO(data)).load())
+    """The state :func:`ship` made (or a plain pickle of one: run directories written
+    before states were shipped this way), with its queue managers and channels, and their
+    tuples, the objects this process met before wherever they encode alike.
+
+    A state unpickled on a Spark executor would otherwise be a tree of fresh objects, on
+    which every identity cache misses: the encoding's memo, the delivery memo's keys, the
+    property views. Its value, encoding and fingerprint do not change; the state is fresh
+    (nothing else holds it yet), so its two tuples are replaced in place."""
+    state = _Unshipper(io.BytesIO(data)).load()
+    for name in ("qmgrs", "channels"):
+        parts = [_met(part._digest or inline_bytes(part), lambda part=part: part) for part in getattr(state, name)]
+        # keyed by the parts' ids: a tuple in the table keeps its parts alive, so an id
+        # there cannot belong to another object
+        object.__setattr__(state, name, _met((name, *map(id, parts)), lambda: tuple(parts)))
+    return state
 
 
 def add_log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
