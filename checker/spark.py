@@ -45,6 +45,7 @@ this backend", never a pass. Fingerprints are 64-bit only (Spark ``bigint``).
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import pickle
@@ -288,27 +289,30 @@ class _Checks:
     always: tuple[tuple[int, Any], ...]
     sometimes: tuple[tuple[int, Any], ...]
     at_quiescence: tuple[tuple[int, Any], ...]
+    run: str = ""  # which run these checks belong to (unique in the driver's application)
 
     @classmethod
-    def of(cls, properties: Sequence[Any]) -> _Checks:
+    def of(cls, properties: Sequence[Any], run: str = "") -> _Checks:
         def pick(kind: str) -> tuple[tuple[int, Any], ...]:
             return tuple((i, p) for i, p in enumerate(properties) if _kind(p) == kind)
 
-        return cls(pick("always"), pick("sometimes"), pick("at_quiescence"))
+        return cls(pick("always"), pick("sometimes"), pick("at_quiescence"), run)
 
     def observe(self, model: Any, state: Any, quiescent: bool) -> Iterator[tuple[int, int]]:
         """(row kind, property index) observations of one state, in property order: judged
         as the local engine judges (checker.model.Judge, once per view where the model has
-        views), by judges kept for this model in this process (not pickled)."""
+        views), by judges kept for this model in this process (not pickled). A task gets
+        its own copy of the model and the checks; the judges of the run's earlier tasks in
+        this process, with what they learnt, serve it (``_RUN_JUDGES``)."""
         judges = self.__dict__.get("_judges")
         if judges is None or judges[0] is not model:
-            from checker.model import Judge
-
-            rows = {p.id: (KIND_WITNESS if _kind(p) == "sometimes" else KIND_FALSIFIED, i)
-                    for i, p in self.always + self.sometimes + self.at_quiescence}
-            judges = (model, Judge(model, [p for _, p in self.always + self.sometimes]),
-                      Judge(model, [p for _, p in self.at_quiescence]), rows)
-            self.__dict__["_judges"] = judges
+            judges = _RUN_JUDGES.get(self.run) if self.run else None
+            if judges is None:
+                judges = self._judges(model)
+                if self.run:
+                    _RUN_JUDGES.clear()  # one run at a time
+                    _RUN_JUDGES[self.run] = judges
+            self.__dict__["_judges"] = judges = (model, *judges[1:])
         _, new, quiet, rows = judges
         for pid in new.hits(state):
             yield rows[pid]
@@ -316,8 +320,21 @@ class _Checks:
             for pid in quiet.hits(state):
                 yield rows[pid]
 
+    def _judges(self, model: Any) -> tuple:
+        from checker.model import Judge
+
+        rows = {p.id: (KIND_WITNESS if _kind(p) == "sometimes" else KIND_FALSIFIED, i)
+                for i, p in self.always + self.sometimes + self.at_quiescence}
+        return (model, Judge(model, [p for _, p in self.always + self.sometimes]),
+                Judge(model, [p for _, p in self.at_quiescence]), rows)
+
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_judges"}
+
+
+_RUN_JUDGES: dict[str, tuple] = {}
+"""An executor process's judges (``_Checks.observe``) for the run whose tasks it runs."""
+_RUNS = itertools.count()
 
 
 def _kind(prop: Any) -> str:
@@ -366,24 +383,29 @@ ROWS_PER_TASK = 64
 """At most one expansion task per this many frontier states (overridable for tests)."""
 
 
-def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bool = False):
+def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bool = False,
+                    positions=None, keep: int | None = None):
     """The function ``mapInArrow`` runs on executors: frontier batches (fp, pos, state) in,
     successor batches out; observations and counts go to the `tally` accumulator, keyed by
     chunk of parent positions where a ``max_states`` cut needs them. The model travels
-    inside this closure (cloudpickle)."""
+    inside this closure (cloudpickle). ``positions``: None, or a broadcast of
+    ``_positions`` (then batches are (fp, state)). ``keep``: only the states at
+    positions below it (a cut level's first states)."""
 
     def expand(batches):
         # States are acyclic trees of values: the cyclic collector would only walk the
         # task's successors over and over (the local engine turns it off for its run too)
         enabled = gc.isenabled()
+        # (loading a broadcast turns the collector on: PySpark's Broadcast.load)
+        table = None if positions is None else positions.value
         gc.disable()
         try:
-            yield from _expand(batches)
+            yield from _expand(batches, table)
         finally:
             if enabled:
                 gc.enable()
 
-    def _expand(batches):
+    def _expand(batches, positions):
         import pyarrow as pa
         from pyspark import TaskContext
 
@@ -407,10 +429,15 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
         # position, action), the local engine's rule and the JVM's.
         by_state: dict[Any, list] = {}
         for batch in batches:
-            fps = batch.column("fp").to_pylist()
-            poss = batch.column("pos").to_pylist()
+            fps = batch.column("fp")
+            if positions is None:
+                poss = batch.column("pos").to_pylist()
+            else:
+                poss = _position_of(positions, fps.to_numpy())
             blobs = batch.column("state").to_pylist()
-            for fp, pos, blob in zip(fps, poss, blobs):
+            for fp, pos, blob in zip(fps.to_pylist(), poss, blobs):
+                if keep is not None and pos >= keep:
+                    continue
                 state = codec.unpack(blob)
                 obs, successors = _observe_and_expand(model, codec, checks, state, check_only)
                 chunk = pos // CHUNK
@@ -451,6 +478,32 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
         tally.add(observed | counts | {("cpu", part): time.process_time() - started})
 
     return expand
+
+
+def _positions(seen_path: str):
+    """A level's discovery positions from its seen rows: (fingerprints sorted, the
+    position of each), the position being the rank of (parent position, action)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(seen_path, columns=["fp", "ppos", "action"])
+    fps = table.column("fp").to_numpy()
+    ranked = np.lexsort((table.column("action").to_numpy(), table.column("ppos").to_numpy()))
+    pos = np.empty(len(fps), dtype=np.int64)
+    pos[ranked] = np.arange(len(fps), dtype=np.int64)
+    by_fp = np.argsort(fps, kind="stable")
+    return fps[by_fp], pos[by_fp]
+
+
+def _position_of(positions, fps) -> list[int]:
+    """The positions (``_positions``) of a batch's fingerprints."""
+    import numpy as np
+
+    known, pos = positions
+    at = np.searchsorted(known, fps)
+    if len(fps) and (at.max() >= len(known) or not np.array_equal(known[at], fps)):
+        raise RunDirError("a frontier state is missing from its level's seen table")
+    return pos[at].tolist()
 
 
 class _TallyParam:
@@ -844,19 +897,22 @@ class _Search:
     # -- Spark phase -------------------------------------------------------------------
 
     def ranked_frontier(self, level: int):
-        """Frontier `level` as (fp, pos, state): pos is the state's position in the local
+        """(frontier `level`, positions): each state's position is its place in the local
         engine's discovery order (rank of (parent position, action)). Up to
-        ``RANK_IN_ONE_TASK`` states, one window over the level; above, per bucket of
-        parent positions: bucket sizes come to the driver (a few numbers, one small job),
-        the rank inside a bucket is a window function."""
+        ``RANK_IN_ONE_TASK`` states, the driver ranks the level's seen rows (fp, parent
+        position, action: 20 bytes a state) and the positions travel to the expansion
+        tasks as a broadcast (fingerprints sorted, positions): the frontier is (fp, state)
+        as written, and its states are not sorted. Above, the frontier carries a ``pos``
+        column, ranked per bucket of parent positions: bucket sizes come to the driver (a
+        few numbers, one small job), the rank inside a bucket is a window function."""
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
         spark, run = self.spark, self.rundir
+        if run.count(level) <= RANK_IN_ONE_TASK:
+            frontier = spark.read.parquet(run.frontier(level)).select("fp", "state")
+            return frontier, spark.sparkContext.broadcast(_positions(run.seen(level)))
         frontier = spark.read.parquet(run.frontier(level)).select("fp", "ppos", "action", "state")
-        if run.count(level) <= RANK_IN_ONE_TASK:  # one window task (Spark logs a warning)
-            window = Window.orderBy("ppos", "action")
-            return frontier.withColumn("pos", F.row_number().over(window) - 1).select("fp", "pos", "state")
         bucket = F.floor(F.col("ppos") / RANK_BUCKET).cast("long")
         sizes = sorted(
             (r[0], r[1]) for r in spark.read.parquet(run.seen(level)).groupBy(bucket.alias("b")).count().collect()
@@ -867,12 +923,13 @@ class _Search:
             total += n
         table = spark.createDataFrame(offsets, "b long, offset long")
         window = Window.partitionBy("b").orderBy("ppos", "action")
-        return (
+        ranked = (
             frontier.withColumn("b", bucket)
             .join(F.broadcast(table), "b")
             .withColumn("pos", F.row_number().over(window) - 1 + F.col("offset"))
             .select("fp", "pos", "state")
         )
+        return ranked, None
 
     def spark_level(self, level: int, check_only: bool = False, keep: int | None = None):
         """Expand frontier `level` and write level+1 in one Spark job: (new states, the
@@ -887,11 +944,20 @@ class _Search:
         size = self.progress.last_new if keep is None else keep
         parts = self.partitions or max(2, 2 * spark.sparkContext.defaultParallelism)
         tally = spark.sparkContext.accumulator({}, _TallyParam())
-        expander = _arrow_expander(self.model, self.codec, self.checks, tally, check_only)
         t0 = time.perf_counter()
-        frontier = self.ranked_frontier(level)
-        if keep is not None:
-            frontier = frontier.where(F.col("pos") < keep)
+        frontier, positions = self.ranked_frontier(level)
+        try:
+            expander = _arrow_expander(self.model, self.codec, self.checks, tally, check_only, positions, keep)
+            return self._spark_level(level, check_only, frontier, expander, tally, size, parts, t0)
+        finally:
+            if positions is not None:
+                positions.destroy()
+
+    def _spark_level(self, level: int, check_only: bool, frontier: Any, expander: Any, tally: Any,
+                     size: int, parts: int, t0: float):
+        from pyspark.sql import functions as F
+
+        spark, run = self.spark, self.rundir
         if size >= SPLIT_FRONTIER_AT or self.partitions:
             frontier = frontier.repartition(min(parts, max(1, size // max(1, self.rows_per_task))))
         with warnings.catch_warnings():
@@ -1365,7 +1431,7 @@ def explore_spark(
             progress = _Progress()
         recorded = {**identity, "bounds": {"max_states": max_states, "max_depth": max_depth}}
         search = _Search(
-            model, properties, _Checks.of(properties), codec, run, recorded, progress,
+            model, properties, _Checks.of(properties, f"{os.getpid()}.{next(_RUNS)}"), codec, run, recorded, progress,
             spark=spark, partitions=partitions, on_level=_on_level,
             session_args=(master, dict(conf) if isinstance(conf, dict) else parse_conf(conf)),
             rows_per_task=rows_per_task, prior_seconds=progress.seconds,
@@ -1415,6 +1481,7 @@ def explore_spark(
             lasso = None
         return _result(search, stop, search.elapsed(), lasso)
     finally:
+        _RUN_JUDGES.clear()  # the driver's (local mode runs the driver levels here)
         if collecting:
             gc.enable()
         if temporary:
