@@ -375,9 +375,13 @@ RANK_IN_ONE_TASK = 262_144
 """Levels up to this many states are ranked by one window task (no bucket-size job)."""
 
 OUTPUT_BATCH_ROWS = 65536
+OUTPUT_BATCH_BYTES = 16 << 20
+"""A successor batch ends at this many rows or at this many bytes of states, whichever
+comes first (the JVM holds a batch whole while it converts it)."""
 
 SPLIT_FRONTIER_AT = 4096
-"""Frontiers at least this large are repartitioned over all expansion tasks."""
+"""Frontiers at least this large are spread over all expansion tasks (repartitioned, unless
+their files already make that many tasks)."""
 
 ROWS_PER_TASK = 64
 """At most one expansion task per this many frontier states (overridable for tests)."""
@@ -465,19 +469,26 @@ def _arrow_expander(model, codec: _Codec, checks: _Checks, tally, check_only: bo
                     row[0], row[1], row[2] = parent, ppos, action
                 row[4] = row[4] or internal
         del by_state
-        children = list(best)
-        for lo in range(0, len(children), OUTPUT_BATCH_ROWS):
-            chunk_fps = children[lo : lo + OUTPUT_BATCH_ROWS]
-            rows = [best[c] for c in chunk_fps]
-            cols = [chunk_fps] + [[r[i] for r in rows] for i in range(5)]
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema
-            )
+        chunk_fps, rows, size = [], [], 0
+        for child, row in best.items():
+            chunk_fps.append(child)
+            rows.append(row)
+            size += len(row[3])
+            if len(rows) == OUTPUT_BATCH_ROWS or size >= OUTPUT_BATCH_BYTES:
+                yield _successor_batch(pa, schema, chunk_fps, rows)
+                chunk_fps, rows, size = [], [], 0
+        if rows:
+            yield _successor_batch(pa, schema, chunk_fps, rows)
         part = TaskContext.get().partitionId()
         counts = {("gen", part, c): n for c, n in generated.items()}
         tally.add(observed | counts | {("cpu", part): time.process_time() - started})
 
     return expand
+
+
+def _successor_batch(pa, schema, fps: list, rows: list):
+    cols = [fps] + [[r[i] for r in rows] for i in range(5)]
+    return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema)
 
 
 def _positions(seen_path: str):
@@ -948,18 +959,24 @@ class _Search:
         frontier, positions = self.ranked_frontier(level)
         try:
             expander = _arrow_expander(self.model, self.codec, self.checks, tally, check_only, positions, keep)
-            return self._spark_level(level, check_only, frontier, expander, tally, size, parts, t0)
+            return self._spark_level(level, check_only, frontier, positions is not None, expander, tally,
+                                     size, parts, t0)
         finally:
             if positions is not None:
                 positions.destroy()
 
-    def _spark_level(self, level: int, check_only: bool, frontier: Any, expander: Any, tally: Any,
-                     size: int, parts: int, t0: float):
+    def _spark_level(self, level: int, check_only: bool, frontier: Any, scan: bool, expander: Any,
+                     tally: Any, size: int, parts: int, t0: float):
+        """``spark_level`` from its expansion on; ``scan``: the frontier is read as written."""
         from pyspark.sql import functions as F
 
         spark, run = self.spark, self.rundir
         if size >= SPLIT_FRONTIER_AT or self.partitions:
-            frontier = frontier.repartition(min(parts, max(1, size // max(1, self.rows_per_task))))
+            tasks = min(parts, max(1, size // max(1, self.rows_per_task)))
+            # a level Spark wrote is already in files of fp-hashed rows, one per shuffle
+            # partition: where they make the tasks wanted, its states are not shuffled again
+            if not scan or frontier.rdd.getNumPartitions() != tasks:
+                frontier = frontier.repartition(tasks)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", PANDAS_NOTICE, FutureWarning)
             successors = frontier.mapInArrow(expander, EXPANSION_SCHEMA)

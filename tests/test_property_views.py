@@ -242,6 +242,31 @@ def test_spark_checks_do_not_ship_their_judges():
     assert list(shipped.observe(model, init, quiescent=True)) == before
 
 
+def test_the_tasks_of_one_spark_run_share_an_executors_judges():
+    """Each task unpickles its own model and checks; within a worker process the run's
+    judges, and the verdicts they cached, serve every task of that run, and only that run."""
+    import checker.spark as backend
+
+    scenario = load_scenario(next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml"))
+    props = _check_properties(scenario)
+    model = MQNetwork(scenario, props, memo="on")
+    (init,) = model.init_states()
+    checks = _Checks.of(props, run="driver-pid.7")
+    ship = cloudpickle.dumps((model, checks))
+    first_model, first = pickle.loads(ship)   # task 1
+    before = list(first.observe(first_model, init, quiescent=True))
+    judge = first.__dict__["_judges"][1]
+    cached = judge.cached
+    second_model, second = pickle.loads(ship)   # task 2, same process
+    assert list(second.observe(second_model, init, quiescent=True)) == before
+    assert second.__dict__["_judges"][1] is judge and judge.cached > cached
+    other_model, other = pickle.loads(cloudpickle.dumps((model, _Checks.of(props, run="driver-pid.8"))))
+    assert list(other.observe(other_model, init, quiescent=True)) == before
+    assert other.__dict__["_judges"][1] is not judge
+    assert list(backend._RUN_JUDGES) == ["driver-pid.8"]   # one run's at a time
+    backend._RUN_JUDGES.clear()
+
+
 def test_check_memo_verify_reports_a_lying_declaration_in_one_line(monkeypatch, capsys):
     """``check --memo verify`` with a property whose ``reads`` leaves out what it reads:
     exit 1 and one line naming it, no traceback; ``--memo on`` trusts the declaration."""

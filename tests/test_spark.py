@@ -175,6 +175,34 @@ def test_max_states_keeps_the_local_engines_states_on_spark(spark, topology, n, 
         assert remote.statistics.stop_reason == "max_states reached"
 
 
+def test_positions_of_a_small_level_are_ranked_on_the_driver(tmp_path):
+    """Up to RANK_IN_ONE_TASK states the driver ranks a level's seen rows: a state's
+    position is the rank of (parent position, action), whatever order the rows were
+    written in; a frontier state missing from the seen table is a damaged run directory."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import checker.spark as backend
+
+    rows = [(-7, 3, 1), (42, 0, 2), (5, 3, 0), (-1, 0, 0), (9, 1, 5)]  # (fp, ppos, action), shuffled
+    level = tmp_path / "level=4"
+    level.mkdir()
+    for i, part in enumerate((rows[:2], rows[2:])):   # two files, as Spark writes them
+        pq.write_table(pa.table({"fp": pa.array([r[0] for r in part], pa.int64()),
+                                 "ppos": pa.array([r[1] for r in part], pa.int64()),
+                                 "action": pa.array([r[2] for r in part], pa.int32())}),
+                       level / f"part-{i}.parquet")
+    positions = backend._positions(str(level))
+    ranked = [fp for fp, _, _ in sorted(rows, key=lambda r: (r[1], r[2]))]   # -1, 42, 9, 5, -7
+    asked = np.array([9, -7, -1, 5, 42], dtype=np.int64)
+    assert backend._position_of(positions, asked) == [ranked.index(fp) for fp in asked.tolist()] == [2, 4, 0, 3, 1]
+    with pytest.raises(RunDirError, match="missing from its level's seen table"):
+        backend._position_of(positions, np.array([9, 8], dtype=np.int64))
+    with pytest.raises(RunDirError):
+        backend._position_of(positions, np.array([43], dtype=np.int64))   # past the largest
+
+
 def test_positions_ranked_per_bucket_as_for_large_levels(spark, monkeypatch):
     """Large levels are ranked per bucket of parent positions (bucket sizes to the
     driver, then a window per bucket): forced here with tiny buckets, same states kept
