@@ -973,9 +973,11 @@ class _Search:
         spark, run = self.spark, self.rundir
         if size >= SPLIT_FRONTIER_AT or self.partitions:
             tasks = min(parts, max(1, size // max(1, self.rows_per_task)))
-            # a level Spark wrote is already in files of fp-hashed rows, one per shuffle
-            # partition: where they make the tasks wanted, its states are not shuffled again
-            if not scan or frontier.rdd.getNumPartitions() != tasks:
+            # A level Spark wrote is in files of fp-hashed rows (one per shuffle partition):
+            # where reading them already makes a task per core, its states are not
+            # shuffled again (fewer, larger tasks also ship fewer duplicate successors)
+            if not (scan and self.partitions is None
+                    and min(tasks, spark.sparkContext.defaultParallelism) <= frontier.rdd.getNumPartitions() <= tasks):
                 frontier = frontier.repartition(tasks)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", PANDAS_NOTICE, FutureWarning)
