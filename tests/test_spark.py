@@ -203,6 +203,33 @@ def test_positions_of_a_small_level_are_ranked_on_the_driver(tmp_path):
         backend._position_of(positions, np.array([43], dtype=np.int64))   # past the largest
 
 
+def test_a_frontier_spark_wrote_is_expanded_as_read_when_its_files_make_a_task_per_core(spark, monkeypatch, tmp_path):
+    """A level Spark wrote (one file per shuffle partition, rows hashed by fingerprint) is
+    expanded in the partitions its files make, without shuffling its states again; the
+    frontier the driver hands over (one file) is repartitioned. Same answers either way."""
+    import checker.spark as backend
+
+    monkeypatch.setattr(backend, "SPLIT_FRONTIER_AT", 1)
+    shuffled = []
+    frames = type(spark.range(1))   # the session's DataFrame class (PySpark 4: a subclass)
+    real = frames.repartition
+    monkeypatch.setattr(frames, "repartition", lambda self, *a, **k: shuffled.append(a) or real(self, *a, **k))
+    coalescing = spark.conf.get("spark.sql.adaptive.coalescePartitions.enabled")
+    spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")  # tiny levels keep their files
+    try:
+        model = FingerprintFlood("tree", 7, cap=1)
+        remote = explore_spark(model, spark=spark, driver_threshold=12, rows_per_task=1, run_dir=tmp_path / "run")
+    finally:
+        spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", coalescing)
+    local = explore(model, workers=1)
+    assert summary(remote) == summary(local)
+    assert _trace_shapes(remote) == _trace_shapes(local)
+    levels = [json.loads(line) for line in (tmp_path / "run" / "levels.jsonl").read_text().splitlines()]
+    spark_levels = sum(1 for lv in levels if lv["phase"] == "spark")
+    assert shuffled, "the driver's frontier was not spread over the tasks"
+    assert len(shuffled) < spark_levels, "every Spark level's states were shuffled again"
+
+
 def test_positions_ranked_per_bucket_as_for_large_levels(spark, monkeypatch):
     """Large levels are ranked per bucket of parent positions (bucket sizes to the
     driver, then a window per bucket): forced here with tiny buckets, same states kept
