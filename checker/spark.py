@@ -10,9 +10,10 @@ state)`` are deduplicated inside each task, then inside the JVM: grouped by fing
 keeping the first discoverer, the smallest ``(ppos, action)`` (the local engine's parent
 rule, so traces do not depend on partitioning or hash seeds), and joined (``left_anti``,
 or ``left`` when termination needs back edges) against every fingerprint seen so far.
-A level's positions are ranks of ``(ppos, action)``, computed when it is read back
-(bucket sizes to the driver, a window inside each bucket). Nothing the size of a level
-reaches the driver. ``max_states`` keeps exactly the local engine's states: the level
+A level's positions are ranks of ``(ppos, action)``, computed when it is read back: up
+to ``RANK_IN_ONE_TASK`` states by the driver from the level's seen rows (20 bytes a
+state, broadcast to the tasks), above by bucket sizes to the driver and a window inside
+each bucket: the driver holds at most that many positions, and no state. ``max_states`` keeps exactly the local engine's states: the level
 is cut after the chunk of ``CHUNK`` parents in which the bound is passed, and its first
 states in discovery order are kept.
 
@@ -372,7 +373,8 @@ RANK_BUCKET = 65536
 """Parent positions per bucket when ranking a large level (positions are dense)."""
 
 RANK_IN_ONE_TASK = 262_144
-"""Levels up to this many states are ranked by one window task (no bucket-size job)."""
+"""Levels up to this many states are ranked on the driver from their seen rows
+(``_positions``); larger ones per bucket of parent positions, in Spark."""
 
 OUTPUT_BATCH_ROWS = 65536
 OUTPUT_BATCH_BYTES = 16 << 20
@@ -949,9 +951,7 @@ class _Search:
         Observations and per-task counts come back through an accumulator whose merge is
         idempotent (min of fingerprints; per-partition counts keyed by partition), so a
         retried task cannot double-count."""
-        from pyspark.sql import functions as F
-
-        spark, run = self.spark, self.rundir
+        spark = self.spark
         size = self.progress.last_new if keep is None else keep
         parts = self.partitions or max(2, 2 * spark.sparkContext.defaultParallelism)
         tally = spark.sparkContext.accumulator({}, _TallyParam())
