@@ -13,7 +13,8 @@ or ``left`` when termination needs back edges) against every fingerprint seen so
 A level's positions are ranks of ``(ppos, action)``, computed when it is read back: up
 to ``RANK_IN_ONE_TASK`` states by the driver from the level's seen rows (20 bytes a
 state, broadcast to the tasks), above by bucket sizes to the driver and a window inside
-each bucket: the driver holds at most that many positions, and no state. ``max_states`` keeps exactly the local engine's states: the level
+each bucket: the driver holds at most that many positions, and no state.
+``max_states`` keeps exactly the local engine's states: the level
 is cut after the chunk of ``CHUNK`` parents in which the bound is passed, and its first
 states in discovery order are kept.
 
