@@ -425,6 +425,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"mqcheck check: --memo verify: {line}\n"
                   f"This is a bug in mqcheck's {what}; --memo off checks without it.", file=sys.stderr)
             return EXIT_FAILED
+    _shield_after_stop(result.statistics.stop_reason)
     if args.json or args.report:
         data = result.to_dict()
         data["scenario"] = scenario.name
@@ -498,6 +499,8 @@ def _at_least(lowest: int | float, kind=int):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value != value or value in (float("inf"), float("-inf")):   # float("nan"), float("inf")
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
         if value < lowest:
             raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {text}")
         return value
@@ -632,10 +635,14 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     database = None if args.no_database else args.database
     common = dict(examples=args.examples, seed=args.seed, property_ids=args.property or None,
                   database=database, progress=progress)
-    if args.mode == "configs":
-        report = fuzz_configs(fuzz, max_states=bound, **common)
-    else:
-        report = fuzz_walks(fuzz, max_steps=bound, **common)
+    from checker.explore import StopSignals
+
+    with StopSignals():   # Ctrl-C and SIGTERM end the fuzzing with a report (exit 3)
+        if args.mode == "configs":
+            report = fuzz_configs(fuzz, max_states=bound, **common)
+        else:
+            report = fuzz_walks(fuzz, max_steps=bound, **common)
+    _shield_after_stop(report.stop_reason)
     if progress is not None:
         print(file=sys.stderr)
     report.bounds["max_qmgrs"] = args.max_qmgrs
@@ -646,7 +653,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         print(_json_text(report.to_dict(timings=not args.no_timings)))
     else:
         print(_render_fuzz(report, timings=not args.no_timings))
-    if report.stop_reason == "interrupted":
+    if report.stop_reason in _SIGNAL_STOPS:
         return EXIT_INCOMPLETE
     return report.exit_status()
 
@@ -671,7 +678,7 @@ def _render_fuzz(report, timings: bool = True) -> str:
     c = report.counterexample
     lines.append("")
     if c is None:
-        what = "interrupted: " if report.stop_reason == "interrupted" else ""
+        what = f"{report.stop_reason}: " if report.stop_reason in _SIGNAL_STOPS else ""
         lines.append(f"Result: {what}no counterexample in {report.examples} examples")
     else:
         lines.append(printable(f"Result: COUNTEREXAMPLE: {c.property_id} violated: {c.title} ({c.citation})"))
@@ -1449,8 +1456,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fingerprint-bits", type=int, choices=(64, 128), default=64,
                        help="fingerprint width (the collision estimate is reported either way)")
     check.add_argument("--memory-limit-mb", type=_at_least(0, float), metavar="MB",
-                       help="stop (incomplete) past this resident size (default: 80%% of the memory available "
-                            "at the start; 0: no guard); local backend")
+                       help="stop (incomplete) past this resident size, in MB of 2^20 bytes as ps and top "
+                            "count them (default: 80%% of the memory available at the start; 0: no guard; "
+                            "checked every few hundred states, so a run may pass it by a little); local backend")
     check.add_argument("--stop-on-violation", action="store_true",
                        help="stop after the BFS level where the first violation appears (other verdicts incomplete); "
                             "local backend")
@@ -1492,10 +1500,47 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Ctrl-C and SIGTERM after a run they stopped (issue #17): the handlers the shield replaced
+_SHIELDED: list = []
+_SIGNAL_STOPS = ("interrupted", "terminated (SIGTERM)")
+
+
+def _shield_after_stop(stop_reason: str | None) -> None:
+    """A run stopped by Ctrl-C or SIGTERM: its incomplete result is printed next. A repeated
+    Ctrl-C or SIGTERM from here on would lose that output, or end the process with 130 or
+    143 while it frees the run's memory, so both are ignored until ``main`` returns (until
+    the process exits when ``main`` runs the process's own command line). The run's own
+    handlers already ignore repeats while the result is built (checker.explore, and the
+    Spark backend)."""
+    import signal
+    import threading
+
+    if stop_reason not in _SIGNAL_STOPS or threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        _SHIELDED.append((signum, signal.signal(signum, signal.SIG_IGN)))
+
+
+def _lift_shield() -> None:
+    import signal
+
+    while _SHIELDED:
+        signum, previous = _SHIELDED.pop()
+        signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mqcheck``; return the exit status (DESIGN §2.3)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        return _run_command(args)
+    finally:
+        if argv is not None:   # called in-process (tests, scripts): give the signals back
+            _lift_shield()
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         return args.handler(args)
     except InputError as err:

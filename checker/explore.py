@@ -71,7 +71,8 @@ default (80% of the memory available at the start, ``default_memory_limit_mb``),
 every ``TICK`` parents, so a run ends honestly before the kernel's out-of-memory killer
 would end it. One handler for SIGINT and SIGTERM is installed for the whole run (not if
 SIGINT is ignored, nor over a caller's own SIGTERM handler) and the previous ones
-restored; the forked helper dies with this process (a death signal on Linux, a parent
+restored; once one of them has stopped the run, a repeat is ignored, so that a second
+Ctrl-C cannot throw away the result being built; the forked helper dies with this process (a death signal on Linux, a parent
 check between chunks elsewhere). The progress line's count moves within a level (the
 helper reports through a shared page). The cyclic garbage collector is off during the
 run. Depth counts actions: initial states have depth 0.
@@ -148,6 +149,52 @@ class _Stop(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+SIGNAL_STOPS = ("interrupted", INTERRUPTED_BY_SIGTERM)   # stop reasons of Ctrl-C and SIGTERM
+
+
+class RunStopped(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM ended a command that runs many explorations; ``reason`` is the
+    stop reason to report (one of ``SIGNAL_STOPS``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class StopSignals:
+    """SIGINT and SIGTERM for a command that runs one exploration after another (``mqcheck
+    fuzz``), as a context manager: the first of them raises :class:`RunStopped`, and
+    repeats are ignored, so the command can still report what it found. An ignored SIGINT
+    stays ignored and a caller's own SIGTERM handler stays, as in an exploration. An
+    exploration started inside takes both over for its own run, stops cleanly (its
+    result's stop reason is then one of ``SIGNAL_STOPS``, and ``reason`` is set: the
+    caller raises :class:`RunStopped` with it), and gives them back afterwards."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self._installed: list = []
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if previous is not signal.SIG_IGN and previous is not None:
+                self._installed.append((signal.SIGINT, signal.signal(signal.SIGINT, self)))
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                self._installed.append((signal.SIGTERM, signal.signal(signal.SIGTERM, self)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        while self._installed:
+            signum, previous = self._installed.pop()
+            signal.signal(signum, previous)
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if self.reason is not None:
+            return   # a repeat: the command is already stopping
+        self.reason = INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted"
+        raise RunStopped(self.reason)
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -1060,11 +1107,21 @@ class _Explorer:
         self._closed = 0              # len(found) when the open property lists were last pruned
         self._pending = False
         self._interrupt = "interrupted"   # the stop reason of a KeyboardInterrupt (SIGINT or SIGTERM)
+        self._signalled = False           # a SIGINT or SIGTERM has stopped the run: later ones are ignored
+        self._stopper: StopSignals | None = None   # the handler taken over from a command (mqcheck fuzz)
 
     # ----- Ctrl-C and SIGTERM: one handler for the whole run
     def _on_sigint(self, signum, frame) -> None:
+        if self._signalled:
+            # A second Ctrl-C or SIGTERM: the run is already stopping and its result is on
+            # its way (building it takes up to about a second). Raising again would throw
+            # that result away, so the repeat is ignored.
+            return
+        self._signalled = True
         if signum == signal.SIGTERM:
             self._interrupt = INTERRUPTED_BY_SIGTERM
+        if self._stopper is not None and self._stopper.reason is None:
+            self._stopper.reason = self._interrupt   # the command around this run stops too
         if self._defer:
             self._pending = True
         else:
@@ -1075,7 +1132,7 @@ class _Explorer:
         return ``(signal, previous handler)`` for each installed. A signal is left alone
         where the run cannot handle it (not the main thread) or the caller chose otherwise:
         an ignored SIGINT stays ignored; SIGTERM is taken over only from its default action
-        (a caller's own SIGTERM handler stays)."""
+        or from a :class:`StopSignals` (a caller's own SIGTERM handler stays)."""
         if threading.current_thread() is not threading.main_thread():
             return []
         installed = []
@@ -1084,9 +1141,12 @@ class _Explorer:
             signal.signal(signal.SIGINT, self._on_sigint)
             installed.append((signal.SIGINT, previous))
         previous = signal.getsignal(signal.SIGTERM)
-        if previous is signal.SIG_DFL:
+        if previous is signal.SIG_DFL or isinstance(previous, StopSignals):
             signal.signal(signal.SIGTERM, self._on_sigint)
             installed.append((signal.SIGTERM, previous))
+        for _, previous in installed:
+            if isinstance(previous, StopSignals):
+                self._stopper = previous
         return installed
 
     # ----- helpers

@@ -298,7 +298,7 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
     """Draw up to ``examples`` configurations; explore each exhaustively within
     ``max_states`` distinct states; stop at the first violation, shrink it and return it
     as :attr:`FuzzReport.counterexample`."""
-    from checker.explore import explore
+    from checker.explore import SIGNAL_STOPS, RunStopped, explore
 
     report = FuzzReport("configs", seed, examples, bounds={"max_states": max_states})
     run: _Run | None = None
@@ -326,6 +326,8 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         except Exception as err:  # the model raised: a failure of its own kind
             _fail(run)
             raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
+        if result.statistics.stop_reason in SIGNAL_STOPS:   # Ctrl-C or SIGTERM stopped this run: stop fuzzing
+            raise RunStopped(result.statistics.stop_reason)
         verdicts = result.verdicts
         reached = {pid for pid, v in verdicts.items() if v.status is Status.WITNESSED}
         violated = {pid for pid, v in verdicts.items() if v.status is Status.VIOLATED}
@@ -489,6 +491,8 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 # --------------------------------------------------------------------------- shared
 def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[], _Run | None],
              fuzz: FuzzTarget) -> FuzzReport:
+    from checker.explore import RunStopped
+
     wall, cpu = time.perf_counter(), time.process_time()
     found: _Found | None = None
     try:
@@ -501,8 +505,8 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
         if firsts is None:
             raise
         found = _first_found(firsts)
-    except KeyboardInterrupt:
-        report.stop_reason = "interrupted"
+    except KeyboardInterrupt as stop:   # Ctrl-C, or SIGTERM under checker.explore.StopSignals
+        report.stop_reason = stop.reason if isinstance(stop, RunStopped) else "interrupted"
     finally:
         report.seconds = time.perf_counter() - wall
         report.cpu_seconds = time.process_time() - cpu

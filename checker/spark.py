@@ -46,6 +46,7 @@ this backend", never a pass. Fingerprints are 64-bit only (Spark ``bigint``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import json
@@ -1493,12 +1494,14 @@ def explore_spark(
                     raise KeyboardInterrupt from None  # a Spark call failed because Ctrl-C cancelled it
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM: report what the last complete level established; resume continues.
-            interrupts.cancel_jobs()
-            interrupts.settle()
-            search.progress = run.read_manifest(identity)
-            search.progress.depth = search.progress.level if search.progress.last_new else max(search.progress.level - 1, 0)
-            stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
-            lasso = None
+            with interrupts.reporting():   # a repeat only cuts the wait for cancelled tasks short
+                interrupts.cancel_jobs()
+                interrupts.settle()
+                search.progress = run.read_manifest(identity)
+                search.progress.depth = (search.progress.level if search.progress.last_new
+                                         else max(search.progress.level - 1, 0))
+                stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
+                return _result(search, stop, search.elapsed(), None)
         return _result(search, stop, search.elapsed(), lasso)
     finally:
         _RUN_JUDGES.clear()  # the driver's (local mode runs the driver levels here)
@@ -1518,7 +1521,10 @@ class _Interrupts:
     the middle of a py4j call only asks for the interruption: another thread cancels the
     jobs with the JVM's logging off, the call returns or fails as cancelled, and the run
     stops as interrupted (:meth:`check`); anywhere else it raises KeyboardInterrupt at
-    once. A second Ctrl-C always raises at once.
+    once. A repeat in the middle of a py4j call is ignored too (the cancelled call returns,
+    and the run stops then); once the run has stopped and its result is being built
+    (:meth:`reporting`), a repeat only cuts the wait for the cancelled tasks short, so that
+    the result is still printed.
 
     SIGTERM (``kill``, ``timeout``) is handled the same way (issue #17), when its action was
     the default; ``terminated`` says it was SIGTERM, for the result's stop reason.
@@ -1530,6 +1536,7 @@ class _Interrupts:
         self.previous: Any = None
         self.previous_term: Any = None
         self.terminated = False
+        self.hurried = False   # a repeat after the run stopped: the result now, without waiting
         self.active = threading.current_thread() is threading.main_thread()
 
     def __enter__(self) -> "_Interrupts":
@@ -1547,6 +1554,29 @@ class _Interrupts:
             if self.previous_term is signal.SIG_DFL:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
+    @contextlib.contextmanager
+    def reporting(self) -> Iterator[None]:
+        """While an interrupted run cancels its jobs and builds its result: a repeated Ctrl-C
+        or SIGTERM no longer raises (that would lose the result) but stops the wait for the
+        cancelled tasks (:meth:`settle`). An ignored SIGINT stays ignored; a caller's own
+        SIGTERM handler stays."""
+        installed = []
+        if self.active:
+            previous = signal.getsignal(signal.SIGINT)
+            if previous is not signal.SIG_IGN and previous is not None:
+                installed.append((signal.SIGINT, signal.signal(signal.SIGINT, self.hurry)))
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                installed.append((signal.SIGTERM, signal.signal(signal.SIGTERM, self.hurry)))
+        try:
+            yield
+        finally:
+            for signum, previous in reversed(installed):
+                signal.signal(signum, previous)
+
+    def hurry(self, signum: int, frame: Any) -> None:
+        """A repeated Ctrl-C or SIGTERM while the result is built: stop waiting (:meth:`settle`)."""
+        self.hurried = True
+
     def reinstall(self) -> None:
         """After a SparkContext starts: it installs pyspark's handler in place of ours."""
         if self.active:
@@ -1556,8 +1586,11 @@ class _Interrupts:
         self.terminated = self.terminated or signum == signal.SIGTERM
         first = not self.requested
         self.requested = True
-        if first and self.search.spark is not None and _inside_py4j(frame):
-            threading.Thread(target=self.cancel_jobs, name="mqcheck-cancel", daemon=True).start()
+        if self.search.spark is not None and _inside_py4j(frame):
+            if first:
+                threading.Thread(target=self.cancel_jobs, name="mqcheck-cancel", daemon=True).start()
+            # a repeat while the cancelled call returns: raising inside py4j would break its
+            # connection (tracebacks on stderr); the run stops when the call returns
             return
         raise KeyboardInterrupt
 
@@ -1593,7 +1626,7 @@ class _Interrupts:
         deadline = time.monotonic() + timeout
         try:
             tracker = spark.sparkContext.statusTracker()
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline and not self.hurried:
                 if not any(e.numRunningTasks for e in tracker.getExecutorInfos()):
                     spark.sparkContext.setLogLevel("ERROR")
                     return

@@ -68,6 +68,11 @@ def test_json_has_statistics_and_one_verdict_per_property():
     [
         (["examples/fr-mesh-broken.toml", "--max-states", "0"], "must be at least 1"),
         (["examples/fr-mesh-broken.toml", "--max-depth", "-1"], "must be at least 0"),
+        # not a quiet "no bound": NaN compares false with everything, inf is no limit
+        (["examples/fr-mesh-broken.toml", "--timeout", "nan"], "expected a finite number, got 'nan'"),
+        (["examples/fr-mesh-broken.toml", "--timeout", "inf"], "expected a finite number, got 'inf'"),
+        (["examples/fr-mesh-broken.toml", "--memory-limit-mb", "NaN"], "expected a finite number, got 'NaN'"),
+        (["examples/fr-mesh-broken.toml", "--memory-limit-mb", "inf"], "expected a finite number, got 'inf'"),
         (["examples/fr-mesh-broken.toml", "--property", "RP-FR-CONVERGENSE"], "did you mean RP-FR-CONVERGENCE?"),
         (["/nonexistent.toml"], "cannot read the scenario file"),
     ],

@@ -153,6 +153,118 @@ def test_check_killed_with_sigterm_prints_its_incomplete_result_as_json():
     assert "Traceback" not in err
 
 
+@pytest.mark.skipif(not LINUX, reason="reads the CPU time from /proc")
+@pytest.mark.parametrize("signum,gap", [(signal.SIGTERM, 0.05), (signal.SIGINT, 0.3)], ids=["TERM-TERM", "INT-INT"])
+def test_a_second_signal_does_not_lose_the_result(signum, gap):
+    """A second Ctrl-C or SIGTERM soon after the first, while the stopped run builds and
+    prints its result (about half a second here) or frees its memory: the JSON is still
+    printed and the exit status is still 3 (it was no output and "mqcheck: interrupted",
+    or exit 130/143 after the JSON)."""
+    proc = subprocess.Popen(SCRIPT_CHECK, cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            # SIGINT as a terminal leaves it, even if this test runs in a background job
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline and _cpu_seconds(proc.pid) < 4.0:
+            time.sleep(0.1)
+        proc.send_signal(signum)
+        time.sleep(gap)
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3, (proc.returncode, err[-2000:])
+    stats = json.loads(out)["statistics"]
+    want = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
+    assert stats["complete"] is False and stats["stop_reason"] == want
+    assert err == "", err[-2000:]
+
+
+def test_a_signal_while_the_result_is_built_is_ignored(monkeypatch):
+    """In-process: the first SIGTERM stops the run; one more arriving while the explorer
+    builds its result is ignored (it used to raise KeyboardInterrupt out of explore)."""
+    built = []
+    inner = explore_mod._Explorer._result
+
+    def result_with_a_second_signal(self):
+        os.kill(os.getpid(), signal.SIGTERM)   # handled at once: Python runs handlers between bytecodes
+        built.append(True)
+        return inner(self)
+
+    monkeypatch.setattr(explore_mod._Explorer, "_result", result_with_a_second_signal)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+    before = signal.getsignal(signal.SIGTERM)
+    timer.start()
+    try:
+        r = explore(SleepyFan(40, 0.05), workers=1)
+    except KeyboardInterrupt:   # not out of pytest: that would end the whole session
+        pytest.fail("the second SIGTERM escaped explore() and lost the result")
+    finally:
+        timer.cancel()
+    assert built and signal.getsignal(signal.SIGTERM) is before
+    assert not r.complete and r.statistics.stop_reason == "terminated (SIGTERM)"
+
+
+def test_a_command_running_many_explorations_stops_with_the_one_a_signal_stopped():
+    """checker.explore.StopSignals (mqcheck fuzz): an exploration inside takes SIGTERM over
+    from it, stops cleanly, tells it, and gives SIGTERM back; a repeat is then ignored.
+    Outside an exploration, the first signal raises RunStopped with its reason."""
+    before = signal.getsignal(signal.SIGTERM)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+    with explore_mod.StopSignals() as stopper:
+        assert signal.getsignal(signal.SIGTERM) is stopper
+        timer.start()
+        try:
+            r = explore(SleepyFan(40, 0.05), workers=1)
+        finally:
+            timer.cancel()
+        assert signal.getsignal(signal.SIGTERM) is stopper     # given back
+        assert r.statistics.stop_reason == "terminated (SIGTERM)" == stopper.reason
+        os.kill(os.getpid(), signal.SIGTERM)                    # a repeat: ignored
+    assert signal.getsignal(signal.SIGTERM) is before
+    # outside an exploration, the first signal raises RunStopped
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM))
+    with pytest.raises(explore_mod.RunStopped) as stopped:
+        with explore_mod.StopSignals():
+            timer.start()
+            time.sleep(30)
+    assert stopped.value.reason == "terminated (SIGTERM)"
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+@pytest.mark.skipif(not LINUX, reason="reads the CPU time from /proc")
+def test_fuzz_stopped_by_sigterm_reports_what_it_ran():
+    """`timeout 60 mqcheck fuzz ...` used to go on fuzzing: a SIGTERM that arrived inside
+    one configuration's exploration stopped only that exploration. Now it stops the
+    fuzzing with its report (exit 3, "terminated (SIGTERM)"); a second SIGTERM right
+    after does not lose the report."""
+    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "fuzz", "--examples", "5000", "--seed", "1",
+                             "--no-database", "--json", "--quiet"],
+                            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline and _cpu_seconds(proc.pid) < 5.0:
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.05)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3, (proc.returncode, err[-2000:])
+    report = json.loads(out)
+    assert report["stop_reason"] == "terminated (SIGTERM)"
+    assert 0 < report["examples"] < 5000
+    assert "Traceback" not in err
+
+
 # ============================================================ the helper dies with its parent
 HELPER_SCRIPT = textwrap.dedent("""
     import os, sys, time

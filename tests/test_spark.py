@@ -676,3 +676,52 @@ def test_an_interrupt_keeps_the_jvm_quiet_until_the_cancelled_tasks_end(spark):
     assert str(root_level()) == "ERROR"
     thread.join(60)
     assert failed, "the job was not cancelled"
+
+
+def test_a_repeated_interrupt_while_the_result_is_built_cuts_the_wait_short(spark):
+    """After Ctrl-C stopped a run, the result waits for the cancelled tasks to end
+    (``settle``). A second Ctrl-C (or SIGTERM) then used to raise out of explore_spark and
+    lose the result; now it only stops the wait."""
+    import signal
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from checker.spark import _Interrupts
+
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+
+    def running() -> int:
+        return sum(e.numRunningTasks for e in tracker.getExecutorInfos())
+
+    def job() -> None:
+        try:
+            sc.parallelize(range(2), 2).map(lambda x: time.sleep(60) or x).collect()
+        except Exception:  # the cancellation below
+            pass
+
+    thread = threading.Thread(target=job, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while running() < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running() == 2, "the job's tasks never started"
+    interrupts = _Interrupts(SimpleNamespace(spark=spark))
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        with interrupts.reporting():
+            timer.start()
+            interrupts.settle(timeout=120)   # the tasks sleep 60 s: only the repeat ends this wait
+        assert interrupts.hurried and running() > 0
+    except KeyboardInterrupt:   # not out of pytest: that would end the whole session
+        pytest.fail("the repeated Ctrl-C raised")
+    finally:
+        timer.cancel()
+        interrupts.hurried = False   # clean up: cancel, and wait until the JVM's errors are back on
+        interrupts.cancel_jobs()
+        interrupts.settle(timeout=60)
+    assert running() == 0
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    thread.join(60)
