@@ -1311,18 +1311,73 @@ def _render_reach(name: str, reach: dict) -> list[str]:
     return lines
 
 
+def _interruptible_proofs(work):
+    """``work()`` run in a worker thread while this (main) thread waits and takes Ctrl-C and
+    SIGTERM: Z3 checks in C, where a Python signal handler would wait for the check to end
+    (up to ``--timeout`` per claim). The first signal asks Z3 to stop
+    (``checker.prove.interrupt``): the claim under way and those after it are unknown,
+    and what was proved before stands; repeats only ask again. An ignored SIGINT stays
+    ignored; a caller's own SIGTERM handler stays. Returns ``work()``'s value."""
+    import signal
+    import threading
+
+    from checker.prove import interrupt, reset_interrupt, stopped
+
+    reset_interrupt()
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as err:  # noqa: BLE001 - re-raised in the main thread below
+            box["error"] = err
+
+    def on_signal(signum, frame) -> None:
+        interrupt("terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted")
+
+    installed = []
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.SIG_IGN and previous is not None:
+            installed.append((signal.SIGINT, signal.signal(signal.SIGINT, on_signal)))
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            installed.append((signal.SIGTERM, signal.signal(signal.SIGTERM, on_signal)))
+    worker = threading.Thread(target=run, name="mqcheck-prove", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+            if stopped() is not None and worker.is_alive():
+                interrupt(stopped())   # again: a check started since the first request is stopped too
+    finally:
+        for signum, previous in reversed(installed):
+            signal.signal(signum, previous)
+    _shield_after_stop(stopped())
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from checker.prove import exit_status, format_header, format_record, format_summary
+    from checker.prove import exit_status, format_header, format_record, format_summary, stopped
 
     ids, scenario = _prove_targets(args)
-    reach, records = None, []
-    if scenario is not None:
-        reach, records = _prove_scenario(args, scenario)
-    if ids or scenario is None:
-        records += _prove_catalogue(args, ids)
+
+    def proofs():
+        reach, records = None, []
+        if scenario is not None:
+            reach, records = _prove_scenario(args, scenario)
+        if ids or scenario is None:
+            records += _prove_catalogue(args, ids)
+        return reach, records
+
+    reach, records = _interruptible_proofs(proofs)
     status = exit_status(records)
     data = {"command": "prove", "scenario": scenario, "claims": [r.to_dict() for r in records],
             "exit_status": status}
+    stop = stopped()
+    if stop is not None:
+        data["stop_reason"] = stop
     if reach is not None:
         data["reachability"] = reach
     _write_report(args.report, [data])
@@ -1335,6 +1390,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     for r in records:
         lines += [printable(line) for line in format_record(r)]
     lines.append(format_summary(records))
+    if stop is not None:
+        lines.append(f"Stopped ({stop}): what was being decided then, and everything after it, is unknown "
+                     "(never proved); what was decided before stands.")
     print("\n".join(lines))
     return status
 
@@ -1349,7 +1407,7 @@ def _add_prove_parser(sub) -> None:
             "SCENARIO, over every publication topic string, subscription and scope option its configuration "
             "leaves open: a reachability table and its [[prove]] claims. Counterexamples are written as "
             "runnable scenario files. Exit status 0 all proved, 1 a counterexample, 2 bad input, 3 unknown "
-            "(a timeout: never proved); with --broken, 0 every broken rule refuted, 1 one not refuted (the "
+            "(a timeout, Ctrl-C or SIGTERM: never proved); with --broken, 0 every broken rule refuted, 1 one not refuted (the "
             "claim misses it)."),
     )
     prove.add_argument("targets", nargs="*", metavar="ID|SCENARIO", help="claim ids and/or one scenario file")

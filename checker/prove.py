@@ -177,9 +177,40 @@ def _fresh_context() -> None:
     z3.z3._main_ctx = None
 
 
+# Ctrl-C or SIGTERM during ``mqcheck prove`` (:func:`interrupt`): the stop reason, or None.
+_STOPPED: list[str] = []
+
+
+def interrupt(reason: str) -> None:
+    """Stop proving: Z3's check under way returns unknown, and every later question is
+    answered unknown without asking Z3. Called from a signal handler of the main thread
+    while the proofs run in another (``checker.cli``); Z3's ``interrupt`` is meant to be
+    called from another thread. ``reason`` ("interrupted", "terminated (SIGTERM)") becomes
+    the unknown verdicts' reason. A claim decided before stands; the one under way is
+    unknown whatever Z3 answers after the interrupt (:func:`prove`)."""
+    if not _STOPPED:
+        _STOPPED.append(reason)
+    ctx = z3.z3._main_ctx
+    if ctx is not None:
+        ctx.interrupt()
+
+
+def stopped() -> str | None:
+    """The reason :func:`interrupt` was given, or None."""
+    return _STOPPED[0] if _STOPPED else None
+
+
+def reset_interrupt() -> None:
+    """Before a new command: nothing is stopped."""
+    _STOPPED.clear()
+
+
 def _unknown_reason(reason: str, timeout: float | None) -> str:
     """Z3's ``reason_unknown``, said plainly: Z3 reports a timeout as "canceled" (or
-    "timeout"), which is the ``--timeout`` running out: ``timeout (0.01 s)``."""
+    "timeout"), which is the ``--timeout`` running out: ``timeout (0.01 s)``; after
+    :func:`interrupt`, the stop reason."""
+    if _STOPPED and reason in ("canceled", "timeout", "interrupted from keyboard"):
+        return f"{_STOPPED[0]} (not proved)"
     if reason in ("canceled", "timeout") and timeout is not None:
         return f"timeout ({timeout:g} s)"
     return reason or "unknown"
@@ -197,9 +228,34 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
     decoded object, for a counterexample) and ``reason`` (for unknown).
     """
     bound = claim.default_bound if bound is None else bound
+    if _STOPPED:   # Ctrl-C or SIGTERM before this claim: not asked
+        return UNKNOWN, {"bound": bound, "facts": [], "counterexample": None, "reason": f"{_STOPPED[0]} (not attempted)",
+                         "seconds": 0.0, "cpu_seconds": 0.0}
     cpu = time.process_time()
     start = time.monotonic()
     deadline = start + timeout
+    detail: dict[str, Any] = {"bound": bound, "facts": [], "counterexample": None, "reason": ""}
+    try:
+        verdict = _decide(claim, bound, deadline, timeout, explain, minimise, detail)
+    except z3.Z3Exception:
+        if not _STOPPED:
+            raise
+        verdict = UNKNOWN   # Z3 raised "canceled" somewhere after interrupt()
+    if _STOPPED:
+        # Interrupted while this claim was decided. Z3 does not promise a sound answer from a
+        # context interrupted mid-way (a check that raced interrupt() with the claim's
+        # encoding was seen answering sat with a model that is no counterexample), so
+        # whatever came out is discarded: unknown, never proved nor refuted.
+        verdict = UNKNOWN
+        detail.update(facts=[], counterexample=None, reason=f"{_STOPPED[0]} (not proved)")
+    detail["seconds"] = round(time.monotonic() - start, 3)
+    detail["cpu_seconds"] = round(time.process_time() - cpu, 3)
+    return verdict, detail
+
+
+def _decide(claim: ConfigClaim, bound: int, deadline: float, timeout: float, explain: bool, minimise: bool,
+            detail: dict[str, Any]) -> str:
+    """:func:`prove`'s work: the verdict, with ``detail`` filled in."""
     _fresh_context()
     enc = claim.encode(bound)
     lits, ties = _tracked(enc.facts)
@@ -207,7 +263,6 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
     solver.set("timeout", _remaining_ms(deadline))
     solver.add(*enc.domain, *ties, z3.Not(enc.claim))
     answer = solver.check(*lits.values())
-    detail: dict[str, Any] = {"bound": bound, "facts": [], "counterexample": None, "reason": ""}
     if answer == z3.unsat and not _satisfiable(enc, deadline):
         # nothing satisfies the facts: the "proof" would hold of no configuration at all
         verdict = UNKNOWN
@@ -227,9 +282,7 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
     else:
         verdict = UNKNOWN
         detail["reason"] = _unknown_reason(solver.reason_unknown(), timeout)
-    detail["seconds"] = round(time.monotonic() - start, 3)
-    detail["cpu_seconds"] = round(time.process_time() - cpu, 3)
-    return verdict, detail
+    return verdict
 
 
 def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], timeout: float = 60.0
@@ -247,20 +300,36 @@ def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], t
     solver.add(*enc.domain, *enc.facts.values())
     answers: dict[Any, tuple[str, Any]] = {}
     solver.set("timeout", _remaining_ms(deadline))
-    if solver.check() == z3.unsat:  # no configuration at all: every "no" would be vacuous
+    try:
+        vacuous = solver.check() == z3.unsat
+    except z3.Z3Exception:
+        if not _STOPPED:
+            raise
+        vacuous = False
+    if _STOPPED:   # interrupted (see prove): nothing answered here can be trusted
+        return {key: ("unknown", f"{_STOPPED[0]} (not attempted)") for key, _ in questions}, \
+            round(time.monotonic() - start, 3)
+    if vacuous:  # no configuration at all: every "no" would be vacuous
         return {key: ("unknown", "vacuous: the facts contradict each other") for key, _ in questions}, \
             round(time.monotonic() - start, 3)
     for key, condition in questions:
+        if _STOPPED:   # Ctrl-C or SIGTERM: the rest are not asked
+            answers[key] = ("unknown", f"{_STOPPED[0]} (not attempted)")
+            continue
         solver.set("timeout", _remaining_ms(deadline))
         solver.push()
         solver.add(condition)
-        result = solver.check()
-        if result == z3.sat:
-            answers[key] = ("yes", enc.decode(solver.model()))
-        elif result == z3.unsat:
-            answers[key] = ("no", None)
-        else:
-            answers[key] = ("unknown", _unknown_reason(solver.reason_unknown(), timeout))
+        try:
+            result = solver.check()
+            answer = (("yes", enc.decode(solver.model())) if result == z3.sat else ("no", None) if result == z3.unsat
+                      else ("unknown", _unknown_reason(solver.reason_unknown(), timeout)))
+        except z3.Z3Exception:
+            if not _STOPPED:
+                raise
+        if _STOPPED:   # interrupted during this question: its answer is discarded (see prove),
+            answers[key] = ("unknown", f"{_STOPPED[0]} (not answered)")   # and the solver with it
+            continue
+        answers[key] = answer
         solver.pop()
     return answers, round(time.monotonic() - start, 3)
 

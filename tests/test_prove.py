@@ -460,3 +460,75 @@ def test_reach_agrees_on_every_scope_choice():
         predicted = z3.is_true(m.eval(reached, model_completion=True))
         _, results = run_text(claims_mod._reach_scenario(rp, m, "", predicted).scenario_toml)
         assert all(r.ok for r in results), (s1, s2, pq, sq1, sq2, predicted)
+
+
+# ============================================================ Ctrl-C and SIGTERM (issue #17's honest-stop rule)
+def test_an_interrupted_claim_is_unknown_whatever_z3_answers():
+    """checker.prove.interrupt from another thread at any moment of a proof: the claim is
+    unknown. Interrupting Z3 while the claim was being encoded once gave "counterexample:
+    0 full repositories ..." for RP-CFG-FR-MESH, which is proved."""
+    import threading
+    import time
+
+    from checker import prove as prove_mod
+
+    claim = {c.id: c for c in claims_mod.claims()}["RP-CFG-FR-MESH"].predicate
+    try:
+        assert prove(claim, 5, 60)[0] == PROVED
+        seen = []
+        for delay in (0.0, 0.005, 0.02, 0.05, 0.1):
+            prove_mod.reset_interrupt()
+            box: dict = {}
+            worker = threading.Thread(target=lambda: box.update(result=prove(claim, 5, 60)))
+            worker.start()
+            time.sleep(delay)
+            prove_mod.interrupt("interrupted")
+            worker.join(60)
+            verdict, detail = box["result"]
+            seen.append(verdict)
+            assert verdict in (UNKNOWN, PROVED), (delay, verdict, detail)   # proved if it finished first
+            if verdict == UNKNOWN:
+                assert detail["reason"] == "interrupted (not proved)" and detail["counterexample"] is None
+        assert seen[0] == UNKNOWN   # interrupted at once: during the encoding or the check
+        # and a claim after the interrupt is not attempted
+        verdict, detail = prove(claim, 5, 60)
+        assert verdict == UNKNOWN and detail["reason"] == "interrupted (not attempted)"
+    finally:
+        prove_mod.reset_interrupt()
+
+
+def test_prove_stopped_by_sigterm_prints_what_it_decided(tmp_path):
+    """`timeout 5 mqcheck prove ...` printed nothing (the default SIGTERM) and Ctrl-C only
+    "mqcheck: interrupted". Now the claims decided stand, the others are unknown, and the
+    JSON says why (exit 3)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "prove", "--bound", "6", "--timeout", "300",
+                             "--json", "--out", str(tmp_path)],
+                            cwd=root, env=dict(os.environ, PYTHONPATH=str(root)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4.0)   # start-up, then the first claims (bound 6 takes minutes in all)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.05)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)   # a repeat only asks again
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3, (proc.returncode, err[-2000:])
+    data = json.loads(out)
+    assert data["stop_reason"] == "terminated (SIGTERM)"
+    verdicts = {c["id"]: (c["verdict"], c["reason"]) for c in data["claims"]}
+    assert all(v in (PROVED, UNKNOWN) for v, _ in verdicts.values()), verdicts   # all are proved at bound 6
+    stopped = [r for v, r in verdicts.values() if v == UNKNOWN]
+    assert stopped and all(r.startswith("terminated (SIGTERM) (not") for r in stopped), verdicts
+    assert "Traceback" not in err
