@@ -1573,10 +1573,14 @@ def _shield_after_stop(stop_reason: str | None) -> None:
     import signal
     import threading
 
-    if stop_reason not in _SIGNAL_STOPS or threading.current_thread() is not threading.main_thread():
+    from checker.explore import stopped_by_signal
+
+    if not stopped_by_signal(stop_reason) or threading.current_thread() is not threading.main_thread():
         return
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        _SHIELDED.append((signum, signal.signal(signum, signal.SIG_IGN)))
+    # only the defaults are replaced: an ignored SIGINT stays ignored, a caller's own handler stays
+    for signum, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
+        if signal.getsignal(signum) is default:
+            _SHIELDED.append((signum, signal.signal(signum, signal.SIG_IGN)))
 
 
 def _lift_shield() -> None:

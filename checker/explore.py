@@ -154,6 +154,11 @@ class _Stop(Exception):
 SIGNAL_STOPS = ("interrupted", INTERRUPTED_BY_SIGTERM)   # stop reasons of Ctrl-C and SIGTERM
 
 
+def stopped_by_signal(stop_reason: str | None) -> bool:
+    """Did Ctrl-C or SIGTERM stop the run (during the search or the termination check)?"""
+    return bool(stop_reason) and stop_reason.startswith(SIGNAL_STOPS)
+
+
 class RunStopped(KeyboardInterrupt):
     """Ctrl-C or SIGTERM ended a command that runs many explorations; ``reason`` is the
     stop reason to report (one of ``SIGNAL_STOPS``)."""
@@ -165,18 +170,31 @@ class RunStopped(KeyboardInterrupt):
 
 class StopSignals:
     """SIGINT and SIGTERM for a command that runs one exploration after another (``mqcheck
-    fuzz``), as a context manager: the first of them raises :class:`RunStopped`, and
-    repeats are ignored, so the command can still report what it found. An ignored SIGINT
+    fuzz``), as a context manager: the first of them is recorded, and the command's next
+    :meth:`poll` raises :class:`RunStopped`; repeats are ignored, so the command can still
+    report what it found. An ignored SIGINT
     stays ignored and a caller's own SIGTERM handler stays, as in an exploration. An
     exploration started inside takes both over for its own run, stops cleanly (its
     result's stop reason is then one of ``SIGNAL_STOPS``, and ``reason`` is set: the
     caller raises :class:`RunStopped` with it), and gives them back afterwards."""
 
+    active: "StopSignals | None" = None   # the one entered last in this process
+
     def __init__(self) -> None:
         self.reason: str | None = None
         self._installed: list = []
+        self._outer: StopSignals | None = None
+
+    @classmethod
+    def poll(cls) -> None:
+        """Raise :class:`RunStopped` if a signal has asked the command to stop (the command
+        calls this between its explorations and steps)."""
+        stopper = cls.active
+        if stopper is not None and stopper.reason is not None:
+            raise RunStopped(stopper.reason)
 
     def __enter__(self) -> "StopSignals":
+        self._outer, StopSignals.active = StopSignals.active, self
         if threading.current_thread() is threading.main_thread():
             previous = signal.getsignal(signal.SIGINT)
             if previous is not signal.SIG_IGN and previous is not None:
@@ -189,12 +207,15 @@ class StopSignals:
         while self._installed:
             signum, previous = self._installed.pop()
             signal.signal(signum, previous)
+        StopSignals.active = self._outer
 
     def __call__(self, signum: int, frame: Any) -> None:
         if self.reason is not None:
             return   # a repeat: the command is already stopping
+        # Recorded only: the command raises at its next poll(). Raising here could land in
+        # a garbage-collector callback (Hypothesis installs one), where Python discards the
+        # exception and prints "Exception ignored in ..." on stderr.
         self.reason = INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted"
-        raise RunStopped(self.reason)
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -1109,6 +1130,11 @@ class _Explorer:
         self._interrupt = "interrupted"   # the stop reason of a KeyboardInterrupt (SIGINT or SIGTERM)
         self._signalled = False           # a SIGINT or SIGTERM has stopped the run: later ones are ignored
         self._stopper: StopSignals | None = None   # the handler taken over from a command (mqcheck fuzz)
+        # Where a signal may raise KeyboardInterrupt: the search and the termination check.
+        # It is also polled there (_check_bounds), because an exception raised inside a
+        # garbage-collector callback or a __del__ is discarded by Python.
+        self._raise_ok = False
+        self._delivered = False           # a KeyboardInterrupt of that signal has been caught
 
     # ----- Ctrl-C and SIGTERM: one handler for the whole run
     def _on_sigint(self, signum, frame) -> None:
@@ -1124,8 +1150,10 @@ class _Explorer:
             self._stopper.reason = self._interrupt   # the command around this run stops too
         if self._defer:
             self._pending = True
-        else:
+        elif self._raise_ok:
             raise KeyboardInterrupt
+        # else: the search is over (the result is being built or the run is closing): the
+        # signal is recorded, and the run's result is returned as it is
 
     def _install_sigint(self) -> list:
         """Install the run's handler for SIGINT (Ctrl-C) and SIGTERM (``kill``, ``timeout``);
@@ -1159,6 +1187,8 @@ class _Explorer:
         ``new``/``done``: new states found and parents expanded so far in the level being
         built by this process (the helper's are read from the shared page), so the count
         moves within a large level."""
+        if self._signalled and self._raise_ok and not self._delivered and not self._defer:
+            raise KeyboardInterrupt   # a signal whose KeyboardInterrupt was discarded (see _raise_ok)
         now = time.perf_counter()
         if self.timeout is not None and now - self.start > self.timeout:
             raise _Stop(f"timeout ({self.timeout:g} s)")
@@ -1234,11 +1264,18 @@ class _Explorer:
         # frontier (and, after a fork, would write to every shared page). Off for the run.
         gc.disable()
         try:
+            self._raise_ok = True
             self._search()
+            self._raise_ok = False
             return self._result()
         finally:
+            self._raise_ok = False
             if gc_was_enabled:
+                # Collect what the run allocated now, while a signal is only recorded (a
+                # first Ctrl-C here used to raise out of this block, leaving this run's
+                # handlers installed), rather than at the caller's next allocation.
                 gc.enable()
+                gc.collect(0)
             for signum, previous in installed:
                 signal.signal(signum, previous)
 
@@ -1276,6 +1313,7 @@ class _Explorer:
         except _Stop as stop:
             self.stop_reason = stop.reason
         except KeyboardInterrupt:
+            self._delivered = True
             self.stop_reason = self._interrupt
         except MemoryError:
             # the guard's last line: an allocation failed (e.g. under ``ulimit -v``) before
@@ -1428,16 +1466,23 @@ class _Explorer:
         termination = [p for p in self.props if p.kind is Kind.EVENTUALLY]
         lasso = None
         explored_all = not self.stop_reason
-        if termination and self.back_edge and self.stop_reason not in ("interrupted", INTERRUPTED_BY_SIGTERM) \
+        if termination and self.back_edge and not stopped_by_signal(self.stop_reason) \
                 and not self.stop_reason.startswith(("timeout", "memory", "out of memory")):
             try:
+                if self._signalled:   # a signal between the search and this check: not started
+                    self._delivered = True
+                    raise KeyboardInterrupt
+                self._raise_ok = True
                 lasso = self._find_cycle()
             except _Stop as stop:
                 self.cycle_reason = stop.reason
             except KeyboardInterrupt:
+                self._delivered = True
                 self.cycle_reason = self._interrupt
             except MemoryError:
                 self.cycle_reason = "out of memory (MemoryError)"
+            finally:
+                self._raise_ok = False
             if self.cycle_reason:
                 self.stop_reason = self.stop_reason or f"{self.cycle_reason} during the termination check"
         self.ctx.visited.flush()

@@ -298,13 +298,14 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
     """Draw up to ``examples`` configurations; explore each exhaustively within
     ``max_states`` distinct states; stop at the first violation, shrink it and return it
     as :attr:`FuzzReport.counterexample`."""
-    from checker.explore import SIGNAL_STOPS, RunStopped, explore
+    from checker.explore import INTERRUPTED_BY_SIGTERM, RunStopped, StopSignals, explore, stopped_by_signal
 
     report = FuzzReport("configs", seed, examples, bounds={"max_states": max_states})
     run: _Run | None = None
 
     def one(configuration: Any) -> None:
         nonlocal run
+        StopSignals.poll()   # a signal whose RunStopped was discarded (StopSignals.poll)
         try:
             model = fuzz.build(configuration)
         except InvalidConfiguration:
@@ -326,8 +327,10 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         except Exception as err:  # the model raised: a failure of its own kind
             _fail(run)
             raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
-        if result.statistics.stop_reason in SIGNAL_STOPS:   # Ctrl-C or SIGTERM stopped this run: stop fuzzing
-            raise RunStopped(result.statistics.stop_reason)
+        StopSignals.poll()   # Ctrl-C or SIGTERM under `mqcheck fuzz`: stop fuzzing
+        reason = result.statistics.stop_reason
+        if stopped_by_signal(reason):   # (called without StopSignals: the run's own reason)
+            raise RunStopped(INTERRUPTED_BY_SIGTERM if reason.startswith(INTERRUPTED_BY_SIGTERM) else "interrupted")
         verdicts = result.verdicts
         reached = {pid for pid, v in verdicts.items() if v.status is Status.WITNESSED}
         violated = {pid for pid, v in verdicts.items() if v.status is Status.VIOLATED}
@@ -357,6 +360,8 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
     drawn configuration; ``always`` properties checked after every action,
     ``at_quiescence`` ones in states with no enabled internal action. ``eventually``
     properties are not decided by walks (their coverage stays 0)."""
+    from checker.explore import StopSignals
+
     report = FuzzReport("walks", seed, examples, bounds={"max_steps": max_steps})
     holder: dict[str, _Run] = {}
     kind_of = fuzz.kind_of or (lambda model, action: type(action).__name__)
@@ -381,6 +386,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 
         @initialize(configuration=fuzz.configurations, threshold=st.integers(0, 254))
         def configure(self, configuration: Any, threshold: int) -> None:
+            StopSignals.poll()   # a signal whose RunStopped was discarded (StopSignals.poll)
             try:
                 model = fuzz.build(configuration)
             except InvalidConfiguration:
@@ -412,6 +418,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 
         @rule(data=st.data())
         def take_an_action(self, data: Any) -> None:
+            StopSignals.poll()
             if self.model is None:
                 return
             model, state = self.model, self.state

@@ -1433,6 +1433,7 @@ def explore_spark(
     # acyclic, and it would only walk the driver's levels over and over.
     collecting = gc.isenabled()
     gc.disable()
+    closing = contextlib.ExitStack()   # what an interrupted run holds until it returns
     try:
         if resume:
             progress = run.read_manifest(identity)
@@ -1494,14 +1495,16 @@ def explore_spark(
                     raise KeyboardInterrupt from None  # a Spark call failed because Ctrl-C cancelled it
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM: report what the last complete level established; resume continues.
-            with interrupts.reporting():   # a repeat only cuts the wait for cancelled tasks short
-                interrupts.cancel_jobs()
-                interrupts.settle()
-                search.progress = run.read_manifest(identity)
-                search.progress.depth = (search.progress.level if search.progress.last_new
-                                         else max(search.progress.level - 1, 0))
-                stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
-                return _result(search, stop, search.elapsed(), None)
+            # From here to the end of the clean-up below, a repeat only cuts the wait for the
+            # cancelled tasks short (reporting).
+            closing.enter_context(interrupts.reporting())
+            interrupts.cancel_jobs()
+            interrupts.settle()
+            search.progress = run.read_manifest(identity)
+            search.progress.depth = (search.progress.level if search.progress.last_new
+                                     else max(search.progress.level - 1, 0))
+            stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
+            lasso = None
         return _result(search, stop, search.elapsed(), lasso)
     finally:
         _RUN_JUDGES.clear()  # the driver's (local mode runs the driver levels here)
@@ -1509,6 +1512,7 @@ def explore_spark(
             gc.enable()
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
+        closing.close()
 
 
 class _Interrupts:
@@ -1542,7 +1546,8 @@ class _Interrupts:
     def __enter__(self) -> "_Interrupts":
         if self.active:
             self.previous = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, self.handler)
+            if self.previous is not signal.SIG_IGN:   # an ignored SIGINT (a background job) stays ignored
+                signal.signal(signal.SIGINT, self.handler)
             self.previous_term = signal.getsignal(signal.SIGTERM)
             if self.previous_term is signal.SIG_DFL:
                 signal.signal(signal.SIGTERM, self.handler)
@@ -1578,9 +1583,10 @@ class _Interrupts:
         self.hurried = True
 
     def reinstall(self) -> None:
-        """After a SparkContext starts: it installs pyspark's handler in place of ours."""
+        """After a SparkContext starts: it installs pyspark's handler in place of ours (and in
+        place of an ignored SIGINT, which is ignored again)."""
         if self.active:
-            signal.signal(signal.SIGINT, self.handler)
+            signal.signal(signal.SIGINT, signal.SIG_IGN if self.previous is signal.SIG_IGN else self.handler)
 
     def handler(self, signum: int, frame: Any) -> None:
         self.terminated = self.terminated or signum == signal.SIGTERM
