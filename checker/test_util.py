@@ -289,3 +289,38 @@ class Grid:
 
     def describe_state(self, state: tuple[int, int]) -> dict:
         return {"x": state[0], "y": state[1]}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a running process (Linux /proc)."""
+    from pathlib import Path
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def signal_twice(proc: Any, signum: int, gap: float, *, after_cpu: float | None = None,
+                 after_seconds: float | None = None, timeout: float = 120) -> tuple[str, str]:
+    """Send ``signum`` to ``proc`` (a ``subprocess.Popen`` with text pipes) once it has used
+    ``after_cpu`` CPU seconds (Linux) or after ``after_seconds`` of wall time, and again
+    ``gap`` seconds later if it is still running; return its (stdout, stderr). The process
+    is killed if it outlives ``timeout`` or the caller fails."""
+    import time
+
+    try:
+        if after_cpu is not None:
+            deadline = time.monotonic() + 300
+            while proc.poll() is None and time.monotonic() < deadline and cpu_seconds(proc.pid) < after_cpu:
+                time.sleep(0.1)
+        else:
+            time.sleep(after_seconds or 0.0)
+        proc.send_signal(signum)
+        time.sleep(gap)
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

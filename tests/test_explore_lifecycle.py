@@ -25,7 +25,7 @@ import pytest
 import checker.explore as explore_mod
 from checker.explore import default_memory_limit_mb, explore
 from checker.model import Property
-from checker.test_util import BoundedCounters
+from checker.test_util import BoundedCounters, cpu_seconds, signal_twice
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -67,18 +67,12 @@ class SleepyFan:
         return b"%d:%d" % state
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a running process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _terminate_once_exploring(proc: subprocess.Popen, cpu: float = 4.0) -> None:
     """SIGTERM once the process has used ``cpu`` CPU seconds: past loading the scenario
     (about a second), inside the exploration, however loaded the machine is."""
     deadline = time.monotonic() + 300
     while proc.poll() is None and time.monotonic() < deadline:
-        if _cpu_seconds(proc.pid) >= cpu:
+        if cpu_seconds(proc.pid) >= cpu:
             break
         time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
@@ -164,19 +158,7 @@ def test_a_second_signal_does_not_lose_the_result(signum, gap):
                             stderr=subprocess.PIPE, text=True,
                             # SIGINT as a terminal leaves it, even if this test runs in a background job
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + 300
-        while proc.poll() is None and time.monotonic() < deadline and _cpu_seconds(proc.pid) < 4.0:
-            time.sleep(0.1)
-        proc.send_signal(signum)
-        time.sleep(gap)
-        if proc.poll() is None:
-            proc.send_signal(signum)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    out, err = signal_twice(proc, signum, gap, after_cpu=4.0)
     assert proc.returncode == 3, (proc.returncode, err[-2000:])
     stats = json.loads(out)["statistics"]
     want = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
@@ -277,19 +259,7 @@ def test_fuzz_stopped_by_sigterm_reports_what_it_ran():
     proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "fuzz", "--examples", "5000", "--seed", "1",
                              "--no-database", "--json", "--quiet"],
                             cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 300
-        while proc.poll() is None and time.monotonic() < deadline and _cpu_seconds(proc.pid) < 5.0:
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(0.05)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    out, err = signal_twice(proc, signal.SIGTERM, 0.05, after_cpu=5.0, timeout=60)
     assert proc.returncode == 3, (proc.returncode, err[-2000:])
     report = json.loads(out)
     assert report["stop_reason"] == "terminated (SIGTERM)"

@@ -505,25 +505,17 @@ def test_prove_stopped_by_sigterm_prints_what_it_decided(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
     from pathlib import Path
+
+    from checker.test_util import signal_twice
 
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "prove", "--bound", "6", "--timeout", "300",
                              "--json", "--out", str(tmp_path)],
                             cwd=root, env=dict(os.environ, PYTHONPATH=str(root)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        time.sleep(4.0)   # start-up, then the first claims (bound 6 takes minutes in all)
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(0.05)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)   # a repeat only asks again
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    # after start-up and the first claims (bound 6 takes minutes in all); a repeat only asks again
+    out, err = signal_twice(proc, signal.SIGTERM, 0.05, after_seconds=4.0)
     assert proc.returncode == 3, (proc.returncode, err[-2000:])
     data = json.loads(out)
     assert data["stop_reason"] == "terminated (SIGTERM)"

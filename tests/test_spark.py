@@ -636,25 +636,19 @@ def test_spark_submit_readme_path_on_a_bundled_example(tmp_path):
     assert "FutureWarning" not in proc.stdout + proc.stderr
 
 
-def test_an_interrupt_keeps_the_jvm_quiet_until_the_cancelled_tasks_end(spark):
-    """Ctrl-C cancels the jobs with the JVM's logging off; a killed task still logs its
-    cancellation ("ERROR ShuffleBlockFetcherIterator: ... fetching local blocks") when it
-    notices, so errors come back on only once no executor runs a task (CI saw that line
-    on stderr when they came back at once)."""
+def _sleeping_job(spark):
+    """Two tasks that sleep 60 s, started in a thread; returns (running tasks now, the
+    thread, the exceptions the job raised, i.e. its cancellation)."""
     import threading
     import time
-    from types import SimpleNamespace
-
-    from checker.spark import _Interrupts
 
     sc = spark.sparkContext
     tracker = sc.statusTracker()
-    root_level = sc._jvm.org.apache.logging.log4j.LogManager.getRootLogger().getLevel
 
     def running() -> int:
         return sum(e.numRunningTasks for e in tracker.getExecutorInfos())
 
-    failed = []
+    failed: list = []
 
     def job() -> None:
         try:
@@ -668,6 +662,20 @@ def test_an_interrupt_keeps_the_jvm_quiet_until_the_cancelled_tasks_end(spark):
     while running() < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert running() == 2, "the job's tasks never started"
+    return running, thread, failed
+
+
+def test_an_interrupt_keeps_the_jvm_quiet_until_the_cancelled_tasks_end(spark):
+    """Ctrl-C cancels the jobs with the JVM's logging off; a killed task still logs its
+    cancellation ("ERROR ShuffleBlockFetcherIterator: ... fetching local blocks") when it
+    notices, so errors come back on only once no executor runs a task (CI saw that line
+    on stderr when they came back at once)."""
+    from types import SimpleNamespace
+
+    from checker.spark import _Interrupts
+
+    root_level = spark.sparkContext._jvm.org.apache.logging.log4j.LogManager.getRootLogger().getLevel
+    running, thread, failed = _sleeping_job(spark)
     interrupts = _Interrupts(SimpleNamespace(spark=spark))
     interrupts.cancel_jobs()
     assert str(root_level()) == "OFF"
@@ -684,29 +692,11 @@ def test_a_repeated_interrupt_while_the_result_is_built_cuts_the_wait_short(spar
     lose the result; now it only stops the wait."""
     import signal
     import threading
-    import time
     from types import SimpleNamespace
 
     from checker.spark import _Interrupts
 
-    sc = spark.sparkContext
-    tracker = sc.statusTracker()
-
-    def running() -> int:
-        return sum(e.numRunningTasks for e in tracker.getExecutorInfos())
-
-    def job() -> None:
-        try:
-            sc.parallelize(range(2), 2).map(lambda x: time.sleep(60) or x).collect()
-        except Exception:  # the cancellation below
-            pass
-
-    thread = threading.Thread(target=job, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while running() < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert running() == 2, "the job's tasks never started"
+    running, thread, _ = _sleeping_job(spark)
     interrupts = _Interrupts(SimpleNamespace(spark=spark))
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
