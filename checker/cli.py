@@ -1318,9 +1318,9 @@ def _interruptible_proofs(work):
     (``checker.prove.interrupt``): the claim under way and those after it are unknown,
     and what was proved before stands; repeats only ask again. An ignored SIGINT stays
     ignored; a caller's own SIGTERM handler stays. Returns ``work()``'s value."""
-    import signal
     import threading
 
+    from checker.explore import StopSignals
     from checker.prove import interrupt, reset_interrupt, stopped
 
     reset_interrupt()
@@ -1332,26 +1332,13 @@ def _interruptible_proofs(work):
         except BaseException as err:  # noqa: BLE001 - re-raised in the main thread below
             box["error"] = err
 
-    def on_signal(signum, frame) -> None:
-        interrupt("terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted")
-
-    installed = []
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.getsignal(signal.SIGINT)
-        if previous is not signal.SIG_IGN and previous is not None:
-            installed.append((signal.SIGINT, signal.signal(signal.SIGINT, on_signal)))
-        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            installed.append((signal.SIGTERM, signal.signal(signal.SIGTERM, on_signal)))
     worker = threading.Thread(target=run, name="mqcheck-prove", daemon=True)
-    worker.start()
-    try:
+    with StopSignals(on_signal=interrupt):
+        worker.start()
         while worker.is_alive():
             worker.join(0.2)
             if stopped() is not None and worker.is_alive():
                 interrupt(stopped())   # again: a check started since the first request is stopped too
-    finally:
-        for signum, previous in reversed(installed):
-            signal.signal(signum, previous)
     _shield_after_stop(stopped())
     if "error" in box:
         raise box["error"]
@@ -1560,7 +1547,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Ctrl-C and SIGTERM after a run they stopped (issue #17): the handlers the shield replaced
 _SHIELDED: list = []
-_SIGNAL_STOPS = ("interrupted", "terminated (SIGTERM)")
+_SIGNAL_STOPS = ("interrupted", "terminated (SIGTERM)")   # checker.explore.SIGNAL_STOPS (not imported: numpy)
 
 
 def _shield_after_stop(stop_reason: str | None) -> None:

@@ -180,8 +180,9 @@ class StopSignals:
 
     active: "StopSignals | None" = None   # the one entered last in this process
 
-    def __init__(self) -> None:
+    def __init__(self, on_signal: Callable[[str], None] | None = None) -> None:
         self.reason: str | None = None
+        self.on_signal = on_signal   # called with the reason on the first signal and on each repeat
         self._installed: list = []
         self._outer: StopSignals | None = None
 
@@ -210,12 +211,14 @@ class StopSignals:
         StopSignals.active = self._outer
 
     def __call__(self, signum: int, frame: Any) -> None:
-        if self.reason is not None:
-            return   # a repeat: the command is already stopping
-        # Recorded only: the command raises at its next poll(). Raising here could land in
-        # a garbage-collector callback (Hypothesis installs one), where Python discards the
-        # exception and prints "Exception ignored in ..." on stderr.
-        self.reason = INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted"
+        # Recorded only (a repeat keeps the first reason): the command raises at its next
+        # poll(). Raising here could land in a garbage-collector callback (Hypothesis
+        # installs one), where Python discards the exception and prints "Exception ignored
+        # in ..." on stderr.
+        if self.reason is None:
+            self.reason = INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted"
+        if self.on_signal is not None:
+            self.on_signal(self.reason)
 
 
 # --------------------------------------------------------------------------- fingerprints
