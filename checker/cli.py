@@ -105,9 +105,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from spec.network import run_scenario
 
     scenario = _load_scenario(args.scenario, "run")
+    _report_target(args.report, scenario.files)
     report = run_scenario(scenario, explain=args.explain)
     data = run_report_data(scenario, report, explain=args.explain)
-    _write_report(args.report, [data])
     if args.json:
         print(_json_text(data))
     else:
@@ -116,6 +116,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(_render_explanations(data["explanations"]))
     for note in report.unmodelled:
         print(f"mqcheck: note: {printable(note)}", file=sys.stderr)
+    _write_report(args.report, [data])  # after the result: a failed write does not hide it
     if report.blocked:  # a deadlock before the scenario's end is a finding, never a pass
         return EXIT_FAILED
     return EXIT_OK if all(r.ok for r in report.expectations) else EXIT_FAILED
@@ -379,6 +380,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     _check_backend_options(args)
     scenario = _load_scenario(args.scenario, "check")
+    _report_target(args.report, scenario.files)
     explore_initial = True if args.explore_initial else None
     model = MQNetwork(scenario, _check_properties(scenario, args.faults), faults=args.faults,
                       explore_initial=explore_initial, memo=args.memo)
@@ -431,11 +433,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         data["scenario"] = scenario.name
         data["explore_initial"] = model.explore_initial
         _check_report_data(args, scenario, model, data)
-        _write_report(args.report, [data])
     if args.json:
         print(_json_text(data))  # scenario names and traces quote what the user wrote
-        return result.exit_status()
-    print(_render_check(scenario, model, result, format_verdict))
+    else:
+        print(_render_check(scenario, model, result, format_verdict))
+    if args.report:  # after the result: a failed write does not hide it
+        _write_report(args.report, [data])
     return result.exit_status()
 
 
@@ -626,6 +629,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             raise _unknown_property(pid, catalogue)
     if args.exclude:
         args.property = [pid for pid in (args.property or catalogue) if pid not in set(args.exclude)]
+    _report_target(args.report)
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps, foci=fuzz_foci(args.property))
     progress = None
     if sys.stderr.isatty() and not args.quiet:
@@ -648,11 +652,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     report.bounds["max_qmgrs"] = args.max_qmgrs
     if report.counterexample is not None:
         write_counterexample(report, fuzz, args.out)
-    _write_report(args.report, [report.to_dict(timings=not args.no_timings)])
     if args.json:
         print(_json_text(report.to_dict(timings=not args.no_timings)))
     else:
         print(_render_fuzz(report, timings=not args.no_timings))
+    _write_report(args.report, [report.to_dict(timings=not args.no_timings)])  # after the result
     if report.stop_reason in _SIGNAL_STOPS:
         return EXIT_INCOMPLETE
     return report.exit_status()
@@ -841,6 +845,19 @@ def _add_report_option(parser: argparse.ArgumentParser) -> None:
                         help="also write a self-contained HTML report of the result to this file")
 
 
+def _report_target(path: str | None, inputs=(), *, stdout: bool = False) -> None:
+    """Refuse a report path before the command does its work (a long run must not end in
+    this error): a directory, a device, a missing directory, one of the command's input
+    files (``inputs``), or ``-`` where the command prints its own result."""
+    if path is None:
+        return
+    import reports
+
+    problem = reports.target_problem(path, inputs, stdout=stdout)
+    if problem is not None:
+        raise InputError(f"cannot write the report: {problem}", file=path or "<command line>")
+
+
 def _write_report(path: str | None, sections: list[dict]) -> None:
     """Write the HTML report of ``sections`` to ``path`` (nothing when ``path`` is None);
     a path that cannot be written is bad input (exit 2), said in one line."""
@@ -854,7 +871,8 @@ def _write_report(path: str | None, sections: list[dict]) -> None:
         raise InputError(f"cannot report this result: {err}", file="<command line>") from None
     except OSError as err:
         raise InputError(f"cannot write the report: {err.strerror or err}", file=path) from None
-    print(f"mqcheck: report written to {printable(path)} ({size:,} bytes)", file=sys.stderr)
+    where = "standard output" if path == "-" else printable(path)
+    print(f"mqcheck: report written to {where} ({size:,} bytes)", file=sys.stderr)
 
 
 def _topology_data(state) -> dict:
@@ -1071,6 +1089,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     import reports
     from spec.scenario import _read_text
 
+    _report_target(args.out, args.results, stdout=True)
     sections = []
     for path in args.results:
         try:
@@ -1150,7 +1169,7 @@ def _add_report_parser(sub) -> None:
     )
     report.add_argument("results", nargs="+", metavar="RESULT.json",
                         help="the --json output of run, check, prove, fuzz, lint or match (not lint's SARIF)")
-    report.add_argument("--out", required=True, metavar="FILE.html", help="the HTML file to write")
+    report.add_argument("--out", required=True, metavar="FILE.html", help="the HTML file to write (\"-\": standard output); never one of the RESULT files")
     report.set_defaults(handler=_cmd_report)
 # --------------------------------------------------------------------------- prove (issue #13)
 def _prove_targets(args: argparse.Namespace) -> tuple[list[str], str | None]:
@@ -1349,6 +1368,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from checker.prove import exit_status, format_header, format_record, format_summary, stopped
 
     ids, scenario = _prove_targets(args)
+    if args.report is not None:
+        _report_target(args.report, _load_scenario(scenario, "prove").files if scenario is not None else ())
 
     def proofs():
         reach, records = None, []
@@ -1367,9 +1388,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         data["stop_reason"] = stop
     if reach is not None:
         data["reachability"] = reach
-    _write_report(args.report, [data])
     if args.json:
         print(_json_text(data))
+        _write_report(args.report, [data])  # after the result: a failed write does not hide it
         return status
     # names and topic strings come from the user's files: escaped before they reach a terminal
     lines = [printable(line) for line in _render_reach(scenario or "", reach)] + [""] if reach is not None else []
@@ -1381,6 +1402,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         lines.append(f"Stopped ({stop}): what was being decided then, and everything after it, is unknown "
                      "(never proved); what was decided before stands.")
     print("\n".join(lines))
+    _write_report(args.report, [data])
     return status
 
 

@@ -6,6 +6,6 @@ page: inline CSS and SVG, no script, no external resource. ``write(path, section
 it. Bad data raises :class:`ReportDataError`.
 """
 
-from reports.render import ReportDataError, infer_command, render, validate, verdict_text, write
+from reports.render import ReportDataError, infer_command, render, target_problem, validate, verdict_text, write
 
-__all__ = ["ReportDataError", "infer_command", "render", "validate", "verdict_text", "write"]
+__all__ = ["ReportDataError", "infer_command", "render", "target_problem", "validate", "verdict_text", "write"]

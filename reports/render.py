@@ -106,19 +106,82 @@ def render(sections: Sequence[dict], *, title: str | None = None) -> str:
 
 
 def write(path: str, sections: Sequence[dict], *, title: str | None = None) -> int:
-    """Write the report to ``path`` (UTF-8, ``\\n`` line ends); return its size in bytes."""
+    """Write the report to ``path`` (UTF-8, ``\\n`` line ends; ``-`` is standard output);
+    return its size in bytes.
+
+    A report is whole or absent, even after Ctrl-C: it is written to a new file of a unique
+    name beside its target and renamed over it. The target is the file ``path`` names: a
+    symbolic link is written through, not replaced by a file, and an existing file keeps
+    its permissions. Callers refuse other targets first (:func:`target_problem`)."""
     import os
+    import sys
+    import tempfile
 
     data = render(sections, title=title).encode("utf-8")
-    partial = f"{path}.partial"
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return len(data)
+    target = os.path.realpath(path)
     try:
-        with open(partial, "wb") as fh:  # a report is whole or absent, even after Ctrl-C
+        mode = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, partial = tempfile.mkstemp(dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.",
+                                   suffix=".partial")
+    try:
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.replace(partial, path)
-    finally:
+        os.chmod(partial, mode)
+        os.replace(partial, target)
+    except BaseException:
         if os.path.exists(partial):
             os.remove(partial)
+        raise
     return len(data)
+
+
+def target_problem(path: str, inputs: Sequence[str] = (), *, stdout: bool = False) -> str | None:
+    """Why the report cannot be written to ``path`` (checked before a run starts, so that a
+    long run does not end in this error), or None. ``inputs`` are the files the command
+    reads: a report never replaces one of them. ``-`` is standard output where ``stdout``
+    allows it."""
+    import os
+    import stat
+
+    if not path:
+        return "expected a file name for the report, got an empty string"
+    if "\0" in path:
+        return "the file name contains a NUL character"
+    if path == "-":
+        return None if stdout else ("'-' is standard output, where the command prints its result: give the "
+                                    "report a file name (mqcheck report ... --out - writes a report there)")
+    target = os.path.realpath(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        return f"cannot use it for the report: {err.strerror or err}"
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return "it is a directory: give the report a file name, such as report.html"
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return "not a regular file (a device, pipe or socket): the report is written as a new file"
+    for name in inputs:
+        try:
+            same = st is not None and os.path.samefile(target, name)
+        except OSError:
+            same = False
+        if same or os.path.realpath(name) == target:
+            return f"it is {name}, which this command reads: writing the report there would replace it"
+    directory = os.path.dirname(target)
+    if not os.path.isdir(directory):
+        return f"no such directory: {os.path.dirname(path) or directory}"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return f"cannot create files in {os.path.dirname(path) or directory}: permission denied"
+    return None
 
 
 def _section_view(index: int, data: dict) -> dict:
@@ -197,8 +260,8 @@ def verdict_text(v: dict) -> str:
     trace = v.get("trace") if isinstance(v.get("trace"), dict) else None
     if status in ("violated", "witnessed") and trace:
         text = f"{status} ({_trace_describe(trace)})"
-    elif status in ("holds", "never reached"):
-        text = f"{status} (complete: {v.get('distinct_states', 0)} states)"
+    elif status in ("holds", "never reached") and "distinct_states" in v:
+        text = f"{status} (complete: {v['distinct_states']} states)"
     elif status in ("holds up to bound", "not reached up to bound"):
         text = f"{status} (incomplete: {v.get('distinct_states', 0)} states, depth {v.get('depth', 0)}, " \
                f"{v.get('reason', '')})"
@@ -306,9 +369,10 @@ def _replay(data: dict, pid: str) -> str:
 # --------------------------------------------------------------------------- summaries
 def _check_summary(data: dict) -> list[tuple[str, str]]:
     st = data.get("statistics") if isinstance(data.get("statistics"), dict) else {}
-    complete = st.get("complete", True) is not False
+    complete = st.get("complete")   # never assumed: data without it does not say
     rows = [("command", "check"), ("backend", _text(data.get("backend", ""))),
-            ("exploration", "complete" if complete else f"INCOMPLETE ({st.get('stop_reason', '')})"),
+            ("exploration", "complete" if complete is True else f"INCOMPLETE ({st.get('stop_reason', '')})"
+             if complete is False else "not stated (the data has no statistics.complete)"),
             ("distinct states", _number(st.get("distinct_states", 0))),
             ("generated states", _number(st.get("generated_states", 0))),
             ("depth", _number(st.get("max_depth", 0))),

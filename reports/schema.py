@@ -47,8 +47,8 @@ def _finite(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Shape:
-    """What one value must be: ``kind`` is ``any``, ``object``, ``map``, ``array``, ``string``
-    or ``number``; ``fields`` the object's checked fields; ``item`` a map's values or an
+    """What one value must be: ``kind`` is ``any``, ``object``, ``map``, ``array``, ``string``,
+    ``boolean``, ``number`` or ``count`` (a whole number, zero or more); ``fields`` the object's checked fields; ``item`` a map's values or an
     array's items; ``null`` whether null is allowed too."""
 
     kind: str
@@ -58,7 +58,7 @@ class Shape:
 
     def expected(self) -> str:
         what = {"object": "an object", "map": "an object", "array": "an array", "string": "a string",
-                "number": "a number"}[self.kind]
+                "boolean": "true or false", "number": "a number", "count": "a whole number (0 or more)"}[self.kind]
         return what + (" or null" if self.null else "")
 
     def accepts(self, value: Any) -> bool:
@@ -72,6 +72,10 @@ class Shape:
             return isinstance(value, list)
         if self.kind == "string":
             return isinstance(value, str)
+        if self.kind == "boolean":
+            return isinstance(value, bool)
+        if self.kind == "count" and not (isinstance(value, int) and value >= 0):
+            return False
         return isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value) \
             and abs(value) <= MAX_EXACT_INT
 
@@ -79,6 +83,8 @@ class Shape:
 ANY = Shape("any")
 STRING = Shape("string")
 NUMBER = Shape("number")
+BOOLEAN = Shape("boolean")
+COUNT = Shape("count")
 
 
 def obj(**fields: Shape) -> Shape:
@@ -98,8 +104,11 @@ def nullable(shape: Shape) -> Shape:
 
 
 # ------------------------------------------------------------------------------ the schema
-TRACE = obj(steps=array(obj(state=nullable(obj()), event=nullable(obj()))), loop_start=nullable(NUMBER))
-VERDICT = obj(trace=nullable(TRACE))
+TRACE = obj(steps=array(obj(state=nullable(obj()), event=nullable(obj()))), loop_start=nullable(COUNT))
+# what a verdict's line is made of (reports.render.verdict_text): a status that is text, a
+# flag that is a flag, counts that are counts ("vacuous": "no" must not read as VACUOUS)
+VERDICT = obj(trace=nullable(TRACE), status=STRING, vacuous=nullable(BOOLEAN), distinct_states=nullable(COUNT),
+              depth=nullable(COUNT))
 BARS = array(obj(value=nullable(NUMBER), reference=nullable(NUMBER)))
 TOPOLOGY = obj(qmgrs=array(obj(full_repository_for=nullable(array()))),
                clusters=array(obj(members=nullable(array()))),
@@ -107,12 +116,14 @@ TOPOLOGY = obj(qmgrs=array(obj(full_repository_for=nullable(array()))),
 
 # every section: what the heading, summary, charts, verdicts and traces read
 COMMON = {
-    "statistics": obj(collision_probability=NUMBER),
+    "statistics": obj(collision_probability=NUMBER, complete=BOOLEAN, distinct_states=COUNT,
+                      generated_states=COUNT, max_depth=COUNT, seconds=NUMBER, fingerprint_bits=COUNT,
+                      levels=array(COUNT)),
     "verdicts": mapping(VERDICT),
     "evidence": mapping(STRING),
     "topology": TOPOLOGY,
     "workload": mapping(nullable(obj(destinations=nullable(array(nullable(obj(
-        messages=nullable(NUMBER), weight=nullable(NUMBER)))))))),
+        messages=nullable(COUNT), weight=nullable(COUNT)))))))),
     "coverage": mapping(),
     "charts": array(obj(bars=BARS)),
 }
@@ -123,7 +134,7 @@ BY_COMMAND = {
         "deliveries": mapping(mapping(array())),
         "messages": mapping(mapping(NUMBER)),
         "errors": array(obj()),
-        "expectations": array(obj(failures=nullable(array()))),
+        "expectations": array(obj(failures=nullable(array()), ok=BOOLEAN)),
         "repositories": mapping(mapping(obj(qmgrs=nullable(array()), queues=nullable(mapping(array())),
                                             topics=nullable(array())))),
         "explanations": array(obj(rules=nullable(array()))),
@@ -161,6 +172,14 @@ def check(data: dict, command: str) -> None:
     """
     _check_depth(data)
     _walk(data, obj(**COMMON, **BY_COMMAND.get(command, {})), "")
+    verdicts = data.get("verdicts") or {}
+    for pid, verdict in verdicts.items():   # a lasso's cycle starts at one of its steps
+        trace = verdict.get("trace") if isinstance(verdict, dict) else None
+        if isinstance(trace, dict) and trace.get("loop_start") is not None:
+            last = len(trace.get("steps") or []) - 1
+            if trace["loop_start"] > last:
+                raise ReportDataError(f"{_join(_join('verdicts', pid), 'trace')}.loop_start: expected the index of "
+                                      f"one of the trace's steps (0 to {last}), found {trace['loop_start']}")
 
 
 def _walk(value: Any, shape: Shape, path: str) -> None:
@@ -170,7 +189,10 @@ def _walk(value: Any, shape: Shape, path: str) -> None:
         what = shape.expected()
         if shape.kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
             what = f"a number of at most {MAX_EXACT_INT:,} in size"
-        raise ReportDataError(f"{path or 'the data'}: expected {what}, found {found(value)}")
+        seen = found(value)
+        if shape.kind == "count" and isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value):
+            seen = repr(value)   # a count that is negative or fractional: say which
+        raise ReportDataError(f"{path or 'the data'}: expected {what}, found {seen}")
     if shape.kind == "object":
         for key, sub in shape.fields.items():
             if key in value:

@@ -453,6 +453,9 @@ class Scenario:
     lint: LintOptions = LintOptions()
     ccdt: Ccdt | None = None  # issue #19: the JSON CCDT client applications use
     proves: tuple[ProveClaim, ...] = ()  # issue #13: [[prove]] claims
+    # the files it was read from (load_scenario): the scenario file, then each mqsc_file and
+    # ccdt as read; a command that writes a file refuses to write over one of them
+    files: tuple[str, ...] = ()
 
 
 STEP_KINDS = (
@@ -519,10 +522,14 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                          "character here", file=path, line=line, column=column,
                          suggestion="TOML files are UTF-8; save the file as UTF-8") from None
 
-    def read_file(name: str) -> str:
-        return _read_text(os.path.join(base, name))
+    read: list[str] = [path]
 
-    return parse_scenario(text, file=path, read_file=read_file)
+    def read_file(name: str) -> str:
+        read.append(os.path.join(base, name))
+        return _read_text(read[-1])
+
+    scenario = parse_scenario(text, file=path, read_file=read_file)
+    return replace(scenario, files=tuple(dict.fromkeys(read)))
 
 
 def parse_scenario(text: str, file: str = "<scenario>", read_file: ReadFile | None = None) -> Scenario:

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,138 @@ def test_lint_locates_the_first_byte_that_is_not_utf8_as_run_does(tmp_path, caps
     where = f"{mqsc}:2:4: not UTF-8 text: byte 0x94 cannot start or continue a character here"
     assert by_lint.count("\n") == 1 and where in by_lint and "save the file as UTF-8" in by_lint
     assert where in by_run
+
+
+# ======================= where a report is written: never over an input, never a device
+def _copy_scenario(tmp_path: Path) -> Path:
+    """sports-qma.toml and the mqsc_file it names, copied into ``tmp_path``."""
+    for name in ("sports-qma.toml", "sports-qma.mqsc"):
+        (tmp_path / name).write_bytes((EXAMPLES / name).read_bytes())
+    return tmp_path / "sports-qma.toml"
+
+
+@pytest.mark.parametrize("target", ["sports-qma.toml", "sports-qma.mqsc", "link.toml"])
+def test_run_refuses_to_write_its_report_over_a_file_it_reads(tmp_path, capsys, target):
+    scenario = _copy_scenario(tmp_path)
+    (tmp_path / "link.toml").symlink_to("sports-qma.toml")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert main(["run", str(scenario), "--report", str(tmp_path / target)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""          # refused before the run, not after it
+    assert captured.err.count("\n") == 1 and "which this command reads: writing the report there would replace it" \
+        in captured.err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_report_refuses_to_write_over_one_of_its_results(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(saved_results()[1])
+    (tmp_path / "link.json").symlink_to("r.json")
+    for out in (path, tmp_path / "link.json"):
+        code, err = report(path, out=out)
+        assert one_line_error(code, err, out.name) and "r.json, which this command reads" in err
+    assert json.loads(path.read_text())["command"] == "run"
+
+
+def test_a_report_is_written_through_a_symbolic_link_and_keeps_the_files_permissions(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(saved_results()[1])
+    (tmp_path / "real.html").write_text("old")
+    os.chmod(tmp_path / "real.html", 0o640)
+    (tmp_path / "link.html").symlink_to("real.html")
+    (tmp_path / "link.html.partial").write_text("the user's own file")   # the old fixed temporary name
+    code, err = report(path, out=tmp_path / "link.html")
+    assert code == 0, err
+    assert (tmp_path / "link.html").is_symlink()
+    assert (tmp_path / "real.html").read_text().startswith("<!DOCTYPE html>")
+    assert os.stat(tmp_path / "real.html").st_mode & 0o777 == 0o640
+    assert (tmp_path / "link.html.partial").read_text() == "the user's own file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "link.html.partial", "r.json", "real.html"]
+
+
+@pytest.mark.parametrize("out, expected", [
+    ("/dev/null", "not a regular file (a device, pipe or socket)"),
+    ("{tmp}", "it is a directory: give the report a file name"),
+    ("{tmp}/missing/x.html", "no such directory"),
+    ("", "expected a file name for the report, got an empty string"),
+])
+def test_report_targets_that_are_not_files_are_refused(tmp_path, out, expected):
+    path = tmp_path / "r.json"
+    path.write_text(saved_results()[1])
+    out = out.format(tmp=tmp_path)
+    code, err = report(path, out=out)
+    assert code == 2 and err.count("\n") == 1 and expected in err, err
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_report_out_dash_is_standard_output_and_report_dash_is_refused(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    path.write_text(saved_results()[1])
+    assert main(["report", str(path), "--out", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("<!DOCTYPE html>") and "written to standard output" in captured.err
+    assert not (tmp_path / "-").exists() and not Path("-").exists()
+    assert main(["run", str(_copy_scenario(tmp_path)), "--report", "-"]) == 2
+    assert "'-' is standard output, where the command prints its result" in capsys.readouterr().err
+
+
+def test_check_refuses_a_report_directory_before_exploring(tmp_path, capsys):
+    """A bad --report path used to end a finished exploration with exit 2 and no result."""
+    (tmp_path / "outdir").mkdir()
+    started = time.process_time()
+    code = main(["check", str(EXAMPLES / "fr-mesh-broken.toml"), "--explore-initial", "--workers", "1",
+                 "--report", str(tmp_path / "outdir")])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and "outdir: cannot write the report: it is a directory" in captured.err
+    assert time.process_time() - started < 5    # the exploration (tens of CPU seconds) never started
+
+
+def test_a_report_that_fails_to_write_comes_after_the_result(tmp_path, capsys, monkeypatch):
+    """A write that fails at the end (a full disk) still leaves the verdicts printed."""
+    import reports
+
+    def full_disk(path, sections, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(reports, "write", full_disk)
+    code = main(["check", str(EXAMPLES / "fr-mesh-broken.toml"), "--property", "RP-FR-CONVERGENCE", "--quiet",
+                 "--workers", "1", "--report", str(tmp_path / "r.html")])
+    captured = capsys.readouterr()
+    assert code == 2 and "RP-FR-CONVERGENCE" in captured.out and "violated" in captured.out
+    assert captured.err.strip().endswith("r.html: cannot write the report: No space left on device")
+
+
+# ======================= fields whose type changes what the report concludes
+@pytest.mark.parametrize("data, expected", [
+    ({"command": "check", "statistics": {"complete": "no"}}, "statistics.complete: expected true or false, found a string"),
+    ({"command": "run", "expectations": [{"index": 0, "ok": "false"}]},
+     "expectations[0].ok: expected true or false, found a string"),
+    ({"command": "check", "verdicts": {"A": {"status": "holds", "vacuous": "no"}}},
+     "verdicts.A.vacuous: expected true or false or null, found a string"),
+    ({"command": "check", "verdicts": {"A": {"status": "violated", "trace": {"steps": [{}], "loop_start": 99}}}},
+     "verdicts.A.trace.loop_start: expected the index of one of the trace's steps (0 to 0), found 99"),
+    ({"command": "check", "verdicts": {"A": {"status": "violated", "trace": {"steps": [{}], "loop_start": -1}}}},
+     "verdicts.A.trace.loop_start: expected a whole number (0 or more) or null, found -1"),
+    ({"command": "check", "statistics": {"levels": "abc"}}, "statistics.levels: expected an array, found a string"),
+    ({"command": "check", "statistics": {"max_depth": -3}}, "statistics.max_depth: expected a whole number (0 or more), found -3"),
+    ({"command": "check", "statistics": {"distinct_states": "many"}},
+     "statistics.distinct_states: expected a whole number (0 or more), found a string"),
+    ({"command": "run", "workload": {"h": {"destinations": [{"qmgr": "A", "weight": -1}]}}},
+     "workload.h.destinations[0].weight: expected a whole number (0 or more) or null, found -1"),
+])
+def test_fields_the_report_concludes_from_must_have_their_type(tmp_path, data, expected):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    code, err = report(path, out=tmp_path / "x.html")
+    assert one_line_error(code, err, "r.json") and expected in err, err
+
+
+def test_completeness_is_never_assumed(tmp_path):
+    """Data that does not say whether the exploration was complete is not shown as complete."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"command": "check", "verdicts": {"A": {"status": "holds"}}}))
+    code, err = report(path, out=tmp_path / "x.html")
+    page = (tmp_path / "x.html").read_text()
+    assert code == 0, err
+    assert "not stated (the data has no statistics.complete)" in page
+    assert "exploration complete" not in page and "complete: 0 states" not in page
