@@ -437,7 +437,9 @@ def _logical_commands(text: str, file: str):
     continuing = False
     strip_next = False
     marker = (0, 0)  # where the last continuation character was
-    lines = text.split("\n")
+    # blank lines at the end are no continuation: a file's final newline (or a TOML string's)
+    # must not end "... +" as if an empty line had completed it
+    lines = text.rstrip().split("\n")
     for lineno, raw in enumerate(lines, start=1):
         line = raw.rstrip()
         start = 0

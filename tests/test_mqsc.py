@@ -374,6 +374,12 @@ ERRORS = [
      "PUTT is not an attribute", 4, 17, "did you mean PUT?"),
     ("DEFINE QLOCAL(Q1) +", "ends with a continuation character", 1, 19, ""),
     ("DEFINE QLOCAL(Q1) -\n  DESCR('x') +", "ends with a continuation character", 2, 14, ""),
+    # ... also when the file (or TOML string) ends with a newline or blank lines, as files do
+    ("DEFINE QLOCAL(Q1) +\n", "ends with a continuation character", 1, 19, ""),
+    ("DEFINE QLOCAL(Q1) -\n", "ends with a continuation character", 1, 19, ""),
+    ("ALTER QMGR REPOS(DEMO)\nDEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') +\n",
+     "ends with a continuation character", 2, 63, ""),
+    ("DEFINE QLOCAL(Q1) +\n\n  \n", "ends with a continuation character", 1, 19, ""),
     # DISPLAY ... WHERE(filter-keyword operator filter-value)
     ("DIS QL(*) WHERE()", "WHERE: expected a filter keyword", 1, 17, "WHERE(CURDEPTH GT 0)"),
     ("DIS QL(*) WHERE(CURDEPTH)", "WHERE: expected an operator after CURDEPTH", 1, 25, "EQ"),
