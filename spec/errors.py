@@ -47,9 +47,10 @@ class InputError(ValueError):
             part for part in (self.file, str(self.line) if self.line else "",
                               str(self.column) if self.line and self.column else "") if part
         )
-        text = f"{where}: {self.message}" if where else self.message
+        message = shorten_words(self.message)
+        text = f"{where}: {message}" if where else message
         if self.suggestion:
-            text += f" ({self.suggestion})"
+            text += f" ({shorten_words(self.suggestion)})"
         return printable(text)
 
     def located(self, *, file: str = "", line_offset: int = 0) -> "InputError":
@@ -65,6 +66,24 @@ class InputError(ValueError):
         err.line = self.line + line_offset if self.line else self.line
         ValueError.__init__(err, err.one_line())
         return err
+
+
+LONG_WORD = 100  # an error quotes a token of up to this many characters whole
+
+
+def shorten_words(text: str, limit: int = LONG_WORD) -> str:
+    """``text`` with every run of more than ``limit`` non-blank characters cut to its first
+    60 and its length: an error quotes what the user wrote, and a 100,000-character token
+    (a file of one long word, a binary file) must not become a 100,000-character line.
+
+    >>> shorten_words("'" + "X" * 500 + "' is not an MQSC command")
+    "'XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX... (502 characters) is not an MQSC command"
+    >>> shorten_words("short words stay")
+    'short words stay'
+    """
+    import re
+
+    return re.sub(r"\S{%d,}" % (limit + 1), lambda m: f"{m.group()[:60]}... ({len(m.group()):,} characters)", text)
 
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

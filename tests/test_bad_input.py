@@ -144,3 +144,17 @@ def test_mqsc_by_its_first_word_whatever_the_file_is_called(tmp_path, capsys):
     assert main(["run", str(toml)]) == 2
     err = capsys.readouterr().err
     assert "invalid TOML" in err and "MQSC" not in err
+
+
+@pytest.mark.parametrize("text, quoted", [
+    ("DEF" + "X" * 100_000 + "\n", "'DEFXXX"),
+    ("DEFINE QLOCAL(Q1) " + "X" * 100_000 + "(1)\n", "QLOCAL(Q1): XXX"),
+    ("\0" * 1000, "'\\x00\\x00"),
+])
+def test_an_error_quoting_a_huge_token_stays_one_short_line(tmp_path, text, quoted):
+    """A file of one 100,000-character word used to print a 100,000-character error line."""
+    path = tmp_path / "c.mqsc"
+    path.write_text(text)
+    status, out, err = cli("lint", str(path))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert quoted in err and " characters)" in err and len(err) < 400, err
