@@ -750,12 +750,21 @@ def _not_utf8(err: UnicodeDecodeError, path: str, suggestion: str) -> InputError
 def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[list, list[str]]:
     """``mqcheck lint``'s inputs as lint configurations: each scenario (.toml) alone, all MQSC
     files together (one queue manager each, named by the file); each with its ``[lint]``
-    table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2)."""
+    table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2).
+    A file named twice (``lint F F``, ``lint F ./F``, a link to F) is linted once."""
     from properties.lint import RULE_IDS, config_of_mqsc, config_of_scenario
     from spec.errors import near_miss
     from spec.mqsc import parse as parse_mqsc
     from spec.scenario import _read_text, load_scenario
 
+    seen: set[str] = set()
+    unique = []
+    for path in paths:
+        real = os.path.realpath(path) if "\0" not in path else path
+        if real not in seen:
+            seen.add(real)
+            unique.append(path)
+    paths = unique
     configs, mqsc = [], []
     for path in paths:
         if path.lower().endswith(".toml"):
@@ -772,10 +781,46 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
                 raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path) from None
             except UnicodeDecodeError as e:
                 raise _not_utf8(e, path, "MQSC files are read as UTF-8; save the file as UTF-8") from None
-            mqsc.append((path, parse_mqsc(text, file=path)))
+            try:
+                commands = parse_mqsc(text, file=path)
+            except InputError as err:
+                if not _looks_like_toml(text):
+                    raise
+                raise InputError(err.message, file=err.file, line=err.line, column=err.column,
+                                 suggestion="this looks like a scenario file: lint reads files whose name ends in "
+                                            ".toml as scenarios and every other file as MQSC; rename it to "
+                                            f"{os.path.splitext(os.path.basename(path))[0]}.toml") from None
+            _check_file_qmgr_name(path)
+            mqsc.append((path, commands))
     if mqsc:
         configs.append((config_of_mqsc(mqsc, whole_network), {}))
     return configs, list(paths)
+
+
+def _looks_like_toml(text: str) -> bool:
+    """Whether ``text`` parses as TOML with a ``qmgrs`` table: a scenario file, whatever
+    its name."""
+    import tomllib
+
+    try:
+        return isinstance(tomllib.loads(text).get("qmgrs"), dict)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return False
+
+
+def _check_file_qmgr_name(path: str) -> None:
+    """lint names an MQSC file's queue manager after the file (``qm1.mqsc``: QM1); a file
+    whose name is no queue manager name (``my-qm.mqsc``) is bad input, not findings about a
+    queue manager MQ could not have."""
+    from properties.lint import qmgr_name_of_file
+    from spec.mqsc import NAME_CHARACTERS, _NAME_CHARS
+
+    name = qmgr_name_of_file(path)
+    if not name or len(name) > 48 or not set(name) <= _NAME_CHARS:
+        raise InputError(f"lint names the queue manager of an MQSC file after the file, and {name!r} is not a "
+                         f"queue manager name (1 to 48 characters from {NAME_CHARACTERS})", file=path,
+                         suggestion="name the file after its queue manager, such as QM1.mqsc, or name it from "
+                                    "a scenario file: [qmgrs.QM1] mqsc_file = \"...\"")
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:

@@ -512,3 +512,39 @@ def test_the_readme_lists_every_rule_with_its_source():
         row = next((ln for ln in readme.splitlines() if ln.startswith(f"| `{r.id}` |")), None)
         assert row is not None, f"README's Linting table has no row for {r.id}"
         assert r.citation.split(";")[0].split(" (")[0].split(" §")[0] in row
+
+
+# ======================================================================================
+# How lint takes its files (a user trial)
+# ======================================================================================
+def test_a_file_named_twice_is_linted_once(tmp_path, capsys, monkeypatch):
+    """`lint F F`, `lint F ./F` and a link to F used to double every finding (and
+    --whole-network reported F's queue manager as a duplicate of itself)."""
+    (tmp_path / "pr1.mqsc").write_text(pr("PR1") + "\n")
+    (tmp_path / "link.mqsc").symlink_to("pr1.mqsc")
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint", "pr1.mqsc", "--whole-network", "--format", "json"]) == 1
+    once = json.loads(capsys.readouterr().out)
+    assert main(["lint", "pr1.mqsc", "./pr1.mqsc", str(tmp_path / "pr1.mqsc"), "link.mqsc", "--whole-network",
+                 "--format", "json"]) == 1
+    repeated = json.loads(capsys.readouterr().out)
+    assert repeated["findings"] == once["findings"] and repeated["files"] == once["files"]
+    assert not any(f["rule"] == "DUP-QMGR" for f in repeated["findings"])
+
+
+@pytest.mark.parametrize("name", ["my-qm.mqsc", "qm\x1b[31m.mqsc", "q" * 49 + ".mqsc"])
+def test_an_mqsc_file_whose_name_is_no_queue_manager_name_is_bad_input(tmp_path, capsys, name):
+    (tmp_path / name).write_text("DEFINE QLOCAL(Q1)\n")
+    assert main(["lint", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a queue manager name" in err and "\x1b" not in err
+
+
+def test_a_scenario_file_not_named_toml_gets_a_hint(tmp_path, capsys):
+    (tmp_path / "sc.scenario").write_text(scenario_text({"QMA": "DEFINE QLOCAL(Q1)"}))
+    assert main(["lint", str(tmp_path / "sc.scenario")]) == 2
+    err = capsys.readouterr().err
+    assert "this looks like a scenario file" in err and "rename it to sc.toml" in err
+    (tmp_path / "broken.mqsc").write_text("DEFINE QLOCAL(Q1\n")
+    assert main(["lint", str(tmp_path / "broken.mqsc")]) == 2
+    assert "looks like a scenario file" not in capsys.readouterr().err
