@@ -214,6 +214,13 @@ class ScenarioFile(pytest.File):
         self.scenario = load_scenario(self.path)
         options = self.scenario.pytest
         items = [item for factory in ITEM_KINDS.values() for item in factory(self, self.scenario)]
+        if not items:   # a scenario file named as a test that tests nothing would pass unseen
+            line, column = options.at("check") if not options.check else options.at("properties")
+            raise InputError("this scenario file gives pytest nothing to test: it has no [[expect]] block and no "
+                             "[[prove]] claim, and its [pytest] table checks no property",
+                             file=str(self.path), line=line, column=column,
+                             suggestion="add an [[expect]] block, or drop 'check = false' / 'properties = []' "
+                                        "from [pytest]")
         names = {item.name for item in items}
         for what, pairs in (("xfail", options.xfail), ("skip", options.skip)):
             for name, _ in pairs:

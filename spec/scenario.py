@@ -1537,7 +1537,9 @@ class _Parser(UniformParsing):
 
     def _places(self, t: dict, path: Path) -> Iterable[tuple[str, int, int]]:
         """Where the keys the plugin checks are written (PytestOptions.at)."""
-        keys: list[tuple[object, ...]] = [("timeout",)] if "timeout" in t else []
+        keys: list[tuple[object, ...]] = [(key,) for key in ("timeout", "check") if key in t]
+        if t.get("properties") == []:
+            keys.append(("properties",))
         for what in ("xfail", "skip"):
             if what in t:
                 keys.append((what,))

@@ -256,7 +256,12 @@ def test_a_file_wide_skip(pytester):
     (GOOD + '[pytest]\nbackend = "spark"\n  timeout = 5\n',
      f"bad.mqcheck.toml:{GOOD_LINES + 3}:3: pytest.timeout only applies with the local backend"),
     (GOOD + '[pytest]\nbackend = "dask"\n', "pytest.backend: expected one of local, spark"),
-], ids=["mqsc", "property", "xfail-item", "timeout", "backend"])
+    # a file that tests nothing used to collect no item and pass unseen (a user trial)
+    ('name = "x"\n[qmgrs.QMA]\n[pytest]\ncheck = false\n',
+     "bad.mqcheck.toml:4:1: this scenario file gives pytest nothing to test"),
+    ('name = "x"\n[qmgrs.QMA]\n[pytest]\nproperties = []\n',
+     "bad.mqcheck.toml:4:1: this scenario file gives pytest nothing to test"),
+], ids=["mqsc", "property", "xfail-item", "timeout", "backend", "no-item-check-false", "no-item-no-properties"])
 def test_bad_scenario_files_are_one_line_collection_errors(pytester, text, expected):
     pytester.makefile(".mqcheck.toml", bad=text)
     result = run(pytester)
