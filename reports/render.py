@@ -101,7 +101,8 @@ def render(sections: Sequence[dict], *, title: str | None = None) -> str:
     views = [_section_view(i, data) for i, data in enumerate(sections)]
     page_title = title or " · ".join(dict.fromkeys(f"{v['command']}: {v['scenario']}" if v["scenario"]
                                                    else v["command"] for v in views))
-    html = _environment().get_template("report.html.j2").render(title=page_title, sections=views)
+    html = _environment().get_template("report.html.j2").render(title=page_title, sections=views,
+                                                                 markers=svg.markers())
     return html
 
 

@@ -48,6 +48,14 @@ def _svg(width: float, height: float, label: str, css_class: str, *children: obj
               el("title", {}, label), *children)
 
 
+def markers() -> Markup:
+    """The arrow heads every diagram of a page refers to (``url(#arrow-...)``), defined once
+    per page in a hidden SVG: ids are unique in a document, and a report of several
+    sections, each with a topology and sequence charts, repeated them in every diagram."""
+    return el("svg", {"class": "defs", "width": 0, "height": 0, "aria-hidden": "true", "focusable": "false"},
+              _defs())
+
+
 def _defs() -> Markup:
     def marker(id_: str, colour: str) -> Markup:
         return el("marker", {"id": id_, "viewBox": "0 0 10 10", "refX": 9, "refY": 5, "markerWidth": 7,
@@ -92,7 +100,7 @@ def topology(topo: dict) -> Markup:
     height = max((max(ys) - min(ys)) * unit + 2 * margin + 20, 200.0) + legend_h
     xy = {n: (round(margin + (p[0] - min(xs)) * unit, 1), round(margin + 10 + (p[1] - min(ys)) * unit, 1))
           for n, p in pos.items()}
-    parts: list[Markup] = [_defs()]
+    parts: list[Markup] = []
     for i, c in enumerate(clusters):
         members = [str(m) for m in c.get("members") or [] if str(m) in xy]
         if not members:
@@ -243,7 +251,7 @@ def sequence_chart(steps: Sequence[Step], messages: Sequence[Message], lifelines
     def y_of(n: int) -> float:
         return TOP + ROW * n + ROW / 2
 
-    parts: list[Markup] = [_defs()]
+    parts: list[Markup] = []
     if loop_start is not None and 0 <= loop_start <= last:
         y0, y1 = y_of(loop_start) - ROW / 2, y_of(last) + ROW / 2
         parts.append(el("g", {"class": "cycle"},

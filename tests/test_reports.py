@@ -5,6 +5,7 @@ tests/test_reports_browser.py opens reports in a real headless Chromium."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -283,6 +284,10 @@ def test_report_command_combines_saved_results(tmp_path, capsys):
     assert "report written to" in capsys.readouterr().err
     html = out.read_text(encoding="utf-8")
     assert '<nav><ol>' in html and html.count('<section class="result') == 2
+    # ids are unique in a document: the arrow heads are defined once per page, not per diagram
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert ids and len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert html.count("url(#arrow-") > 1 and html.count('id="arrow-dark"') == 1
 
 
 @pytest.mark.parametrize("content, expected", [
