@@ -62,8 +62,9 @@ scenario file) or neither (an empty queue manager), never both.
   [...]}}}`` — what QM's repository holds for CLUSTER; each part given is compared as a
   set, parts left out are not checked (``qmgrs`` entries may be SYSTEM.TEMPQMGR names).
 
-``[check]`` — defaults for ``mqcheck check`` (command-line flags win): ``faults`` (bool,
-default false: also explore channel and queue-manager faults), ``max_states`` and
+``[check]`` — defaults for ``mqcheck check`` (command-line flags win): ``faults`` (the
+fault budget as ``--faults N`` gives it: a count of 0 or more, or true for 1 and false for
+0; default 0: also explore up to N channel and queue-manager faults), ``max_states`` and
 ``max_depth`` (positive integers; default: unbounded), ``explore_initial`` (bool, default
 false: ``check`` starts from the settled initial configuration, as ``run`` does; true also
 explores every interleaving of the initial queue managers joining their clusters).
@@ -181,7 +182,7 @@ Path = tuple[Union[str, int], ...]
 class CheckOptions:
     """``[check]``: defaults for ``mqcheck check``; ``None`` = not set (unbounded)."""
 
-    faults: bool = False
+    faults: int = 0  # the fault budget (``--faults N``); true in the file is 1, false 0
     max_states: int | None = None
     max_depth: int | None = None
     explore_initial: bool = False  # explore the joining of the initial configuration too
@@ -1500,7 +1501,13 @@ class _Parser(UniformParsing):
         self.keys(t, path, ("faults", "max_states", "max_depth", "explore_initial"))
         bound = {k: self.integer(t[k], path + (k,), 1, None) if k in t else None
                  for k in ("max_states", "max_depth")}
-        return CheckOptions(self.boolean(t, "faults", path), bound["max_states"], bound["max_depth"],
+        faults = t.get("faults", False)
+        if not isinstance(faults, bool) and isinstance(faults, int):   # a budget, as --faults N
+            faults = self.integer(faults, path + ("faults",), 0, None)
+        elif not isinstance(faults, bool):
+            raise self.error(path + ("faults",), f"expected true, false or a count of faults (as --faults N), got "
+                                                 f"{_type_name(faults)} ({_show(faults)})")
+        return CheckOptions(int(faults), bound["max_states"], bound["max_depth"],
                             self.boolean(t, "explore_initial", path))
 
     # -- [pytest] and [lint] (issue 16) -------------------------------------------------

@@ -304,7 +304,8 @@ ERRORS = [
     # -- [check]
     ("check_zero", QMS + '[check]\nmax_states = 0\n', 's.toml:4:1: check.max_states: expected an integer of at least 1, got 0'),
     ("check_unknown", QMS + '[check]\nfault = true\n', "s.toml:4:1: check.fault: unknown key; expected one of faults, max_states, max_depth, explore_initial (did you mean 'faults'?)"),
-    ("check_faults_string", QMS + '[check]\nfaults = "yes"\n', "s.toml:4:1: check.faults: expected true or false, got a string ('yes')"),
+    ("check_faults_string", QMS + '[check]\nfaults = "yes"\n', "s.toml:4:1: check.faults: expected true, false or a count of faults (as --faults N), got a string ('yes')"),
+    ("check_faults_negative", QMS + '[check]\nfaults = -1\n', "s.toml:4:1: check.faults: expected an integer of at least 0, got -1"),
 ]
 
 
@@ -606,3 +607,13 @@ def test_a_topic_object_name_may_have_embedded_blanks():
     # 002's Figure 7 (topics.tst) defines TOPIC('St. Helens'); a step can name it
     scenario = parse_scenario(QMS + "[[steps]]\npublish = { qmgr = \"QMA\", topicobj = \"St. Helens\" }\n", "s.toml")
     assert scenario.steps[0].topicobj == "St. Helens"
+
+
+@pytest.mark.parametrize("written, budget", [("true", 1), ("false", 0), ("2", 2), ("0", 0)])
+def test_check_faults_is_a_budget_as_the_flag_is(written, budget):
+    """`[check] faults = 2` was refused ("expected true or false") though --faults takes a count."""
+    from spec.network import MQNetwork
+
+    s = parse_scenario(f"[qmgrs.QMA]\n[check]\nfaults = {written}\n", file="s.toml")
+    assert s.check.faults == budget
+    assert MQNetwork(s, ()).faults == budget

@@ -59,7 +59,7 @@ class MQNetwork:
         self.scenario = scenario
         self.name = scenario.name or "scenario"
         self._properties = tuple(properties)
-        self.faults = (1 if scenario.check.faults else 0) if faults is None else faults
+        self.faults = scenario.check.faults if faults is None else faults
         self.mutations = mutations
         self.explore_initial = scenario.check.explore_initial if explore_initial is None else explore_initial
         self._opened_at = {s.handle: s.qmgr for s in scenario.steps if isinstance(s, sc.OpenStep)}
