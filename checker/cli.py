@@ -342,6 +342,18 @@ def _unknown_property(pid: str, known) -> InputError:
     end of some ninety ids), else the ids there are."""
     from spec.errors import near_miss
 
+    from properties.uniform import PROPERTIES as UNIFORM
+
+    conditions = {"UC-RECOVERY": "where a queue manager can restart (a qmgr step, or --faults N)",
+                  "UC-RECOVERED": "where a queue manager can restart (a qmgr step, or --faults N)",
+                  "UC-SCALE-OUT": "with a join_uniform step", "UC-SCALED-OUT": "with a join_uniform step"}
+    if pid in {p.id for p in UNIFORM}:   # a catalogue property that does not apply here
+        return InputError(f"property {pid} does not apply here: it is checked only on uniform clusters (a queue "
+                          f"manager with uniform_cluster, or a ccdt){' and ' + conditions[pid] if pid in conditions else ''}",
+                          file="<command line>")
+    if pid in ("EXPECT", "EXPECT-END"):
+        return InputError(f"property {pid} does not apply here: it is checked only on a scenario with [[expect]] "
+                          "blocks", file="<command line>")
     hint = near_miss(pid, known)
     if hint:
         return InputError(f"unknown property {pid}", file="<command line>", suggestion=hint)

@@ -137,6 +137,26 @@ def test_fuzz_says_did_you_mean_the_same_way(capsys):
     assert err == "mqcheck: error: <command line>: unknown property RP-FR-CONVERGENC (did you mean RP-FR-CONVERGENCE?)\n"
 
 
+@pytest.mark.parametrize("example, pid, expected", [
+    ("sports-qma.toml", "UC-BALANCED", "property UC-BALANCED does not apply here: it is checked only on uniform "
+                                       "clusters (a queue manager with uniform_cluster, or a ccdt)\n"),
+    ("uc-amqsphac-demo.toml", "UC-SCALE-OUT", "it is checked only on uniform clusters (a queue manager with "
+                                              "uniform_cluster, or a ccdt) and with a join_uniform step\n"),
+    ("", "EXPECT", "property EXPECT does not apply here: it is checked only on a scenario with [[expect]] blocks\n"),
+])
+def test_a_catalogue_property_that_does_not_apply_is_not_called_unknown(capsys, tmp_path, example, pid, expected):
+    """`--property UC-BALANCED` on a scenario without a uniform cluster said "unknown
+    property UC-BALANCED (did you mean WL-BALANCED?)" (a user trial)."""
+    from checker.cli import main
+
+    path = ROOT / "examples" / example if example else tmp_path / "s.toml"
+    if not example:
+        path.write_text("[qmgrs.QMA]\n")
+    assert main(["check", str(path), "--property", pid]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(expected) and "unknown" not in err and err.count("\n") == 1
+
+
 def test_fuzz_takes_property_as_check_spells_it(capsys):
     from checker.cli import main
 
