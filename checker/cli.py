@@ -35,7 +35,12 @@ def _json_text(data: dict) -> str:
 def _cmd_match(args: argparse.Namespace) -> int:
     from spec.topics import compile_subscription, validate_topic_string
 
-    validate_topic_string(args.topic)
+    for what, check in (("TOPIC", lambda: validate_topic_string(args.topic)),
+                        ("SUBSCRIPTION", lambda: compile_subscription(args.subscription, args.scheme))):
+        try:
+            check()
+        except InputError as err:   # which argument is wrong, as a file:line:column says where
+            raise InputError(f"{what}: {err.message}", file="<command line>", suggestion=err.suggestion) from None
     matcher = compile_subscription(args.subscription, args.scheme)
     matched = matcher.matches(args.topic)
     result = {
@@ -1527,7 +1532,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Does SUBSCRIPTION (with the wildcards of --scheme) match a publication on TOPIC? "
             "Exit status 0 if it matches, 1 if not, 2 for an invalid topic string. For the "
-            "character scheme it also prints the topic-wildcard proxy subscription it converts to."
+            "character scheme it also prints the topic-wildcard proxy subscription it converts to. "
+            "A SUBSCRIPTION or TOPIC that starts with '-' goes after '--': mqcheck match -- -x/# -x/y."
         ),
     )
     match.add_argument("subscription", metavar="SUBSCRIPTION")

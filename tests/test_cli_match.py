@@ -63,8 +63,9 @@ def test_json_output(capsys):
     [
         (["match", "a%b", "x", "--scheme", "char"], "'%' must be followed by '*', '?' or '%', not 'b'"),
         (["match", "abc%", "x", "--scheme", "char"], "not the end of the string"),
-        (["match", "#", ""], "a topic string must not be empty"),
-        (["match", "", "x"], "a topic string must not be empty"),
+        # which argument is wrong (a user trial: both said only "must not be empty")
+        (["match", "#", ""], "<command line>: TOPIC: a topic string must not be empty"),
+        (["match", "", "x"], "<command line>: SUBSCRIPTION: a topic string must not be empty"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(argv, message):
