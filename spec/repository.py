@@ -246,6 +246,13 @@ def answers_tempqmgr(cache: ClusterCache, record: Record) -> bool:
     return any(_same_listener(c, record.info.conname) for c in cache.tempqmgr)
 
 
+def unanswered(connames: tuple[str, ...], records: tuple[Record, ...]) -> tuple[str, ...]:
+    """The manual CLUSSDR CONNAMEs that no held queue-manager record answers: those a
+    SYSTEM.TEMPQMGR entry still stands for."""
+    return tuple(c for c in connames if not any(_same_listener(c, r.info.conname) for r in records
+                                                  if r.kind == QMGR and not r.deleted))
+
+
 def _same_listener(manual: str, clusrcvr: str) -> bool:
     if shares_address(manual, clusrcvr):  # the same address, or one of a multi-instance list
         return True

@@ -746,3 +746,69 @@ def test_psclus_disabled_at_every_full_repository_stops_a_stray_cluster_topic(fr
     result = explore(MQNetwork(sc, PROPERTIES + PS), property_ids=["RP-TOPIC-EVERYWHERE", "PS-PROXY-CONVERGENCE"])
     assert result.verdicts["RP-TOPIC-EVERYWHERE"].status is Status.HOLDS
     assert result.verdicts["PS-PROXY-CONVERGENCE"].status is Status.HOLDS
+
+
+REFRESH_WHILE_AN_FR_IS_DOWN = """
+name = "REFRESH CLUSTER at a partial repository while the full repository of its manual CLUSSDR is down"
+[qmgrs.FR1]
+mqsc = '''
+ALTER QMGR REPOS(INV)
+DEFINE CHANNEL(INV.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(INV)
+DEFINE CHANNEL(INV.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(INV)
+'''
+[qmgrs.FR2]
+mqsc = '''
+ALTER QMGR REPOS(INV)
+DEFINE CHANNEL(INV.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(INV)
+DEFINE CHANNEL(INV.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(INV)
+'''
+[qmgrs.QM1]
+mqsc = '''
+DEFINE CHANNEL(INV.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(INV)
+DEFINE CHANNEL(INV.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(INV)
+DEFINE QLOCAL(STOCK) CLUSTER(INV)
+'''
+[qmgrs.APP]
+mqsc = '''
+DEFINE CHANNEL(INV.APP) CHLTYPE(CLUSRCVR) CONNAME('app(1414)') CLUSTER(INV)
+DEFINE CHANNEL(INV.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(INV)
+'''
+[[steps]]
+qmgr = { name = "FR1", action = "stop" }
+[[steps]]
+mqsc = { qmgr = "APP", commands = "REFRESH CLUSTER(INV) REPOS" }
+[[steps]]
+open = { qmgr = "APP", handle = "h", queue = "STOCK" }
+[[steps]]
+put = { handle = "h" }
+[[expect]]
+messages = { h = { QM1 = 1 } }
+"""
+
+
+@pytest.mark.parametrize("repos, reaches", [("(NO)", True), ("", True), ("(YES)", False)])
+def test_refresh_cluster_repos_no_keeps_the_full_repositories(repos, reaches):
+    """MQSC reference, REFRESH CLUSTER: REPOS(NO), the default, retains the full
+    repositories, so the partial repository rebuilds from FR2 while FR1 (its manual
+    CLUSSDR's) is down; REPOS(YES) forgets them too and waits for FR1. Every record was
+    discarded either way (a user trial)."""
+    text = REFRESH_WHILE_AN_FR_IS_DOWN.replace("REPOS\" }", f"REPOS{repos}\" }}" if repos else "\" }")
+    report = run_scenario(scenario(text))
+    assert all(r.ok for r in report.expectations) is reaches
+    app = view(report.final, "APP", "INV")
+    if reaches:
+        assert {"FR1", "FR2", "QM1"} <= set(app["qmgrs"]) and not any("TEMPQMGR" in q for q in app["qmgrs"])
+    else:
+        assert app["qmgrs"] == ["APP", "SYSTEM.TEMPQMGR.fr1(1414)"]
+
+
+def test_refresh_cluster_at_a_full_repository_keeps_the_other_queue_managers():
+    """At a full repository REPOS(NO) also retains the other cluster queue managers: with
+    FR2 stopped, FR1 refreshed used to know only itself and SYSTEM.TEMPQMGR.fr2(1414)."""
+    text = REFRESH_WHILE_AN_FR_IS_DOWN.split("[[steps]]")[0].replace(
+        "DEFINE CHANNEL(INV.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(INV)\n'''\n[qmgrs.APP]",
+        "DEFINE CHANNEL(INV.FR1.M) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(INV)\n'''\n[qmgrs.APP]")
+    text += ('[[steps]]\nqmgr = { name = "FR2", action = "stop" }\n'
+             '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(INV)" }\n')
+    final = run_scenario(scenario(text)).final
+    assert set(view(final, "FR1", "INV")["qmgrs"]) == {"APP", "FR1", "FR2", "QM1"}

@@ -497,10 +497,18 @@ def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: in
     return state
 
 
-def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut: Mutations) -> NetworkState:
+def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut: Mutations,
+                    repos: bool = False) -> NetworkState:
     """REFRESH CLUSTER(C): discard what was learnt of C (cluster topics included) and rebuild
     it from the full repositories (000 §Refreshing repository information; 002 §REFRESH
-    CLUSTER considerations): the queue manager joins again and re-subscribes."""
+    CLUSTER considerations): the queue manager joins again and re-subscribes.
+
+    What is kept (the MQSC reference's REFRESH CLUSTER, whose usage notes the model already
+    follows for REPOS(YES) on a full repository): its own records always; with REPOS(NO),
+    the default, also the records of the queue managers that are full repositories of C,
+    and at a full repository of C the records of every other queue manager of C, so that a
+    partial repository whose manual CLUSSDR's full repository is down still rebuilds from
+    the other one; with REPOS(YES) (partial repositories only) nothing else."""
     q = state.qmgr(name)
     clusters = [c.cluster for c in q.caches] if cluster == "*" else [cluster]
     for cl in clusters:
@@ -512,20 +520,25 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         # that forcibly removed it (RESET CLUSTER "issued in error" — 000 §Refreshing
         # repository information) takes it back instead of discarding a duplicate
         seq = q.seq
-        own = []
+        own, kept = [], []
         for r in cache.records:
             if r.owner == q.qmid:
                 seq += 0 if r.deleted else 1
                 own.append(r if r.deleted else replace(r, seq=seq, published=state.clock))
+            elif not repos and r.kind == rp.QMGR and not r.deleted and (cache.full or r.info.full_repository):
+                kept.append(r)
         q = replace(q, seq=seq)
-        fresh = replace(cache, records=tuple(own), subscribers=() if not cache.full else cache.subscribers,
-                        highest_seen=tuple(p for p in cache.highest_seen if p[0][2] == q.qmid))
+        idents = {r.ident for r in kept}
+        fresh = replace(cache, records=tuple(own + kept), subscribers=() if not cache.full else cache.subscribers,
+                        highest_seen=tuple(p for p in cache.highest_seen if p[0][2] == q.qmid or p[0] in idents))
         for r in own:
             fresh = rp.note_seen(fresh, r)
         q = put_cache(q, fresh)
         state = put_qmgr(state, q)
         out = Outbox()
-        temp = tuple(sorted({ch.conname for ch in manual_clussdrs(q, cl)}))
+        # a manual CLUSSDR whose full repository's record was kept (REPOS(NO)) needs no
+        # SYSTEM.TEMPQMGR entry: it resolves to that queue manager
+        temp = rp.unanswered(tuple(sorted({ch.conname for ch in manual_clussdrs(q, cl)})), tuple(kept))
         fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
         fresh = _send_joins(state, q, fresh, out, mut)
         if fresh.interests and not fresh.full:

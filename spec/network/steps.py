@@ -90,7 +90,7 @@ def apply_mqsc(state: NetworkState, name: str, commands: Sequence[Any], step: in
             state = suspend_or_resume(state, name, op, step, mut)
         elif isinstance(op, objects.RefreshCluster):
             state = publish_own(state, name, step, mut)
-            state = refresh_cluster(state, name, op.cluster, step, mut)
+            state = refresh_cluster(state, name, op.cluster, step, mut, op.repos)
             state = pubsub_refresh_cluster(state, name, op.cluster)
         elif isinstance(op, objects.ResetCluster):
             state = reset_cluster(state, name, op, step)
