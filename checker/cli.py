@@ -807,7 +807,6 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
                                  suggestion="this looks like a scenario file: lint reads files whose name ends in "
                                             ".toml as scenarios and every other file as MQSC; rename it to "
                                             f"{os.path.splitext(os.path.basename(path))[0]}.toml") from None
-            _check_file_qmgr_name(path)
             mqsc.append((path, commands))
     if mqsc:
         configs.append((config_of_mqsc(mqsc, whole_network), {}))
@@ -823,21 +822,6 @@ def _looks_like_toml(text: str) -> bool:
         return isinstance(tomllib.loads(text).get("qmgrs"), dict)
     except (tomllib.TOMLDecodeError, ValueError):
         return False
-
-
-def _check_file_qmgr_name(path: str) -> None:
-    """lint names an MQSC file's queue manager after the file (``qm1.mqsc``: QM1); a file
-    whose name is no queue manager name (``my-qm.mqsc``) is bad input, not findings about a
-    queue manager MQ could not have."""
-    from properties.lint import qmgr_name_of_file
-    from spec.mqsc import NAME_CHARACTERS, _NAME_CHARS
-
-    name = qmgr_name_of_file(path)
-    if not name or len(name) > 48 or not set(name) <= _NAME_CHARS:
-        raise InputError(f"lint names the queue manager of an MQSC file after the file, and {name!r} is not a "
-                         f"queue manager name (1 to 48 characters from {NAME_CHARACTERS})", file=path,
-                         suggestion="name the file after its queue manager, such as QM1.mqsc, or name it from "
-                                    "a scenario file: [qmgrs.QM1] mqsc_file = \"...\"")
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
@@ -1382,12 +1366,14 @@ def _render_reach(name: str, reach: dict) -> list[str]:
     header = ("topics (by closest topic object)", "a subscription there", "a wildcard subscription above them",
               "a wildcard one, pulled over by another")
     for key, members in groups.items():
-        pairs = ", ".join(f"{p['publisher']} -> {p['subscriber']}" for p in members)
+        pairs = ", ".join(f"{printable(p['publisher'])} -> {printable(p['subscriber'])}" for p in members)
         if key == "unlinked":
             lines += [f"{pairs}: not publish/subscribe neighbours (multi-hop routes are not covered)", ""]
             continue
         lines.append(f"publisher -> subscriber: {pairs}")
-        body = [(row["topics"], row["any"], row["wildcard"], row["wildcard_pulled"]) for row in members[0]["rows"]]
+        # escaped before the columns are measured: a control character shown as \x1b is 4 wide
+        body = [tuple(printable(str(cell)) for cell in (row["topics"], row["any"], row["wildcard"],
+                                                         row["wildcard_pulled"])) for row in members[0]["rows"]]
         lines += ["  " + line for line in format_table(header, body)] + [""]
     return lines
 

@@ -241,6 +241,22 @@ _CLUSTER_QUEUE = {
 }
 
 
+# Values runmqsc checks on queue attributes the model does not read (IBM MQ MQSC reference,
+# DEFINE queues): kept as raw text, but a value runmqsc refuses is refused here too, so a
+# typo such as DEFPSIST(MAYBE) is not accepted in silence. Queues only: on TOPIC the same
+# keywords also take ASPARENT, and on other objects their ranges differ.
+QUEUE_RAW_VALUES: dict[str, Attr] = {
+    "DEFPSIST": _enum("YES", "NO"), "DEFPRTY": _int(0, 9), "GET": ENABLED_DISABLED,
+    "DEFPRESP": _enum("SYNC", "ASYNC"), "DEFREADA": _enum("NO", "YES", "DISABLED"),
+    "DEFSOPT": _enum("EXCL", "SHARED"), "MSGDLVSQ": _enum("PRIORITY", "FIFO"),
+    "TRIGTYPE": _enum("FIRST", "EVERY", "DEPTH", "NONE"), "SCOPE": _enum("QMGR", "CELL"),
+    "MAXDEPTH": _int(0, 999_999_999), "MAXMSGL": _int(0, 104_857_600),
+    "SHARE": _flag("SHARE"), "NOSHARE": _flag("SHARE", False), "TRIGGER": _flag("TRIGGER"),
+    "NOTRIGGER": _flag("TRIGGER", False), "HARDENBO": _flag("HARDENBO"), "NOHARDENBO": _flag("HARDENBO", False),
+}
+DESCR_LENGTH = 64  # MQ_Q_DESC_LENGTH and the other objects' DESCR: at most 64 characters
+
+
 def _with_raw(spec: dict[str, Attr], raw: tuple[str, ...]) -> dict[str, Attr]:
     merged = {kw: RAW for kw in raw}
     merged.update(spec)
@@ -827,6 +843,8 @@ def _typed_attrs(items: list[_Item], spec: dict[str, Attr], verb: str, objtype: 
         if key in attrs:
             raise _repeated(it, verb, objtype, name, file)
         attrs[key] = _typed_value(it, attr, where, file)
+        if attr.kind == "raw":
+            _check_raw_value(it, objtype, where, file)
     for group in EXCLUSIVE:
         given = [kw for kw in group if kw in attrs]
         if len(given) > 1:
@@ -884,6 +902,29 @@ def _elsewhere(kw: str, objtype: str) -> str:
             name = kw if kw in spec else hint.removeprefix("did you mean ").rstrip("?")
             return f"{name} is an attribute of {other}, not of {objtype}"
     return ""
+
+
+def _check_raw_value(it: _Item, objtype: str, where: str, file: str) -> None:
+    """Refuse a value runmqsc refuses for an attribute kept as raw text (QUEUE_RAW_VALUES,
+    DESCR's length); the value itself stays raw.
+
+    >>> parse("DEFINE QLOCAL(Q1) DEFPSIST(MAYBE)", file="q.mqsc")
+    Traceback (most recent call last):
+    ...
+    spec.errors.InputError: q.mqsc:1:28: DEFINE QLOCAL(Q1): DEFPSIST(MAYBE) is not valid; expected DEFPSIST(YES|NO)
+    >>> parse("DEFINE QLOCAL(Q1) SHARE DEFPSIST(yes) MAXDEPTH(5000)")[0].get("DEFPSIST")
+    'YES'
+    """
+    if it.keyword == "DESCR" and it.values is not None and len(it.values) == 1:
+        text = it.values[0].text
+        if len(text) > DESCR_LENGTH:
+            raise InputError(f"{where}: DESCR is {len(text)} characters; MQ allows at most {DESCR_LENGTH}",
+                             file=file, line=it.values[0].line, column=it.values[0].column,
+                             suggestion="shorten the description")
+        return
+    rule = QUEUE_RAW_VALUES.get(it.keyword) if objtype in ("QLOCAL", "QREMOTE", "QALIAS") else None
+    if rule is not None:
+        _typed_value(it, rule, where, file)
 
 
 def _typed_value(it: _Item, attr: Attr, where: str, file: str) -> Value:

@@ -190,3 +190,17 @@ def test_a_plain_run_marks_no_record_broken(capsys):
     [record] = json.loads(out)["claims"]
     assert status == 0 and record["broken"] is False and record["broken_rule"] is None
     assert record["expected"] == "proved"
+
+
+def test_reachability_columns_are_measured_after_escaping():
+    """A topic with a control character is shown as \\x1b (4 characters): the columns were
+    measured before escaping, so every later column was shifted on that row."""
+    from checker.cli import _render_reach
+
+    rows = [{"topics": "a\x1b/b", "any": "yes", "wildcard": "no", "wildcard_pulled": "no"},
+            {"topics": "plain", "any": "no", "wildcard": "no", "wildcard_pulled": "no"}]
+    reach = {"bound": 2, "level_names": ["a"], "seconds": 0.0,
+             "pairs": [{"publisher": "QM1", "subscriber": "QM2", "linked": True, "rows": rows}]}
+    table = [line for line in _render_reach("s", reach) if line.startswith("  ")]
+    starts = {line.index(cell) for line, cell in zip(table[-2:], ("yes", "no"))}
+    assert len(starts) == 1 and "\x1b" not in "".join(table) and "a\\x1b/b" in table[-2]

@@ -368,6 +368,14 @@ ERRORS = [
     ("DEFINE SUB(S) TOPICSTR(' x')", "MQRC_UNKNOWN_OBJECT_NAME", 1, 15, ""),
     ("DEFINE SUB(S) TOPICSTR('50%') WSCHEMA(CHAR)", "invalid escape", 1, 15, "%%"),
     ("CLEAR TOPICSTR('') CLTRTYPE(RETAINED)", "a topic string must not be empty", 1, 1, ""),
+    # values runmqsc refuses on queue attributes the model keeps as raw text (a user trial)
+    ("DEFINE QLOCAL(Q1) DEFPSIST(MAYBE)", "DEFPSIST(MAYBE) is not valid; expected DEFPSIST(YES|NO)", 1, 28, ""),
+    ("DEFINE QLOCAL(Q1) MAXMSGL(-1)", "MAXMSGL(-1) is not a number; expected MAXMSGL(0-104857600)", 1, 27, ""),
+    ("DEFINE QLOCAL(Q1) MAXDEPTH(1000000000)", "MAXDEPTH(1000000000) is out of range", 1, 28, ""),
+    ("DEFINE QLOCAL(Q1) SHARE(7)", "SHARE takes no value", 1, 19, "write SHARE alone"),
+    ("DEFINE QALIAS(A) TARGET(Q1) GET(MAYBE)", "GET(MAYBE) is not valid", 1, 33, ""),
+    ("DEFINE QLOCAL(Q1) DESCR('" + "x" * 65 + "')", "DESCR is 65 characters; MQ allows at most 64", 1, 25, ""),
+    ("DEFINE CHANNEL(C) CHLTYPE(SDR) CONNAME('x') XMITQ(T) DESCR('" + "x" * 65 + "')", "DESCR is 65", 1, 60, ""),
     # errors point into the right physical line after continuations
     ("DEFINE QLOCAL(Q1) +\n   PUT(DISABLED) +\n   CLWLRANK(12)", "out of range", 3, 13, ""),
     ("* comment\nDEFINE QLOCAL(Q1)\nALTER QLOCAL(Q1) -\n  GET(DISABLED) PUTT(ENABLED)",
@@ -692,3 +700,17 @@ if __name__ == "__main__":
     rows = scan_seed_documents(Path(sys.argv[2]))
     write_seed_lines(rows)
     print(f"{len(rows)} lines written to {SEED_LINES_FILE}")
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("DEFINE QLOCAL(Q1) DEFPSIST(yes) DEFPRTY(9) SHARE NOTRIGGER HARDENBO MAXDEPTH(999999999) MAXMSGL(104857600) "
+     "DEFSOPT(SHARED) MSGDLVSQ(FIFO) TRIGTYPE(NONE) DEFREADA(DISABLED) DEFPRESP(ASYNC) SCOPE(QMGR) GET(DISABLED)",
+     {"DEFPSIST": "YES", "DEFPRTY": "9", "SHARE": True, "NOTRIGGER": True, "MAXDEPTH": "999999999", "GET": "DISABLED"}),
+    ("DEFINE QLOCAL(Q1) DESCR('" + "x" * 64 + "')", {"DESCR": "x" * 64}),
+    # the same keywords on a topic also take ASPARENT: not checked there
+    ("DEFINE TOPIC(T) TOPICSTR('a') DEFPSIST(ASPARENT) DEFPRTY(ASPARENT)", {"DEFPSIST": "ASPARENT", "DEFPRTY": "ASPARENT"}),
+    ("ALTER QMGR MAXMSGL(4194304)", {"MAXMSGL": "4194304"}),
+])
+def test_valid_values_of_unmodelled_attributes_are_kept_as_written(text, kept):
+    cmd = one(text)
+    assert {kw: cmd.get(kw) for kw in kept} == kept
