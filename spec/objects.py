@@ -781,8 +781,9 @@ def _resume(qm: QueueManagerDef, cmd: Command):
 def _refresh_cluster(qm: QueueManagerDef, cmd: Command):
     repos = cmd.get("REPOS") == "YES"
     if repos and cmd.name in repos_clusters(qm):
-        # MQ REFRESH CLUSTER usage notes: REPOS(YES) cannot be used on a full repository
-        raise _Rejected(f"REFRESH CLUSTER({cmd.name}) REPOS(YES) cannot be issued on a full "
+        # MQSC reference, REFRESH CLUSTER: REPOS(YES) on a full repository "will fail with an
+        # error AMQ9406/CSQX406E logged"
+        raise _Rejected(f"AMQ9406: REFRESH CLUSTER({cmd.name}) REPOS(YES) cannot be issued on a full "
                         f"repository of the cluster; alter it to a partial repository first.")
     return qm, RefreshCluster(cmd.name, repos)
 

@@ -812,3 +812,12 @@ def test_refresh_cluster_at_a_full_repository_keeps_the_other_queue_managers():
              '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(INV)" }\n')
     final = run_scenario(scenario(text)).final
     assert set(view(final, "FR1", "INV")["qmgrs"]) == {"APP", "FR1", "FR2", "QM1"}
+
+
+def test_refresh_cluster_repos_yes_at_a_full_repository_logs_amq9406():
+    """MQSC reference, REFRESH CLUSTER: REPOS(YES) on a full repository "will fail with an
+    error AMQ9406/CSQX406E logged" (it was logged as MQSC_REJECTED)."""
+    text = REFRESH_WHILE_AN_FR_IS_DOWN.split("[[steps]]")[0] + \
+        '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(INV) REPOS(YES)" }\n'
+    report = run_scenario(scenario(text))
+    assert [(e.qmgr, e.code) for e in report.final.log if e.step == 0] == [("FR1", "AMQ9406")]
