@@ -380,7 +380,8 @@ def _check_backend_options(args: argparse.Namespace) -> None:
                   "--resume": args.resume, "--partitions": args.partitions,
                   "--driver-threshold": args.driver_threshold}
     local_only = {"--timeout": args.timeout, "--memory-limit-mb": args.memory_limit_mb,
-                  "--stop-on-violation": args.stop_on_violation or None, "--workers": args.workers}
+                  "--stop-on-violation": args.stop_on_violation or None, "--workers": args.workers,
+                  "--no-por": args.no_por or None}   # Spark explores unreduced
     given = [k for k, v in (spark_only if args.backend != "spark" else local_only).items() if v is not None]
     if given:
         other = "--backend spark" if args.backend != "spark" else "--backend local"
@@ -647,6 +648,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     if args.exclude:
         args.property = [pid for pid in (args.property or catalogue) if pid not in set(args.exclude)]
     _report_target(args.report)
+    _out_dir(args.out)
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps, foci=fuzz_foci(args.property))
     progress = None
     if sys.stderr.isatty() and not args.quiet:
@@ -732,10 +734,13 @@ def _add_fuzz_parser(sub) -> None:
                       help="the same as a positional ID, as check spells it (repeatable)")
     fuzz.add_argument("--exclude", action="append", metavar="ID",
                       help="do not check this property (repeatable; its witness may still be reported)")
-    fuzz.add_argument("--examples", type=_at_least(1), default=100, metavar="N", help="examples to run (default 100)")
+    fuzz.add_argument("--examples", type=_at_least(1), default=100, metavar="N",
+                      help="examples to run (default 100; Hypothesis may run a few more, which the report counts)")
     fuzz.add_argument("--seed", type=_at_least(0), default=0, metavar="S", help="random seed (default 0)")
     fuzz.add_argument("--max-qmgrs", type=_at_least(1), default=3, metavar="K",
-                      help="at most K queue managers per configuration (default 3)")
+                      help="at most K queue managers per configuration (default 3); the cluster-membership "
+                           "focus always has four, the smallest cluster where choosing among full repositories "
+                           "matters")
     fuzz.add_argument("--max-steps", type=_at_least(0), default=None, metavar="N",
                       help="at most N scenario steps per configuration (default 5 for configs, 30 for walks)")
     fuzz.add_argument("--mode", choices=("configs", "walks"), default="configs")
@@ -889,6 +894,28 @@ def _add_report_option(parser: argparse.ArgumentParser) -> None:
     """The ``--report FILE.html`` option every result-producing command takes."""
     parser.add_argument("--report", metavar="FILE.html",
                         help="also write a self-contained HTML report of the result to this file")
+
+
+def _out_dir(path: str, option: str = "--out") -> None:
+    """Refuse a directory for counterexample files that cannot be one, before the command
+    works (it used to fail with a traceback after every claim was proved): an empty name,
+    an existing file, or a place where no directory can be made."""
+    if not path or "\0" in path:
+        raise InputError(f"{option}: expected a directory name", file="<command line>")
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        what = "is a file, not a directory" if probe == os.path.abspath(path) else \
+            f"cannot be made: {printable(probe)} is not a directory"
+        raise InputError(f"{option} {printable(path)} {what}", file="<command line>",
+                         suggestion="counterexamples are written as scenario files into a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {printable(path)}: cannot create files in {printable(probe)}: permission denied",
+                         file="<command line>")
 
 
 def _report_target(path: str | None, inputs=(), *, stdout: bool = False) -> None:
@@ -1416,6 +1443,10 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from checker.prove import exit_status, format_header, format_record, format_summary, stopped
 
     ids, scenario = _prove_targets(args)
+    _out_dir(args.out)
+    if args.broken and scenario is not None:
+        raise InputError("--broken proves the catalogue's claims against broken rules; a scenario's [[prove]] "
+                         "claims have none: give claim ids, or leave --broken out", file="<command line>")
     if args.report is not None:
         _report_target(args.report, _load_scenario(scenario, "prove").files if scenario is not None else ())
 

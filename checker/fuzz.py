@@ -362,7 +362,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
     properties are not decided by walks (their coverage stays 0)."""
     from checker.explore import StopSignals
 
-    report = FuzzReport("walks", seed, examples, bounds={"max_steps": max_steps})
+    report = FuzzReport("walks", seed, examples, bounds={"max_actions": max_steps})   # actions per walk (--bound)
     holder: dict[str, _Run] = {}
     kind_of = fuzz.kind_of or (lambda model, action: type(action).__name__)
 

@@ -193,7 +193,10 @@ def _claim_scenario(ctx: Context, claim, publisher: str, subscriber: str, w: dic
     head = (f"name = {toml_string(f'[[prove]] {claim.name} ({ctx.name})')}\n"
             f"description = {toml_string(summary)}\n\n")
     text = head + qmgrs + "\n" + "\n".join(steps) + "\n" + expect
-    stem = "".join(c if c.isalnum() else "-" for c in claim.name.lower()).strip("-") or f"prove-{claim.index}"
+    # prove-<index>-<name>: two claims of one name do not share a file, and a long name is cut
+    # (a file name has at most 255 bytes)
+    slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in claim.name.lower()).strip("-")[:80].strip("-")
+    stem = f"prove-{claim.index}" + (f"-{slug}" if slug else "")
     return Counterexample(summary, text, stem, w)
 
 

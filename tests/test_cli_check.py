@@ -199,3 +199,17 @@ def test_a_long_verdict_wraps_in_its_column():
     table = text[text.index("property"):].split("\n\n")[0].splitlines()
     assert max(map(len, table)) <= len("PS-TERMINATION") + len("eventually") + VERDICT_WIDTH + 6
     assert " ".join(table).count("explored level") == 5  # wrapped, not cut
+
+
+@pytest.mark.parametrize("argv, given", [
+    (["--backend", "spark", "--no-por"], "--no-por only applies with --backend local"),
+    (["--backend", "spark", "--timeout", "5", "--workers", "1"], "--timeout, --workers only apply with --backend local"),
+    (["--master", "local[2]"], "--master only applies with --backend spark"),
+])
+def test_options_of_the_other_backend_are_errors(capsys, argv, given):
+    """--no-por was accepted silently with Spark, which explores unreduced (a user trial)."""
+    from checker.cli import main
+
+    assert main(["check", str(ROOT / "examples" / "sports-qma.toml"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mqcheck: error: <command line>: {given}\n"

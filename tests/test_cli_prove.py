@@ -98,9 +98,9 @@ def test_sport_reachability_table_and_claims(capsys, tmp_path):
     assert "rests on:" in out and "QMB: no other topic objects or cluster topic records" in out
     assert "prove[1]                     counterexample" in out
     assert "prove[2]                     proved" in out and "witness:" in out
-    refuted = tmp_path / "no-wildcard-subscription-on-qmb-ever-receives-qma-s-football-publications.toml"
+    refuted = tmp_path / "prove-1-no-wildcard-subscription-on-qmb-ever-receives-qma-s-football-publications.toml"
     assert main(["run", str(refuted)]) == 1  # the violation, shown by the network
-    witness = tmp_path / "a-wildcard-subscription-on-qmb-can-receive-qma-s-rugby-publications.toml"
+    witness = tmp_path / "prove-2-a-wildcard-subscription-on-qmb-can-receive-qma-s-rugby-publications.toml"
     assert main(["run", str(witness)]) == 0
     capsys.readouterr()
 
@@ -204,3 +204,39 @@ def test_reachability_columns_are_measured_after_escaping():
     table = [line for line in _render_reach("s", reach) if line.startswith("  ")]
     starts = {line.index(cell) for line, cell in zip(table[-2:], ("yes", "no"))}
     assert len(starts) == 1 and "\x1b" not in "".join(table) and "a\\x1b/b" in table[-2]
+
+
+def test_claims_of_one_name_or_a_long_name_get_their_own_files(capsys, tmp_path):
+    """Two [[prove]] claims named alike wrote one file (the second overwrote the first, and
+    the first's replay replayed the wrong claim); a 300-character name failed with
+    'File name too long' after every claim was proved (a user trial)."""
+    text = Path(SPORT_PROVE).read_text().split("[[prove]]")[0]
+    claim = '[[prove]]\nname = "{name}"\npublisher = "QMA"\nsubscriber = "{sub}"\ntopic = "{topic}"\nexpect = "never"\n'
+    text += claim.format(name="same", sub="QMB", topic="Sports/Rugby/#") + claim.format(name="same", sub="QMA", topic="Sports")
+    text += claim.format(name="a" * 300, sub="QMA", topic="Sports")
+    path = tmp_path / "claims.toml"
+    path.write_text(text)
+    status, out, err = prove(capsys, str(path), "--out", str(tmp_path / "o"))
+    assert status == 1 and "Traceback" not in err, err
+    files = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert files == ["prove-0-same.toml", "prove-1-same.toml", f"prove-2-{'a' * 80}.toml"]
+    for name in files:   # each replays its own claim: the network shows the delivery the claim says never happens
+        assert main(["run", str(tmp_path / "o" / name)]) == 1
+    capsys.readouterr()
+
+
+def test_a_counterexample_directory_that_cannot_be_one_is_refused_before_proving(capsys, tmp_path):
+    (tmp_path / "afile").write_text("")
+    for out_dir, expected in ((tmp_path / "afile", "is a file, not a directory"),
+                              (tmp_path / "afile" / "sub", "is not a directory"), ("", "expected a directory name")):
+        status, out, err = prove(capsys, "--broken", "PS-CFG-LOOP-BOUND", "--out", str(out_dir))
+        assert status == 2 and out == "" and err.count("\n") == 1 and expected in err, err
+        assert main(["fuzz", "--out", str(out_dir), "--examples", "1", "--no-database"]) == 2
+        assert expected in capsys.readouterr().err
+
+
+def test_broken_with_a_scenario_is_refused(capsys):
+    """--broken has no broken rules for a scenario's [[prove]] claims: it was ignored, and
+    the exit status then meant "a broken rule not refuted"."""
+    status, out, err = prove(capsys, "--broken", SPORT_PROVE)
+    assert status == 2 and out == "" and "--broken proves the catalogue's claims against broken rules" in err

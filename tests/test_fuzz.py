@@ -157,6 +157,8 @@ def test_cli_json_walks(capsys, tmp_path):
     data = json.loads(out)
     assert code == 0 and data["command"] == "fuzz" and data["mode"] == "walks"
     assert data["examples"] == 8 and data["counterexamples"] == [] and data["ok"] is True
+    # --bound is the actions per walk, not --max-steps (the scenario steps): it was reported as max_steps
+    assert data["bounds"] == {"max_actions": 40, "max_qmgrs": 3}
     assert set(data["timings"]) == {"seconds", "cpu_seconds", "seconds_per_example"}
     row = data["properties"]["PS-SCOPE"]
     assert set(row) == {"kind", "title", "witness", "checked", "exercised", "violated", "excused"}
