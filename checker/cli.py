@@ -472,8 +472,29 @@ def _render_check(scenario, model, result, format_verdict) -> str:
                 lines += ["  At its last state:", *(f"    - {w}" for w in why)] if why else []
     lines += _evidence_lines(model, result)
     if not st.complete:
-        lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
+        lines += ["", f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
     return "\n".join(lines)
+
+
+BOUND_STOPS = ("max_states", "max_depth", "timeout", "memory limit", "out of memory")
+
+
+def _stopped_by(stop_reason: str) -> str:
+    """What stopped an incomplete exploration, for the footer of `check`'s text: a bound, a
+    signal ("interrupted", "terminated (SIGTERM)"), the first violation, or else its reason.
+
+    >>> _stopped_by("max_states reached"), _stopped_by("terminated (SIGTERM)")
+    ('The exploration stopped at a bound', 'The exploration was terminated (SIGTERM)')
+    """
+    from checker.explore import stopped_by_signal
+
+    if stopped_by_signal(stop_reason):
+        return f"The exploration was {stop_reason}"
+    if stop_reason == "stopped at first violation":
+        return "The exploration stopped at its first violation (--stop-on-violation)"
+    if not stop_reason or stop_reason.startswith(BOUND_STOPS):
+        return "The exploration stopped at a bound"
+    return f"The exploration stopped early ({stop_reason})"
 
 
 def _evidence_lines(model, result) -> list[str]:

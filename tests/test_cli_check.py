@@ -179,3 +179,31 @@ def test_a_long_verdict_wraps_in_its_column():
     table = text[text.index("property"):].split("\n\n")[0].splitlines()
     assert max(map(len, table)) <= len("PS-TERMINATION") + len("eventually") + VERDICT_WIDTH + 6
     assert " ".join(table).count("explored level") == 5  # wrapped, not cut
+
+
+@pytest.mark.parametrize(
+    "reason,footer",
+    [
+        ("max_states reached", "The exploration stopped at a bound: "),
+        ("timeout (5 s)", "The exploration stopped at a bound: "),
+        ("memory limit (100 MB)", "The exploration stopped at a bound: "),
+        ("interrupted", "The exploration was interrupted: "),
+        ("terminated (SIGTERM)", "The exploration was terminated (SIGTERM): "),
+        ("interrupted during the termination check", "The exploration was interrupted during the termination check: "),
+        ("stopped at first violation", "The exploration stopped at its first violation (--stop-on-violation): "),
+        ("Spark failed: the JVM was killed by SIGKILL",
+         "The exploration stopped early (Spark failed: the JVM was killed by SIGKILL): "),
+    ],
+)
+def test_the_footer_says_what_stopped_the_exploration(reason, footer):
+    # Ctrl-C and SIGTERM are no bound: the footer used to say "stopped at a bound" for both
+    from types import SimpleNamespace
+
+    from checker.cli import _render_check
+    from checker.model import Result, Statistics, Status, Verdict, format_verdict
+
+    verdicts = {"RP-OK": Verdict("RP-OK", "always", Status.HOLDS_UP_TO_BOUND, distinct_states=3, reason=reason)}
+    result = Result("m", "local", Statistics(distinct_states=3, complete=False, stop_reason=reason), verdicts)
+    text = _render_check(SimpleNamespace(name="s", file="s.toml"),
+                         SimpleNamespace(explore_initial=False, properties=lambda: ()), result, format_verdict)
+    assert text.splitlines()[-1] == footer + "no verdict above claims more than the states explored."
