@@ -372,6 +372,19 @@ def _check_backend_options(args: argparse.Namespace) -> None:
     if args.run_dir is not None and args.resume is not None:
         raise InputError("give either --run-dir DIR (a new run) or --resume DIR (continue one), not both",
                          file="<command line>")
+    if args.backend == "spark":
+        # before anything is explored, whether or not Spark will start: a run whose levels
+        # all stay on the driver never starts it, and a misspelt master went unnoticed
+        from checker.spark import check_master, parse_conf
+
+        try:
+            conf = parse_conf(args.conf or ())
+            if args.master is not None:
+                check_master(args.master)
+            if "spark.master" in conf:
+                check_master(conf["spark.master"], "--conf spark.master")
+        except ValueError as err:
+            raise InputError(str(err), file="<command line>") from None
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

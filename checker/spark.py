@@ -52,6 +52,7 @@ import itertools
 import json
 import os
 import pickle
+import re
 import shutil
 import signal
 import sys
@@ -124,6 +125,63 @@ def parse_conf(pairs: Iterable[str]) -> dict[str, str]:
             )
         out[key.strip()] = value
     return out
+
+
+MASTER_FORMS = ("local, local[N], local[*], local[N,F], local-cluster[N,C,M], "
+                "spark://HOST:PORT[,HOST:PORT...], yarn or k8s://...")
+"""The master URLs Spark 4 takes (``SparkSubmit`` and ``SparkMasterRegex``); Spark 3 also
+took ``mesos://...``."""
+
+_MASTER_PATTERNS = (
+    re.compile(r"local"),
+    re.compile(r"local\[(?:[1-9][0-9]*|\*)\]"),
+    re.compile(r"local\[(?:[1-9][0-9]*|\*)\s*,\s*[1-9][0-9]*\]"),
+    re.compile(r"local-cluster\[\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*,\s*[1-9][0-9]*\s*\]"),
+    re.compile(r"yarn"),
+    re.compile(r"k8s://\S+"),
+)
+_SPARK_HOST_PORT = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[^\s/:,\[\]]+):([0-9]{1,5})")
+
+
+def check_master(master: str, option: str = "--master") -> None:
+    """Raise ValueError unless ``master`` has a form Spark takes (:data:`MASTER_FORMS`).
+
+    Checked before anything is explored, whether or not Spark will start: a run whose levels
+    all stay on the driver never starts Spark, and a misspelt master would go unnoticed.
+
+    >>> check_master("local[2]"); check_master("spark://h1:7077,h2:7077"); check_master("yarn")
+    >>> check_master("bogus://x")
+    Traceback (most recent call last):
+    ...
+    ValueError: --master 'bogus://x': expected local, local[N], local[*], local[N,F], local-cluster[N,C,M], spark://HOST:PORT[,HOST:PORT...], yarn or k8s://...
+    """
+    if any(p.fullmatch(master) for p in _MASTER_PATTERNS):
+        return
+    if master.startswith("spark://"):
+        hosts = master[len("spark://"):].split(",")
+        if all((m := _SPARK_HOST_PORT.fullmatch(h)) and 0 < int(m.group(1)) < 65536 for h in hosts):
+            return
+        raise ValueError(f"{option} {master!r}: expected spark://HOST:PORT[,HOST:PORT...] (a port from 1 to 65535 "
+                         "after each host), e.g. spark://master:7077")
+    if master.startswith("mesos://") and len(master) > len("mesos://"):
+        if _spark_major() < 4:
+            return
+        raise ValueError(f"{option} {master!r}: Spark {_spark_major()} has no Mesos support (removed in Spark 4.0); "
+                         f"expected {MASTER_FORMS}")
+    if re.fullmatch(r"local\[\s*0+\s*(,.*)?\]", master):
+        raise ValueError(f"{option} {master!r}: local[N] needs at least one thread (N >= 1), or local[*] for one "
+                         "per core")
+    raise ValueError(f"{option} {master!r}: expected {MASTER_FORMS}")
+
+
+def _spark_major() -> int:
+    """The installed Spark's major version (pyspark's), without importing pyspark."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return int(version("pyspark").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        return 4
 
 
 def _spark_defaults_keys() -> set[str]:

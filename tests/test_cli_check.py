@@ -182,6 +182,29 @@ def test_a_long_verdict_wraps_in_its_column():
 
 
 @pytest.mark.parametrize(
+    "argv,message",
+    [
+        # every level of reset-deleted-qmgr would run on Spark: a bad master used to start a
+        # JVM and end in a 30-line traceback, exit 1
+        (["--master", "bogus://x", "--driver-threshold", "0"],
+         "--master 'bogus://x': expected local, local[N], local[*], local[N,F], local-cluster[N,C,M], "
+         "spark://HOST:PORT[,HOST:PORT...], yarn or k8s://..."),
+        # every level stays on the driver: Spark never starts, and a bad master went unnoticed
+        (["--master", "bogus://x"], "--master 'bogus://x': expected local, local[N]"),
+        (["--master", "local[0]"], "local[N] needs at least one thread"),
+        (["--master", "spark://master"], "expected spark://HOST:PORT[,HOST:PORT...]"),
+        (["--conf", "spark.master=yarn-cluster"], "--conf spark.master 'yarn-cluster': expected local"),
+        (["--conf", "spark.sql.shuffle.partitions"], "expected KEY=VALUE"),
+    ],
+)
+def test_spark_options_are_checked_before_anything_is_explored(argv, message):
+    proc = check("examples/reset-deleted-qmgr.toml", "--backend", "spark", *argv)
+    assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr[-2000:]
+    [line] = proc.stderr.splitlines()   # one line, no traceback
+    assert line.startswith("mqcheck: error: <command line>: ") and message in line
+
+
+@pytest.mark.parametrize(
     "reason,footer",
     [
         ("max_states reached", "The exploration stopped at a bound: "),
