@@ -420,7 +420,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 resume=args.resume is not None, partitions=args.partitions,
                 driver_threshold=(DEFAULT_DRIVER_THRESHOLD if args.driver_threshold is None
                                   else args.driver_threshold), **bounds)
-        except ValueError as err:  # a bad --conf, or a run directory that cannot be used
+        except ValueError as err:  # a run directory that cannot be used, or Spark did not start
             raise InputError(str(err), file="<command line>") from None
     else:
         from checker.explore import explore

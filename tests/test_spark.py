@@ -132,6 +132,33 @@ def test_driver_only_run_needs_no_spark():
         assert summary(remote) == summary(local)
 
 
+@pytest.mark.parametrize(
+    "lines,expected",
+    [
+        (["WARNING: Using incubator modules: jdk.incubator.vector",
+          'Exception in thread "main" org.apache.spark.SparkException: Master must either be yarn or start with '
+          "spark, k8s, or local", "\tat org.apache.spark.deploy.SparkSubmit.error(SparkSubmit.scala:1068)"],
+         "Master must either be yarn or start with spark, k8s, or local"),
+        (["Invalid maximum heap size: -Xmxabc", "Error: Could not create the Java Virtual Machine."],
+         "Invalid maximum heap size: -Xmxabc"),
+        (["26/11/28 05:36:44 WARN Utils: Your hostname resolves to a loopback address",
+          "26/11/28 05:36:44 ERROR SparkContext: Error initializing SparkContext.",
+          "org.apache.spark.SparkException: Could not parse Master URL: 'local[x]'", "\tat x.y(Z.scala:1)",
+          "26/11/28 05:36:45 ERROR Utils: another error"],
+         "Could not parse Master URL: 'local[x]'"),
+        (["26/11/28 05:38:06 ERROR StandaloneSchedulerBackend: Application has been killed. Reason: All masters "
+          "are unresponsive! Giving up."],
+         "Application has been killed. Reason: All masters are unresponsive! Giving up."),
+        ([], ""),
+    ],
+    ids=["jvm-exited", "java-option", "logged-exception", "log-line", "nothing"],
+)
+def test_the_jvms_first_meaningful_error_line(lines, expected):
+    from checker.spark import _first_error_line
+
+    assert _first_error_line([line + "\n" for line in lines]) == expected
+
+
 # ---------------------------------------------------------------------------------------
 # Bounds and resume
 # ---------------------------------------------------------------------------------------
