@@ -603,6 +603,19 @@ class _Jvm:
             self.output.closed(1.0)
             _forget_gateway(self.gateway)
 
+    def exited(self) -> str:
+        """How the JVM ended ("" while it runs)."""
+        code = None if self.proc is None else self.proc.poll()
+        if code is None:
+            return ""
+        if code < 0:
+            try:
+                return f"the JVM was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"the JVM was killed by signal {-code}"
+        return f"the JVM exited with status {code}"
+
+
 def _quietly(fn) -> None:
     with contextlib.suppress(Exception):
         fn()
@@ -1992,10 +2005,13 @@ def explore_spark(
                         raise
                     raise err.with_hint(f"{root} keeps level {search.progress.level}: --resume {root} "
                                         "goes on from there") from None
-                except Exception:
-                    if not interrupts.requested:
+                except Exception as err:
+                    if interrupts.requested:
+                        raise KeyboardInterrupt from None  # a Spark call failed because Ctrl-C cancelled it
+                    failure = _spark_failure(err, search)
+                    if not failure:
                         raise
-                    raise KeyboardInterrupt from None  # a Spark call failed because Ctrl-C cancelled it
+                    stop = f"Spark failed: {failure}"
         except KeyboardInterrupt:
             # Ctrl-C or SIGTERM: report what the last complete level established; resume continues.
             # From here to the end of the clean-up below, a repeat only cuts the wait for the
@@ -2009,8 +2025,8 @@ def explore_spark(
             stop = "terminated (SIGTERM)" if interrupts.terminated else "interrupted"
             failure = stop
         if failure:
-            # a signal: what the last complete level established, as after a bound (the run
-            # directory can be resumed)
+            # a signal, or Spark failed after it started: what the last complete level
+            # established, as after a bound (the run directory can be resumed)
             search.progress = run.read_manifest(identity)
             search.progress.depth = (search.progress.level if search.progress.last_new
                                      else max(search.progress.level - 1, 0))
@@ -2032,6 +2048,28 @@ def explore_spark(
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
         closing.close()
+
+
+def _spark_failure(err: Exception, search: "_Search") -> str:
+    """What to report when ``err`` is Spark failing under a run that had started it (the
+    JVM gone, a job aborted, the connection lost): one line; "" for anything else, which
+    is raised as it is (mqcheck's own errors: a Python exception in a task, a query that
+    does not analyse)."""
+    if search.spark is None or type(err).__name__ in ("PythonException", "AnalysisException"):
+        return ""
+    try:
+        from py4j.protocol import Py4JError
+    except ImportError:   # pragma: no cover - pyspark brings py4j
+        Py4JError = ()
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = tb.tb_frame.f_code.co_filename if tb is not None else ""
+    inside = any(f"{os.sep}{package}{os.sep}" in where for package in ("py4j", "pyspark"))
+    if not (isinstance(err, Py4JError) or inside):
+        return ""
+    gone = search.jvm.exited() if search.jvm is not None else ""
+    return gone or _exception_line(err)
 
 
 class _Interrupts:
