@@ -281,8 +281,9 @@ def _start_session(master, conf, app_name, interrupts: "_Interrupts | None" = No
         if interrupts is not None:
             interrupts.starting = None
         signalled = isinstance(err, KeyboardInterrupt) or (interrupts is not None and interrupts.requested)
-        # the Java exception's causes, while the JVM can still be asked
+        # the Java exception's causes, while the JVM can still be asked, and whether it had ended
         told = _exception_line(err) if isinstance(err, Exception) else ""
+        gone = jvm.exited() if jvm is not None else ""
         if jvm is not None:
             if signalled:
                 jvm.terminate()
@@ -294,7 +295,7 @@ def _start_session(master, conf, app_name, interrupts: "_Interrupts | None" = No
             starter.join(2.0)
             _forget_gateway(jvm.gateway)   # if it set the gateway after the JVM was stopped
         if isinstance(err, Exception) and not (interrupts is not None and interrupts.requested):
-            line = (_first_error_line(jvm.output.held) if jvm is not None else "") or told
+            line = (_first_error_line(jvm.output.held) if jvm is not None else "") or gone or told
             raise SparkStartError(_blame(line, master, explicit), line) from None
         if isinstance(err, Exception):
             raise KeyboardInterrupt from None   # the signal killed the JVM being started
@@ -541,6 +542,13 @@ class _Jvm:
         self.proc: Any = None   # the subprocess.Popen, once it exists
         self.gateway: Any = None
         self.cancelled = False   # ended before its process existed: end it when it does
+        self.family: dict[int, int] = {}   # its processes seen so far ({pid: start time})
+
+    def note_family(self) -> None:
+        """Note the processes below the JVM (pyspark.daemon and its workers), so that they
+        are ended even if the JVM dies first (they are then no longer below it)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.family.update(_descendants(self.proc.pid))
 
     def terminate(self) -> None:
         """SIGTERM to the JVM's process group, at once, or as soon as it exists (also from a
@@ -565,7 +573,8 @@ class _Jvm:
         self.output.mute()
         deadline = time.monotonic() + seconds
         proc = self.proc
-        family = _descendants(proc.pid) if proc is not None else {}
+        self.note_family()
+        family = dict(self.family)
         try:
             if session is not None and not hurried() and proc is not None and proc.poll() is None:
                 stopper = threading.Thread(target=_quietly, args=(session.stop,), name="mqcheck-spark-stop",
@@ -574,7 +583,8 @@ class _Jvm:
                 while stopper.is_alive() and time.monotonic() < deadline and not hurried():
                     stopper.join(0.05)
             if proc is not None:
-                family.update(_descendants(proc.pid))
+                self.note_family()
+                family.update(self.family)
                 with contextlib.suppress(OSError, ValueError):
                     proc.stdin.close()   # the JVM's signal to end (pyspark's PythonGatewayServer)
                 while proc.poll() is None and time.monotonic() < deadline and not hurried():
@@ -603,9 +613,14 @@ class _Jvm:
             self.output.closed(1.0)
             _forget_gateway(self.gateway)
 
-    def exited(self) -> str:
-        """How the JVM ended ("" while it runs)."""
-        code = None if self.proc is None else self.proc.poll()
+    def exited(self, wait: float = 0.0) -> str:
+        """How the JVM ended ("" while it runs), waiting up to ``wait`` seconds for it to end
+        (a JVM killed closes its sockets before it is gone)."""
+        if self.proc is None:
+            return ""
+        with contextlib.suppress(Exception):
+            self.proc.wait(wait)
+        code = self.proc.poll()
         if code is None:
             return ""
         if code < 0:
@@ -1626,6 +1641,8 @@ class _Search:
                 if self.spark is None:
                     self.start_spark()
                 new, tally, times = self.spark_level(level)
+                if self.jvm is not None:
+                    self.jvm.note_family()   # its Python workers, which the level's tasks started
                 if room is not None and new > room:
                     cut_chunk = self.spark_cut_chunk(level, room)
                 generated = self.absorb(tally, level, cut_chunk)
@@ -2068,7 +2085,7 @@ def _spark_failure(err: Exception, search: "_Search") -> str:
     inside = any(f"{os.sep}{package}{os.sep}" in where for package in ("py4j", "pyspark"))
     if not (isinstance(err, Py4JError) or inside):
         return ""
-    gone = search.jvm.exited() if search.jvm is not None else ""
+    gone = search.jvm.exited(wait=1.0) if search.jvm is not None else ""
     return gone or _exception_line(err)
 
 
