@@ -390,6 +390,19 @@ def _check_backend_options(args: argparse.Namespace) -> None:
     if args.run_dir is not None and args.resume is not None:
         raise InputError("give either --run-dir DIR (a new run) or --resume DIR (continue one), not both",
                          file="<command line>")
+    if args.backend == "spark":
+        # before anything is explored, whether or not Spark will start: a run whose levels
+        # all stay on the driver never starts it, and a misspelt master went unnoticed
+        from checker.spark import check_master, parse_conf
+
+        try:
+            conf = parse_conf(args.conf or ())
+            if args.master is not None:
+                check_master(args.master)
+            if "spark.master" in conf:
+                check_master(conf["spark.master"], "--conf spark.master")
+        except ValueError as err:
+            raise InputError(str(err), file="<command line>") from None
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -425,7 +438,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
                 resume=args.resume is not None, partitions=args.partitions,
                 driver_threshold=(DEFAULT_DRIVER_THRESHOLD if args.driver_threshold is None
                                   else args.driver_threshold), **bounds)
-        except ValueError as err:  # a bad --conf, or a run directory that cannot be used
+        except ValueError as err:  # a run directory that cannot be used, or Spark did not start
             raise InputError(str(err), file="<command line>") from None
     else:
         from checker.explore import explore
@@ -490,8 +503,29 @@ def _render_check(scenario, model, result, format_verdict) -> str:
                 lines += ["  At its last state:", *(f"    - {w}" for w in why)] if why else []
     lines += _evidence_lines(model, result)
     if not st.complete:
-        lines += ["", "The exploration stopped at a bound: no verdict above claims more than the states explored."]
+        lines += ["", f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
     return "\n".join(lines)
+
+
+BOUND_STOPS = ("max_states", "max_depth", "timeout", "memory limit", "out of memory")
+
+
+def _stopped_by(stop_reason: str) -> str:
+    """What stopped an incomplete exploration, for the footer of `check`'s text: a bound, a
+    signal ("interrupted", "terminated (SIGTERM)"), the first violation, or else its reason.
+
+    >>> _stopped_by("max_states reached"), _stopped_by("terminated (SIGTERM)")
+    ('The exploration stopped at a bound', 'The exploration was terminated (SIGTERM)')
+    """
+    from checker.explore import stopped_by_signal
+
+    if stopped_by_signal(stop_reason):
+        return f"The exploration was {stop_reason}"
+    if stop_reason == "stopped at first violation":
+        return "The exploration stopped at its first violation (--stop-on-violation)"
+    if not stop_reason or stop_reason.startswith(BOUND_STOPS):
+        return "The exploration stopped at a bound"
+    return f"The exploration stopped early ({stop_reason})"
 
 
 def _evidence_lines(model, result) -> list[str]:

@@ -213,3 +213,54 @@ def test_options_of_the_other_backend_are_errors(capsys, argv, given):
     assert main(["check", str(ROOT / "examples" / "sports-qma.toml"), *argv]) == 2
     err = capsys.readouterr().err
     assert err == f"mqcheck: error: <command line>: {given}\n"
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        # every level of reset-deleted-qmgr would run on Spark: a bad master used to start a
+        # JVM and end in a 30-line traceback, exit 1
+        (["--master", "bogus://x", "--driver-threshold", "0"],
+         "--master 'bogus://x': expected local, local[N], local[*], local[N,F], local-cluster[N,C,M], "
+         "spark://HOST:PORT[,HOST:PORT...], yarn or k8s://..."),
+        # every level stays on the driver: Spark never starts, and a bad master went unnoticed
+        (["--master", "bogus://x"], "--master 'bogus://x': expected local, local[N]"),
+        (["--master", "local[0]"], "local[N] needs at least one thread"),
+        (["--master", "spark://master"], "expected spark://HOST:PORT[,HOST:PORT...]"),
+        (["--conf", "spark.master=yarn-cluster"], "--conf spark.master 'yarn-cluster': expected local"),
+        (["--conf", "spark.sql.shuffle.partitions"], "expected KEY=VALUE"),
+    ],
+)
+def test_spark_options_are_checked_before_anything_is_explored(argv, message):
+    proc = check("examples/reset-deleted-qmgr.toml", "--backend", "spark", *argv)
+    assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr[-2000:]
+    [line] = proc.stderr.splitlines()   # one line, no traceback
+    assert line.startswith("mqcheck: error: <command line>: ") and message in line
+
+
+@pytest.mark.parametrize(
+    "reason,footer",
+    [
+        ("max_states reached", "The exploration stopped at a bound: "),
+        ("timeout (5 s)", "The exploration stopped at a bound: "),
+        ("memory limit (100 MB)", "The exploration stopped at a bound: "),
+        ("interrupted", "The exploration was interrupted: "),
+        ("terminated (SIGTERM)", "The exploration was terminated (SIGTERM): "),
+        ("interrupted during the termination check", "The exploration was interrupted during the termination check: "),
+        ("stopped at first violation", "The exploration stopped at its first violation (--stop-on-violation): "),
+        ("Spark failed: the JVM was killed by SIGKILL",
+         "The exploration stopped early (Spark failed: the JVM was killed by SIGKILL): "),
+    ],
+)
+def test_the_footer_says_what_stopped_the_exploration(reason, footer):
+    # Ctrl-C and SIGTERM are no bound: the footer used to say "stopped at a bound" for both
+    from types import SimpleNamespace
+
+    from checker.cli import _render_check
+    from checker.model import Result, Statistics, Status, Verdict, format_verdict
+
+    verdicts = {"RP-OK": Verdict("RP-OK", "always", Status.HOLDS_UP_TO_BOUND, distinct_states=3, reason=reason)}
+    result = Result("m", "local", Statistics(distinct_states=3, complete=False, stop_reason=reason), verdicts)
+    text = _render_check(SimpleNamespace(name="s", file="s.toml"),
+                         SimpleNamespace(explore_initial=False, properties=lambda: ()), result, format_verdict)
+    assert text.splitlines()[-1] == footer + "no verdict above claims more than the states explored."

@@ -132,6 +132,65 @@ def test_driver_only_run_needs_no_spark():
         assert summary(remote) == summary(local)
 
 
+def test_spark_failing_after_it_started_ends_the_run_like_a_bound(monkeypatch, tmp_path):
+    """Spark lost in the middle of a level (the JVM killed, a connection gone) ends the run
+    as a bound does: what the last complete level established, incomplete, the run directory
+    resumable; it used to end in a Python traceback. A Python error of mqcheck's own is still
+    raised as it is. (No JVM: the session and the level's job are stand-ins.)"""
+    from py4j.protocol import Py4JNetworkError
+
+    import checker.spark as spark_backend
+
+    model = BoundedCounters(3)   # levels of 1, 2, 3, ... states: level 2 is the first on "Spark"
+    monkeypatch.setattr(spark_backend, "_start_session", lambda *args: (object(), None))
+
+    def lost(self, level, **kwargs):
+        raise Py4JNetworkError("Answer from Java side is empty")
+
+    monkeypatch.setattr(spark_backend._Search, "spark_level", lost)
+    result = explore_spark(model, driver_threshold=2, run_dir=tmp_path / "run")
+    stats = result.statistics
+    assert (stats.complete, stats.stop_reason) == (False, "Spark failed: Py4JNetworkError: Answer from Java side is empty")
+    local = explore(model, max_depth=2)
+    assert (stats.distinct_states, stats.max_depth) == (local.statistics.distinct_states, 2)
+    assert result.verdicts["SUM-BOUNDED"].status is Status.HOLDS_UP_TO_BOUND
+    assert result.exit_status() == local.exit_status()
+
+    def bug(self, level, **kwargs):
+        raise ZeroDivisionError("mqcheck's own")
+
+    monkeypatch.setattr(spark_backend._Search, "spark_level", bug)
+    with pytest.raises(ZeroDivisionError):
+        explore_spark(model, driver_threshold=2)
+
+
+@pytest.mark.parametrize(
+    "lines,expected",
+    [
+        (["WARNING: Using incubator modules: jdk.incubator.vector",
+          'Exception in thread "main" org.apache.spark.SparkException: Master must either be yarn or start with '
+          "spark, k8s, or local", "\tat org.apache.spark.deploy.SparkSubmit.error(SparkSubmit.scala:1068)"],
+         "Master must either be yarn or start with spark, k8s, or local"),
+        (["Invalid maximum heap size: -Xmxabc", "Error: Could not create the Java Virtual Machine."],
+         "Invalid maximum heap size: -Xmxabc"),
+        (["26/11/28 05:36:44 WARN Utils: Your hostname resolves to a loopback address",
+          "26/11/28 05:36:44 ERROR SparkContext: Error initializing SparkContext.",
+          "org.apache.spark.SparkException: Could not parse Master URL: 'local[x]'", "\tat x.y(Z.scala:1)",
+          "26/11/28 05:36:45 ERROR Utils: another error"],
+         "Could not parse Master URL: 'local[x]'"),
+        (["26/11/28 05:38:06 ERROR StandaloneSchedulerBackend: Application has been killed. Reason: All masters "
+          "are unresponsive! Giving up."],
+         "Application has been killed. Reason: All masters are unresponsive! Giving up."),
+        ([], ""),
+    ],
+    ids=["jvm-exited", "java-option", "logged-exception", "log-line", "nothing"],
+)
+def test_the_jvms_first_meaningful_error_line(lines, expected):
+    from checker.spark import _first_error_line
+
+    assert _first_error_line([line + "\n" for line in lines]) == expected
+
+
 # ---------------------------------------------------------------------------------------
 # Bounds and resume
 # ---------------------------------------------------------------------------------------
