@@ -23,10 +23,11 @@ import z3
 from checker.model import Property
 from spec.symbolic import loops as sym_loops
 from spec.symbolic import reach as sym_reach
+from spec.symbolic import base as sym_base
 from spec.symbolic import repository as sym_repo
 from spec.symbolic import weights as sym_weights
 from spec.symbolic import workload as sym_wl
-from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
+from spec.symbolic.base import Counterexample, Encoding, checkpoint, count, mqsc_string, ticking, toml_string
 from spec.symbolic.topic_tree import SymTree, char_under
 from spec.symbolic.topics import (
     SEPARATOR,
@@ -49,6 +50,10 @@ class Claim:
 
     def encode(self, bound: int) -> Encoding:
         return self.build(bound, self.variant)
+
+    def watching(self, check: Callable[[], None]):
+        """The driver's check, called by the encoding's checkpoints (spec.symbolic.base)."""
+        return sym_base.watching(check)
 
     def broken(self, variant: str) -> Claim:
         return replace(self, variant=variant)
@@ -162,7 +167,7 @@ def _block_part(tag: str, depth: int, charwise: bool, variant: str, facts: dict,
         d == z3.And(m, z3.Not(b))
     prefix_levels = _char_prefix_levels(sub) if charwise else level_prefix_length(sub)
     hidden = []
-    for node in tree.nodes:
+    for node in ticking(tree.nodes):
         if node == ():
             continue
         under = char_under(node, topic) if charwise else tree.under(topic, node)
@@ -237,9 +242,9 @@ def _encode_fr_mesh(n: int, variant: str) -> Encoding:
     own = {x: mesh.own_record_reaches(x) for x in range(n)}
     pr = {(a, b): mesh.pr_record_reaches(a, b) for a in range(n) for b in range(n) if a != b}
     lost: list[tuple[str, tuple, int, z3.BoolRef]] = []
-    for x, got in own.items():
+    for x, got in ticking(own.items()):
         lost += [("own", (x,), y, z3.And(ex[x], ex[y], z3.Not(got[y]))) for y in range(n)]
-    for (a, b), got in pr.items():
+    for (a, b), got in ticking(pr.items()):
         lost += [("pr", (a, b), y, z3.And(ex[a], ex[b], ex[y], z3.Not(got[y]))) for y in range(n)]
     every_record_everywhere = z3.Not(z3.Or([c for *_, c in lost]))
     claim = every_record_everywhere == mesh.complete()
@@ -594,7 +599,9 @@ def _weights_run(k: int, present: list[int], weights: list[int] | None, variant:
     for n, bad in enumerate(per_put, 1):  # the first violated put: the shortest scenario
         solver.push()
         solver.add(bad)
-        if solver.check() == z3.sat:
+        answer = solver.check()
+        checkpoint()  # a check the deadline or a stop signal cut short is not an answer
+        if answer == z3.sat:
             m = solver.model()
             ws = [m.eval(u.weight[i], model_completion=True).as_long() for i in present]
             got = [m.eval(u.count[n][i], model_completion=True).as_long() for i in present]
@@ -610,7 +617,9 @@ def _weights_counts(k: int, present: list[int], weights: list[int], variant: str
     solver.add(*u.rules, *[e == (i in present) for i, e in enumerate(u.exists)],
                *[u.weight[i] == w for i, w in zip(present, weights)],
                *[u.weight[i] == sym_weights.WEIGHT_DEFAULT for i in range(k) if i not in present])
-    assert solver.check() == z3.sat
+    answer = solver.check()
+    checkpoint()
+    assert answer == z3.sat
     m = solver.model()
     return [m.eval(u.count[n][i], model_completion=True).as_long() for i in present]
 

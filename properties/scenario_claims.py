@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic import base as sym_base
 from spec.symbolic import reach as sym_reach
 from spec.symbolic import scenario as sym_sc
 from spec.symbolic.base import Counterexample, Encoding, toml_string
@@ -53,6 +54,10 @@ class FixedClaim:
 
     def encode(self, bound: int) -> Encoding:
         return self.build(bound)
+
+    def watching(self, check):
+        """The driver's check, called by the encoding's checkpoints (spec.symbolic.base)."""
+        return sym_base.watching(check)
 
 
 def default_bound(config: sym_sc.Configuration) -> int:
@@ -106,16 +111,23 @@ def table_questions(ctx: Context, publisher: str, subscriber: str, bound: int):
         built["rp"], built["reached"] = rp, reached
         return Encoding(facts, z3.BoolVal(True), lambda m: _witness(rp, m), rp.domain())
 
-    def questions():
-        rp, reached = built["rp"], built["reached"]
-        for row in rows(ctx.config):
+    encode.watching = sym_base.watching   # the driver's deadline and stop check (checker.prove.witnesses)
+
+    def question(row: tuple[str, ...], column: str):
+        def build() -> z3.BoolRef:   # built when asked: a table abandoned half-way builds no more
+            rp, reached = built["rp"], built["reached"]
             in_row = sym_sc.topic_in_row(rp, ctx.config, row)
+            kind = _subscription_kind(rp, column.split("_")[0], len(row))
+            alone = [] if column == "wildcard_pulled" else [z3.Not(rp.subs[1].present)]
+            return z3.And(reached, in_row, kind, *alone)
+        return build
+
+    def questions():
+        for row in rows(ctx.config):
             for column in COLUMNS:
                 if column != "any" and not row:
                     continue  # nothing is above the root
-                kind = _subscription_kind(rp, column.split("_")[0], len(row))
-                alone = [] if column == "wildcard_pulled" else [z3.Not(rp.subs[1].present)]
-                yield (row, column), z3.And(reached, in_row, kind, *alone)
+                yield (row, column), question(row, column)
     return encode, questions
 
 
