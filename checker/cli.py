@@ -1246,19 +1246,12 @@ def _prove_record(prop, verdict: str, detail: dict, out_dir: str, bound_unit: st
     return record
 
 
-def _prove_catalogue(args: argparse.Namespace, ids: list[str]) -> list:
-    from checker.model import select_properties
+def _prove_catalogue(args: argparse.Namespace, chosen: list) -> list:
+    """The records of the catalogue claims ``chosen`` (``Property`` objects, as ``_cmd_prove``
+    selected and checked them against ``--bound``)."""
     from checker.prove import prove
-    from properties.claims import BROKEN, claims
+    from properties.claims import BROKEN
 
-    class _Catalogue:
-        def properties(self):
-            return claims()
-
-    try:
-        chosen = select_properties(_Catalogue(), ids or None)
-    except ValueError as e:
-        raise InputError(str(e), file="<command line>") from None
     records = []
     for prop in chosen:
         claim = prop.predicate.broken(BROKEN[prop.id]) if args.broken else prop.predicate
@@ -1416,9 +1409,36 @@ def _interruptible_proofs(work):
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from checker.prove import exit_status, format_header, format_record, format_summary, stopped
+    from checker.model import select_properties
+    from checker.prove import bound_text, exit_status, format_header, format_record, format_summary, stopped
+    from properties.claims import claims
+    from properties.scenario_claims import MAX_BOUND as SCENARIO_MAX_BOUND
 
     ids, scenario = _prove_targets(args)
+    chosen = []
+    if ids or scenario is None:
+
+        class _Catalogue:
+            def properties(self):
+                return claims()
+
+        try:
+            chosen = select_properties(_Catalogue(), ids or None)
+        except ValueError as e:
+            raise InputError(str(e), file="<command line>") from None
+    if args.bound is not None:   # refused before anything runs: a bound that cannot be encoded
+        limits = [(p.id, p.predicate.min_bound, p.predicate.max_bound, p.predicate.bound_unit) for p in chosen]
+        limits += [(scenario, 1, SCENARIO_MAX_BOUND, "topic levels")] if scenario is not None else []
+        small = [(who, low, unit) for who, low, _, unit in limits if args.bound < low]
+        large = [(who, high, unit) for who, _, high, unit in limits if args.bound > high]
+        if small:
+            raise InputError(f"--bound {args.bound} is too small: " + ", ".join(
+                f"{who} needs at least {bound_text(low, unit)}" for who, low, unit in small), file="<command line>")
+        if large:
+            raise InputError(f"--bound {args.bound} is more than prove can encode in a minute: the largest accepted "
+                             f"bound is {min(high for _, _, high, _ in limits)} ("
+                             + ", ".join(f"{who}: {bound_text(high, unit)}" for who, high, unit in large) + ")",
+                             file="<command line>")
     if args.report is not None:
         _report_target(args.report, _load_scenario(scenario, "prove").files if scenario is not None else ())
 
@@ -1426,8 +1446,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         reach, records = None, []
         if scenario is not None:
             reach, records = _prove_scenario(args, scenario)
-        if ids or scenario is None:
-            records += _prove_catalogue(args, ids)
+        if chosen:
+            records += _prove_catalogue(args, chosen)
         return reach, records
 
     reach, records = _interruptible_proofs(proofs)
@@ -1472,7 +1492,8 @@ def _add_prove_parser(sub) -> None:
     )
     prove.add_argument("targets", nargs="*", metavar="ID|SCENARIO", help="claim ids and/or one scenario file")
     prove.add_argument("--bound", type=_at_least(1), metavar="N",
-                       help="queue managers / tree depth / topic levels (default: each claim's own)")
+                       help="queue managers / tree depth / topic levels (default: each claim's own); each claim "
+                            "accepts a largest bound, one that encodes in well under a minute (README)")
     prove.add_argument("--timeout", type=_at_least(0.001, float), default=60.0, metavar="SECONDS",
                        help="per claim, its encoding included (default 60); a claim not decided in time is unknown")
     prove.add_argument("--out", default="mqcheck-counterexamples", metavar="DIR",

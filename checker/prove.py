@@ -72,7 +72,8 @@ class ConfigClaim(Protocol):
     """A ``config`` property's predicate: ``encode(bound) -> Encoding``, the bound used
     when none is given, and what the bound counts (``"queue managers"``, ...). Optional:
     ``watching(check)``, a context manager under which everything the claim builds calls
-    ``check()`` now and then (:func:`prove` passes the deadline and stop check)."""
+    ``check()`` now and then (:func:`prove` passes the deadline and stop check), and
+    ``max_bound``/``min_bound``, the bounds it accepts (0: no maximum)."""
 
     default_bound: int
     bound_unit: str
@@ -283,6 +284,17 @@ def not_attempted(stop: str) -> str:
     return f"{stop} before it started"
 
 
+def check_bound(claim: Any, bound: int) -> str:
+    """Why ``bound`` is refused for ``claim`` (its ``min_bound``/``max_bound``), or ""."""
+    low, high = getattr(claim, "min_bound", 1) or 1, getattr(claim, "max_bound", 0) or 0
+    unit = getattr(claim, "bound_unit", "")
+    if bound < low:
+        return f"the smallest bound it is defined for is {low} {unit}".rstrip()
+    if high and bound > high:
+        return f"the largest bound it accepts is {high} {unit}".rstrip()
+    return ""
+
+
 def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *, explain: bool = True,
           minimise: bool = True, started: float | None = None) -> tuple[str, dict]:
     """Prove one claim at ``bound`` (default: the claim's) within ``timeout`` seconds (wall)
@@ -296,6 +308,9 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
     (the decoded object, for a counterexample) and ``reason`` (for unknown).
     """
     bound = claim.default_bound if bound is None else bound
+    refused = check_bound(claim, bound)
+    if refused:
+        raise ValueError(f"bound {bound}: {refused}")
     if _STOPPED:   # Ctrl-C or SIGTERM before this claim: not asked
         return UNKNOWN, {"bound": bound, "facts": [], "counterexample": None, "reason": not_attempted(_STOPPED[0]),
                          "seconds": 0.0, "cpu_seconds": 0.0}
@@ -468,6 +483,22 @@ def format_summary(records: Sequence[ProofRecord]) -> str:
         missed = sum(1 for r in broken if r.verdict == PROVED)
         line += f" ({refuted} of {len(broken)} broken rule(s) refuted as expected, {missed} NOT refuted)"
     return line
+
+
+def bound_text(bound: int, unit: str) -> str:
+    """``5 queue managers``, ``1 queue manager``, ``1 level of tree depth``: the unit's
+    plural word (its first ending in "s") made singular for a bound of 1."""
+    if bound != 1:
+        return f"{bound} {unit}".rstrip()
+    words = unit.split(" ")
+    for i, word in enumerate(words):
+        if word.endswith("ies"):
+            words[i] = word[:-3] + "y"
+            break
+        if word.endswith("s") and not word.endswith("ss"):
+            words[i] = word[:-1]
+            break
+    return f"1 {' '.join(words)}".rstrip()
 
 
 def format_record(r: ProofRecord) -> list[str]:

@@ -41,12 +41,17 @@ from spec.symbolic.topics import (
 
 @dataclass(frozen=True)
 class Claim:
-    """A ``config`` property's predicate (``checker.prove.ConfigClaim``)."""
+    """A ``config`` property's predicate (``checker.prove.ConfigClaim``). ``max_bound``: the
+    largest bound ``mqcheck prove`` accepts, one whose encoding takes well under a minute
+    (measured: docs/decisions.md, "A large --bound"); ``min_bound``: the smallest the
+    encoding is defined for."""
 
     build: Callable[[int, str], Encoding]
     default_bound: int
     bound_unit: str
     variant: str = ""
+    max_bound: int = 0
+    min_bound: int = 1
 
     def encode(self, bound: int) -> Encoding:
         return self.build(bound, self.variant)
@@ -664,19 +669,19 @@ CLAIMS: list[Property] = [
         "PS-CFG-WILDCARD-BLOCK",
         "WILDCARD(BLOCK) hides every publication at or below the blocking node from wildcard subscriptions "
         "whose fixed prefix is above it, in both wildcard schemes; a subscription without wildcards is never blocked",
-        Claim(_encode_block, 3, "levels of tree depth"),
+        Claim(_encode_block, 3, "levels of tree depth", max_bound=9),
         citation="002 §Controlling wildcard usage with the WILDCARD property"),
     Property.config(
         "RP-CFG-FR-MESH",
         "every record (each full repository's own, and each partial repository's for every choice of two full "
         "repositories) reaches every full repository if and only if the manual CLUSSDRs among them are complete",
-        Claim(_encode_fr_mesh, 5, "full repositories"),
+        Claim(_encode_fr_mesh, 5, "full repositories", max_bound=13, min_bound=2),
         citation="000 §Considerations for Full Repositories"),
     Property.config(
         "PS-CFG-LOOP-BOUND",
         "fingerprint loop detection bounds every publication's path: it is processed at no more queue managers "
         "than there are, on every hierarchy + publish/subscribe cluster graph",
-        Claim(_encode_loop_bound, 5, "queue managers"),
+        Claim(_encode_loop_bound, 5, "queue managers", max_bound=250),
         citation="002 §How loop detection works"),
     Property.config(
         "PS-CFG-REACH",
@@ -684,14 +689,14 @@ CLAIMS: list[Property] = [
         "when: effective PUBSCOPE ALL at the publisher and no MQPMO_SCOPE_QMGR, effective SUBSCOPE ALL at the "
         "subscriber and no MQSO_SCOPE_QMGR, the subscription matches and WILDCARD does not block it, and some "
         "subscription there resolving to a cluster topic of the cluster pulled it over",
-        Claim(_encode_reach, 3, "levels of tree depth"),
+        Claim(_encode_reach, 3, "levels of tree depth", max_bound=9),
         citation="002 §Subscription scope, §Publication scope, §Wildcards and cluster topics"),
     Property.config(
         "WL-CFG-SELECTION",
         "the workload algorithm's choice among up to K instances never picks a PUT(DISABLED) instance, never "
         "prefers a lower CLWLRANK, keeps the local instance under CLWLUSEQ(LOCAL) unless a remote one outranks "
         "it, and fails with MQRC_CLUSTER_PUT_INHIBITED exactly when every top-ranked instance is PUT(DISABLED)",
-        Claim(_encode_selection, 3, "remote instances"),
+        Claim(_encode_selection, 3, "remote instances", max_bound=200),
         citation="001 §The cluster workload management algorithm"),
     Property.config(
         "WL-CFG-WEIGHTS",
@@ -699,7 +704,7 @@ CLAIMS: list[Property] = [
         "number of full weight cycles (sum(w)/gcd(w) puts) each channel has been chosen exactly n*w/sum(w) times, "
         "and after every put no channel is more than one weighted pick ahead of another — for every number of puts "
         "(by induction over the puts)",
-        Claim(_encode_weights, 3, "instances"),
+        Claim(_encode_weights, 3, "instances", max_bound=160),
         citation="001 §The cluster workload management algorithm"),
 ]
 

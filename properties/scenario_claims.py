@@ -44,6 +44,12 @@ class Context:
     steps_toml: tuple[str, ...]             # the user's [[steps]] bodies, re-rendered
 
 
+# The largest level bound ``mqcheck prove SCENARIO`` accepts (docs/decisions.md, "A large
+# --bound"): the encoding of one publisher/subscriber pair grows with the square of the
+# bound (the wildcard matching); at 150 levels it took 37 s for 002's Sport cluster.
+MAX_BOUND = 150
+
+
 @dataclass(frozen=True)
 class FixedClaim:
     """A ``checker.prove.ConfigClaim`` whose bound is fixed by the configuration."""
@@ -51,6 +57,7 @@ class FixedClaim:
     build: object
     default_bound: int
     bound_unit: str = "topic levels"
+    max_bound: int = MAX_BOUND
 
     def encode(self, bound: int) -> Encoding:
         return self.build(bound)

@@ -1,7 +1,8 @@
 """How a proof ends before it is decided: ``--timeout`` (from the claim's start, its
-encoding included), and Ctrl-C and SIGTERM (mqcheck's handler, never Z3's). A user trial
-found a large bound ignoring both the timeout and SIGTERM (one run was OOM-killed at
-24 GB), and Ctrl-C reported as a timeout."""
+encoding included), Ctrl-C and SIGTERM (mqcheck's handler, never Z3's), and a ``--bound``
+too large to encode (refused up front). A user trial found a large bound ignoring both
+the timeout and SIGTERM (one run was OOM-killed at 24 GB), and Ctrl-C reported as a
+timeout."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 import z3
 
 from checker import prove as prove_mod
+from checker.cli import main
 from checker.prove import UNKNOWN, ProofRecord, format_record, prove, witnesses
 from checker.test_util import cpu_seconds
 from properties.claims import CLAIMS
@@ -137,6 +139,18 @@ def test_an_interrupt_during_the_encoding_ends_the_claim_at_once():
     assert verdict == UNKNOWN and detail["reason"] == "interrupted"
 
 
+@pytest.mark.parametrize("claim_id", sorted(BY_ID))
+def test_the_largest_accepted_bound_still_keeps_a_short_timeout(claim_id):
+    """At its max_bound (the encoding takes tens of seconds) every claim gives up within
+    about its --timeout: the encodings' checkpoints are close enough together."""
+    claim = BY_ID[claim_id].predicate
+    start = time.monotonic()
+    verdict, detail = prove(claim, claim.max_bound, timeout=0.5)
+    took = time.monotonic() - start
+    assert verdict == UNKNOWN and detail["reason"] == "timeout (0.5 s)", detail
+    assert took < 2.0, took
+
+
 def test_a_reachability_table_keeps_its_timeout_and_the_stop():
     """`mqcheck prove examples/prove-sports.toml --bound 50 --timeout 5` ignored SIGTERM: each
     pair's table was encoded (seconds at 50 levels) before the stop or the timeout was looked at."""
@@ -182,3 +196,33 @@ def test_a_stop_signal_ends_a_large_bound_within_seconds(signum, argv, tmp_path)
     assert all(c["verdict"] == UNKNOWN and c["reason"].startswith(stop) for c in data["claims"]), data["claims"]
     assert "Traceback" not in err
     assert took < 3.0, took
+
+
+# ============================================================ a bound too large is refused up front
+def test_a_bound_beyond_what_encodes_is_refused_in_one_line(capsys):
+    """--bound 100000000000000000000 was OOM-killed at 24 GB; --bound 99999 ran for ever."""
+    start = time.monotonic()
+    assert main(["prove", "PS-CFG-LOOP-BOUND", "--bound", "99999"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("mqcheck: error: <command line>: --bound 99999 is more than prove can encode in a minute: the "
+                   "largest accepted bound is 250 (PS-CFG-LOOP-BOUND: 250 queue managers)\n")
+    assert main(["prove", "--bound", "100000000000000000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the largest accepted bound is 9 (" in err
+    assert main(["prove", str(ROOT / "examples" / "prove-sports.toml"), "--bound", "151"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the largest accepted bound is 150 (" in err and "150 topic levels" in err
+    assert time.monotonic() - start < 5
+
+
+def test_a_bound_below_what_a_claim_is_defined_for_is_refused(capsys):
+    """RP-CFG-FR-MESH --bound 1 ended in a traceback (a cluster has two full repositories)."""
+    assert main(["prove", "RP-CFG-FR-MESH", "--bound", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "mqcheck: error: <command line>: --bound 1 is too small: RP-CFG-FR-MESH needs at least 2 full " \
+                  "repositories\n"
+
+
+def test_the_driver_refuses_a_bound_out_of_range_too():
+    with pytest.raises(ValueError, match="largest bound it accepts is 250 queue managers"):
+        prove(BY_ID["PS-CFG-LOOP-BOUND"].predicate, 251)
