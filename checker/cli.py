@@ -1352,7 +1352,8 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
 def _render_reach(name: str, reach: dict) -> list[str]:
     from checker.prove import format_table
 
-    lines = [f"Reachability in {printable(name)}: publications on every topic string up to {reach['bound']} levels "
+    lines = [f"Reachability in {printable(name)}: publications on every topic string up to "
+             f"{reach['bound']} level{'' if reach['bound'] == 1 else 's'} "
              f"(level names: {', '.join(repr(n) for n in reach['level_names'])}, the last standing for any other "
              f"name), every topic-scheme subscription; {reach['seconds']:.2f} s", ""]
     groups: dict[str, list] = {}
@@ -1413,10 +1414,18 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from checker.prove import bound_text, exit_status, format_header, format_record, format_summary, stopped
     from properties.claims import claims
     from properties.scenario_claims import MAX_BOUND as SCENARIO_MAX_BOUND
+    from spec.errors import near_miss
 
     ids, scenario = _prove_targets(args)
     chosen = []
     if ids or scenario is None:
+        known = [c.id for c in claims()]
+        unknown = [i for i in dict.fromkeys(ids) if i not in known]
+        if unknown:   # as check --property: the near miss, else the ids there are
+            hint = next((h for h in (near_miss(i, known) for i in unknown) if h), "")
+            raise InputError(f"unknown property id(s): {', '.join(unknown)}"
+                             + ("" if hint else f"; known: {', '.join(sorted(known))}"),
+                             file="<command line>", suggestion=hint)
 
         class _Catalogue:
             def properties(self):
@@ -1488,7 +1497,7 @@ def _add_prove_parser(sub) -> None:
             "leaves open: a reachability table and its [[prove]] claims. Counterexamples are written as "
             "runnable scenario files. Exit status 0 all proved, 1 a counterexample, 2 bad input, 3 unknown "
             "(a timeout, Ctrl-C or SIGTERM: never proved); with --broken, 0 every broken rule refuted, 1 one not refuted (the "
-            "claim misses it)."),
+            "claim misses it), 2 bad input, 3 unknown."),
     )
     prove.add_argument("targets", nargs="*", metavar="ID|SCENARIO", help="claim ids and/or one scenario file")
     prove.add_argument("--bound", type=_at_least(1), metavar="N",
@@ -1500,7 +1509,8 @@ def _add_prove_parser(sub) -> None:
                        help="where counterexample scenarios are written (default ./mqcheck-counterexamples)")
     prove.add_argument("--broken", action="store_true",
                        help="prove each claim against its deliberately broken rule (shows the claim is not vacuous: "
-                            "every one should be refuted; exit status 0 when all are, 1 when one is not)")
+                            "every one should be refuted; exit status 0 when all are, 1 when one is not, 3 when one "
+                            "is unknown)")
     prove.add_argument("--json", action="store_true", help="print the results as JSON")
     prove.set_defaults(handler=_cmd_prove)
 

@@ -504,17 +504,18 @@ def bound_text(bound: int, unit: str) -> str:
 def format_record(r: ProofRecord) -> list[str]:
     """The text lines ``mqcheck prove`` prints for one claim."""
     head = f"{r.id:<28} {r.verdict}"
+    bound = bound_text(r.bound, r.bound_unit)
     if r.broken and r.verdict == COUNTEREXAMPLE:
-        head += f" (within bound {r.bound} {r.bound_unit}): refuted (as expected)"
+        head += f" (within bound {bound}): refuted (as expected)"
     elif r.broken and r.verdict == PROVED:
-        head += (f" (bound {r.bound} {r.bound_unit}): NOT refuted: the claim does not detect this broken rule"
+        head += (f" (bound {bound}): NOT refuted: the claim does not detect this broken rule"
                  f" {r.mutant()!r}")
     elif r.verdict == PROVED:
-        head += f" (bound {r.bound} {r.bound_unit})"
+        head += f" (bound {bound})"
     elif r.verdict == UNKNOWN:
-        head += f" (bound {r.bound} {r.bound_unit}: {r.reason}; not proved)"
+        head += f" (bound {bound}: {r.reason}; not proved)"
     else:
-        head += f" (within bound {r.bound} {r.bound_unit})"
+        head += f" (within bound {bound})"
     lines = [f"{head}  {r.seconds:.2f} s ({r.cpu_seconds:.2f} s CPU)", f"    {r.title} ({r.citation})"]
     if r.broken:
         lines.append(f"    broken-rule run: proved against the deliberately broken rule {r.mutant()!r}; "

@@ -204,3 +204,39 @@ def test_reachability_columns_are_measured_after_escaping():
     table = [line for line in _render_reach("s", reach) if line.startswith("  ")]
     starts = {line.index(cell) for line, cell in zip(table[-2:], ("yes", "no"))}
     assert len(starts) == 1 and "\x1b" not in "".join(table) and "a\\x1b/b" in table[-2]
+
+
+# ------------------------------------------------------------ a user trial of prove (bounds, claims, wording)
+
+
+def test_an_unknown_claim_id_gets_the_near_miss(capsys):
+    status, _, err = prove(capsys, "PS-CFG-LOOP-BOND")
+    assert status == 2
+    assert err == "mqcheck: error: <command line>: unknown property id(s): PS-CFG-LOOP-BOND (did you mean " \
+                  "PS-CFG-LOOP-BOUND?)\n"
+
+
+def test_help_gives_every_exit_status_of_broken(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["prove", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "with --broken, 0 every broken rule refuted, 1 one not refuted (the claim misses it), 2 bad input, " \
+           "3 unknown" in text
+    assert "3 when one is unknown" in text
+
+
+def test_a_bound_of_one_is_singular():
+    """"up to 1 levels", "bound 1 topic levels"."""
+    from checker.cli import _render_reach
+    from checker.prove import ProofRecord, format_record
+
+    reach = {"bound": 1, "level_names": ["a"], "seconds": 0.0, "pairs": []}
+    assert "every topic string up to 1 level (" in _render_reach("s", reach)[0]
+    for unit, one in (("queue managers", "1 queue manager"), ("levels of tree depth", "1 level of tree depth"),
+                      ("full repositories", "1 full repository"), ("topic levels", "1 topic level")):
+        record = ProofRecord("X", "t", "c", "proved", 1, unit, 0.1)
+        assert f"proved (bound {one})  " in format_record(record)[0]
+        record.bound = 2
+        assert f"proved (bound 2 {unit})  " in format_record(record)[0]
