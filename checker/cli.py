@@ -1294,12 +1294,16 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
     the records of its ``[[prove]]`` claims (those whose index is in ``only``, if given);
     ``args`` carries ``bound``, ``timeout`` and ``out`` as ``mqcheck prove`` has them.
 
-    A claim's ``--timeout`` counts from its start over all its publisher/subscriber pairs."""
+    A claim's ``--timeout`` counts from its start over all its publisher/subscriber pairs.
+    A claim whose topic no topic string within the bound matches, or none of whose pairs
+    are publish/subscribe neighbours, is vacuous: a ``never`` claim is proved and flagged
+    VACUOUS, a ``possible`` one is unknown (nothing was searched); the default bound covers
+    every claim's own topic."""
     import time
     import tomllib
 
     from checker.model import Property
-    from checker.prove import COUNTEREXAMPLE, PROVED, UNKNOWN, prove
+    from checker.prove import COUNTEREXAMPLE, PROVED, UNKNOWN, bound_text, prove
     from properties import scenario_claims as sc
     from spec.network import run_scenario
     from spec.symbolic.scenario import configuration
@@ -1308,9 +1312,13 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     config = configuration(run_scenario(scenario).final)
+    bound = args.bound or sc.default_bound(config, [c for c in scenario.proves if only is None or c.index in only])
+    if bound > sc.MAX_BOUND:   # a --bound beyond it is refused before this (_cmd_prove)
+        raise InputError(f"the default bound would be {bound} topic levels (one below the deepest topic object, or "
+                         f"a [[prove]] topic's levels): more than prove accepts ({sc.MAX_BOUND}); give --bound",
+                         file=path)
     ctx = sc.Context(scenario.name, config, tuple((q.name, q.mqsc) for q in scenario.qmgrs),
                      sc.render_steps(doc.get("steps", [])))
-    bound = args.bound or sc.default_bound(config)
     reach = _reach_table(args, config, ctx, bound) if table else None
     records = []
     for claim in scenario.proves:
@@ -1321,7 +1329,15 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
         cpu = 0.0
         started = time.monotonic()
         pairs = [(p, s) for p in claim.publishers for s in claim.subscribers if sc.linked(config, p, s)]
-        for publisher, subscriber in pairs:
+        needed = sc.topic_levels(claim.topic)
+        vacuous = ""
+        if needed > bound:
+            vacuous = (f"no topic string within the bound ({bound_text(bound, 'topic levels')}) matches "
+                       f"{claim.topic!r}; raise --bound to {needed}")
+        elif not pairs:
+            vacuous = ("none of the claim's publisher -> subscriber pairs are publish/subscribe neighbours "
+                       "(multi-hop routes are not covered)")
+        for publisher, subscriber in [] if vacuous else pairs:
             v, d = prove(sc.prove_claim(ctx, claim, publisher, subscriber, bound), bound, args.timeout,
                          started=started)
             took += d["seconds"]
@@ -1338,13 +1354,17 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
                 facts |= set(d["facts"])
         if claim.expect == "possible" and cex is not None:
             facts = set()
+        if vacuous:
+            verdict, reason = (PROVED, vacuous) if claim.expect == "never" else (UNKNOWN, f"vacuous: {vacuous}")
         detail = {"bound": bound, "seconds": round(took, 3), "cpu_seconds": round(cpu, 3), "facts": sorted(facts),
                   "counterexample": cex, "reason": reason}
         record = _prove_record(prop, verdict, detail, args.out, "topic levels")
+        record.vacuous = bool(vacuous)
         if claim.expect == "possible" and verdict == PROVED:
             record.counterexample = ""  # a witness, not a counterexample: its scenario still replays it
         elif claim.expect == "possible" and verdict == COUNTEREXAMPLE:
-            record.counterexample = "no witness within the bound: no such delivery is possible (it rests on the facts above)"
+            record.counterexample = "no witness within the bound: no such delivery is possible" + (
+                " (it rests on the facts above)" if facts else "")
         records.append(record)
     return reach, records
 

@@ -97,10 +97,13 @@ class ProofRecord:
     counterexample: str = ""  # summary
     counterexample_path: str = ""
     replay: str = ""
-    reason: str = ""  # why unknown
+    reason: str = ""  # why unknown, or why a proof is vacuous
     # the deliberately broken rule the claim was proved against (``--broken``), or None; when
     # left None it is read from the title's " [broken rule: NAME]" suffix
     broken_rule: str | None = None
+    # proved, but of nothing: no configuration within the bound is one the claim is about
+    # (a [[prove]] claim whose topic no topic string within the bound matches); ``reason`` says why
+    vacuous: bool = False
 
     def mutant(self) -> str | None:
         """The broken rule this record was proved against, or None for the real rules."""
@@ -476,7 +479,9 @@ def format_header(records: Sequence[ProofRecord]) -> list[str]:
 def format_summary(records: Sequence[ProofRecord]) -> str:
     """The closing count line; a broken-rule run counts refuted and surviving broken rules."""
     counts = {v: sum(1 for r in records if r.verdict == v) for v in (PROVED, COUNTEREXAMPLE, UNKNOWN)}
-    line = f"{counts[PROVED]} proved, {counts[COUNTEREXAMPLE]} counterexample(s), {counts[UNKNOWN]} unknown"
+    vacuous = sum(1 for r in records if r.verdict == PROVED and r.vacuous)
+    line = (f"{counts[PROVED]} proved{f' ({vacuous} VACUOUS)' if vacuous else ''}, "
+            f"{counts[COUNTEREXAMPLE]} counterexample(s), {counts[UNKNOWN]} unknown")
     broken = [r for r in records if r.broken]
     if broken:
         refuted = sum(1 for r in broken if r.verdict == COUNTEREXAMPLE)
@@ -510,6 +515,8 @@ def format_record(r: ProofRecord) -> list[str]:
     elif r.broken and r.verdict == PROVED:
         head += (f" (bound {bound}): NOT refuted: the claim does not detect this broken rule"
                  f" {r.mutant()!r}")
+    elif r.verdict == PROVED and r.vacuous:
+        head += f" (bound {bound}) — VACUOUS: {r.reason}"
     elif r.verdict == PROVED:
         head += f" (bound {bound})"
     elif r.verdict == UNKNOWN:

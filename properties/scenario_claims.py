@@ -67,9 +67,17 @@ class FixedClaim:
         return sym_base.watching(check)
 
 
-def default_bound(config: sym_sc.Configuration) -> int:
-    """One level deeper than the deepest topic object: every group has a topic below it."""
-    return config.depth() + 1
+def topic_levels(pattern: str) -> int:
+    """The fewest levels a topic string matching the topic-scheme ``pattern`` has: one per
+    level that is not ``#`` (``#`` matches zero or more levels; a topic string has at least
+    one level)."""
+    return max(1, sum(1 for level in pattern.split("/") if level != "#"))
+
+
+def default_bound(config: sym_sc.Configuration, claims=()) -> int:
+    """One level deeper than the deepest topic object, so every group has a topic below
+    it, and deep enough for every ``[[prove]]`` claim's own topic (``claims``)."""
+    return max([config.depth() + 1] + [topic_levels(c.topic) for c in claims])
 
 
 def _subscription_kind(rp, kind: str, row_depth: int | None) -> z3.BoolRef:

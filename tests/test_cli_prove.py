@@ -207,6 +207,36 @@ def test_reachability_columns_are_measured_after_escaping():
 
 
 # ------------------------------------------------------------ a user trial of prove (bounds, claims, wording)
+def test_a_claim_whose_topic_cannot_occur_within_the_bound_is_flagged_vacuous(capsys, tmp_path):
+    """`prove examples/prove-sports.toml --bound 1`: prove[1] said "proved" although no topic
+    string of one level matches Sports/Football/#, and prove[2] "no such delivery is
+    possible (it rests on the facts above)" with no facts listed."""
+    status, out, _ = prove(capsys, SPORT_PROVE, "--bound", "1", "--out", str(tmp_path))
+    assert "up to 1 level (" in out
+    assert ("prove[1]                     proved (bound 1 topic level) — VACUOUS: no topic string within the bound "
+            "(1 topic level) matches 'Sports/Football/#'; raise --bound to 2") in out
+    assert ("prove[2]                     unknown (bound 1 topic level: vacuous: no topic string within the bound "
+            "(1 topic level) matches 'Sports/Rugby/#'; raise --bound to 2; not proved)") in out
+    assert "rests on the facts above" not in out
+    assert "2 proved (1 VACUOUS), 0 counterexample(s), 1 unknown" in out   # prove[0]: Sports is 1 level: asked
+    assert status == 3
+    status, out, _ = prove(capsys, SPORT_PROVE, "--bound", "1", "--json", "--out", str(tmp_path))
+    claims = {c["id"]: c for c in json.loads(out)["claims"]}
+    assert claims["prove[1]"]["vacuous"] is True and claims["prove[1]"]["verdict"] == "proved"
+    assert claims["prove[2]"]["vacuous"] is True and claims["prove[2]"]["verdict"] == "unknown"
+    assert claims["prove[0]"]["vacuous"] is False
+
+
+def test_the_default_bound_covers_each_claims_own_topic(capsys, tmp_path):
+    scenario = tmp_path / "deep.toml"
+    scenario.write_text('[qmgrs.QMA]\nmqsc = "DEFINE TOPIC(A) TOPICSTR(\'a\')"\n'
+                        '[[prove]]\nname = "deep"\ntopic = "a/b/c/d"\nexpect = "possible"\n')
+    status, out, _ = prove(capsys, str(scenario), "--json", "--out", str(tmp_path))
+    data = json.loads(out)
+    [claim] = data["claims"]
+    assert data["reachability"]["bound"] == 4 and claim["bound"] == 4   # not 2 (one below topic A)
+    assert claim["verdict"] == "proved" and not claim["vacuous"], claim   # QMA's own subscription on a/b/c/d
+    assert status == 0
 
 
 def test_an_unknown_claim_id_gets_the_near_miss(capsys):
