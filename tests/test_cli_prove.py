@@ -239,6 +239,17 @@ def test_the_default_bound_covers_each_claims_own_topic(capsys, tmp_path):
     assert status == 0
 
 
+def test_an_empty_claim_topic_is_an_invalid_topic_string(capsys, tmp_path):
+    """`topic = ""` was read as "not given" and proved the claim over every topic ('#'),
+    while `mqcheck match '' a` rejects the empty string."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[qmgrs.QMA]\n[[prove]]\nname = "x"\ntopic = ""\nexpect = "never"\n')
+    status, out, err = prove(capsys, str(bad))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"mqcheck: error: {bad}:4:1: prove[0].topic: invalid topic string: a topic string must "
+                          "not be empty (002 §Topic strings)")
+
+
 def test_an_unknown_claim_id_gets_the_near_miss(capsys):
     status, _, err = prove(capsys, "PS-CFG-LOOP-BOND")
     assert status == 2
