@@ -1307,19 +1307,12 @@ def _prove_record(prop, verdict: str, detail: dict, out_dir: str, bound_unit: st
     return record
 
 
-def _prove_catalogue(args: argparse.Namespace, ids: list[str]) -> list:
-    from checker.model import select_properties
+def _prove_catalogue(args: argparse.Namespace, chosen: list) -> list:
+    """The records of the catalogue claims ``chosen`` (``Property`` objects, as ``_cmd_prove``
+    selected and checked them against ``--bound``)."""
     from checker.prove import prove
-    from properties.claims import BROKEN, claims
+    from properties.claims import BROKEN
 
-    class _Catalogue:
-        def properties(self):
-            return claims()
-
-    try:
-        chosen = select_properties(_Catalogue(), ids or None)
-    except ValueError as e:
-        raise InputError(str(e), file="<command line>") from None
     records = []
     for prop in chosen:
         claim = prop.predicate.broken(BROKEN[prop.id]) if args.broken else prop.predicate
@@ -1360,22 +1353,45 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
                     only: set[int] | None = None) -> tuple[dict | None, list]:
     """The reachability table of the scenario at ``path`` (unless ``table`` is false) and
     the records of its ``[[prove]]`` claims (those whose index is in ``only``, if given);
-    ``args`` carries ``bound``, ``timeout`` and ``out`` as ``mqcheck prove`` has them."""
+    ``args`` carries ``bound``, ``timeout`` and ``out`` as ``mqcheck prove`` has them.
+
+    A claim's ``--timeout`` counts from its start over all its publisher/subscriber pairs.
+    A claim whose topic no topic string within the bound matches, or none of whose pairs
+    are publish/subscribe neighbours, is vacuous: a ``never`` claim is proved and flagged
+    VACUOUS, a ``possible`` one is unknown (nothing was searched); the default bound covers
+    every claim's own topic."""
+    import time
     import tomllib
 
     from checker.model import Property
-    from checker.prove import COUNTEREXAMPLE, PROVED, prove
+    from checker.prove import COUNTEREXAMPLE, PROVED, UNKNOWN, bound_text, prove
     from properties import scenario_claims as sc
     from spec.network import run_scenario
     from spec.symbolic.scenario import configuration
 
     scenario = _load_scenario(path, "prove")
     with open(path, "rb") as f:
-        doc = tomllib.load(f)
+        raw = f.read()
+    doc = tomllib.loads(raw.decode("utf-8"))
+    for claim in scenario.proves:
+        if doc["prove"][claim.index].get("topic") == "":
+            # spec.scenario reads an empty [[prove]] topic as "not given" (its default '#'), as
+            # it reads a step's topic next to topicobj; a claim's topic has no topicobj to stand
+            # in for it: it is a topic string, and the empty one is not (mqcheck match '' a)
+            from spec.scenario import _Locator   # the scenario reader's key positions
+
+            line, column = _Locator(raw.decode("utf-8")).locate(("prove", claim.index, "topic"))
+            raise InputError(f"prove[{claim.index}].topic: invalid topic string: a topic string must not be empty "
+                             "(002 §Topic strings)", file=path, line=line, column=column,
+                             suggestion='leave topic out for every topic string ("#")')
     config = configuration(run_scenario(scenario).final)
+    bound = args.bound or sc.default_bound(config, [c for c in scenario.proves if only is None or c.index in only])
+    if bound > sc.MAX_BOUND:   # a --bound beyond it is refused before this (_cmd_prove)
+        raise InputError(f"the default bound would be {bound} topic levels (one below the deepest topic object, or "
+                         f"a [[prove]] topic's levels): more than prove accepts ({sc.MAX_BOUND}); give --bound",
+                         file=path)
     ctx = sc.Context(scenario.name, config, tuple((q.name, q.mqsc) for q in scenario.qmgrs),
                      sc.render_steps(doc.get("steps", [])))
-    bound = args.bound or sc.default_bound(config)
     reach = _reach_table(args, config, ctx, bound) if table else None
     records = []
     for claim in scenario.proves:
@@ -1384,32 +1400,44 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
         prop = Property.config(f"prove[{claim.index}]", claim.name, None, citation=f"{path}:{claim.line}")
         verdict, facts, cex, took, reason = PROVED if claim.expect == "never" else COUNTEREXAMPLE, set(), None, 0.0, ""
         cpu = 0.0
-        for publisher in claim.publishers:
-            for subscriber in claim.subscribers:
-                if not sc.linked(config, publisher, subscriber):
-                    continue
-                v, d = prove(sc.prove_claim(ctx, claim, publisher, subscriber, bound), bound, args.timeout)
-                took += d["seconds"]
-                cpu += d["cpu_seconds"]
-                if v == "unknown":
-                    verdict, reason = "unknown", d["reason"]
-                elif claim.expect == "never" and v == COUNTEREXAMPLE and cex is None:
-                    verdict, cex = COUNTEREXAMPLE, d["counterexample"]
-                elif claim.expect == "never" and v == PROVED:
-                    facts |= set(d["facts"])
-                elif claim.expect == "possible" and v == COUNTEREXAMPLE and cex is None:
-                    verdict, cex = PROVED, d["counterexample"]  # the witness
-                elif claim.expect == "possible" and v == PROVED:
-                    facts |= set(d["facts"])
+        started = time.monotonic()
+        pairs = [(p, s) for p in claim.publishers for s in claim.subscribers if sc.linked(config, p, s)]
+        needed = sc.topic_levels(claim.topic)
+        vacuous = ""
+        if needed > bound:
+            vacuous = (f"no topic string within the bound ({bound_text(bound, 'topic levels')}) matches "
+                       f"{claim.topic!r}; raise --bound to {needed}")
+        elif not pairs:
+            vacuous = ("none of the claim's publisher -> subscriber pairs are publish/subscribe neighbours "
+                       "(multi-hop routes are not covered)")
+        for publisher, subscriber in [] if vacuous else pairs:
+            v, d = prove(sc.prove_claim(ctx, claim, publisher, subscriber, bound), bound, args.timeout,
+                         started=started)
+            took += d["seconds"]
+            cpu += d["cpu_seconds"]
+            if v == UNKNOWN:
+                verdict, reason = UNKNOWN, d["reason"]
+            elif claim.expect == "never" and v == COUNTEREXAMPLE and cex is None:
+                verdict, cex = COUNTEREXAMPLE, d["counterexample"]
+            elif claim.expect == "never" and v == PROVED:
+                facts |= set(d["facts"])
+            elif claim.expect == "possible" and v == COUNTEREXAMPLE and cex is None:
+                verdict, cex = PROVED, d["counterexample"]  # the witness
+            elif claim.expect == "possible" and v == PROVED:
+                facts |= set(d["facts"])
         if claim.expect == "possible" and cex is not None:
             facts = set()
+        if vacuous:
+            verdict, reason = (PROVED, vacuous) if claim.expect == "never" else (UNKNOWN, f"vacuous: {vacuous}")
         detail = {"bound": bound, "seconds": round(took, 3), "cpu_seconds": round(cpu, 3), "facts": sorted(facts),
                   "counterexample": cex, "reason": reason}
         record = _prove_record(prop, verdict, detail, args.out, "topic levels")
+        record.vacuous = bool(vacuous)
         if claim.expect == "possible" and verdict == PROVED:
             record.counterexample = ""  # a witness, not a counterexample: its scenario still replays it
         elif claim.expect == "possible" and verdict == COUNTEREXAMPLE:
-            record.counterexample = "no witness within the bound: no such delivery is possible (it rests on the facts above)"
+            record.counterexample = "no witness within the bound: no such delivery is possible" + (
+                " (it rests on the facts above)" if facts else "")
         records.append(record)
     return reach, records
 
@@ -1417,7 +1445,8 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
 def _render_reach(name: str, reach: dict) -> list[str]:
     from checker.prove import format_table
 
-    lines = [f"Reachability in {printable(name)}: publications on every topic string up to {reach['bound']} levels "
+    lines = [f"Reachability in {printable(name)}: publications on every topic string up to "
+             f"{reach['bound']} level{'' if reach['bound'] == 1 else 's'} "
              f"(level names: {', '.join(repr(n) for n in reach['level_names'])}, the last standing for any other "
              f"name), every topic-scheme subscription; {reach['seconds']:.2f} s", ""]
     groups: dict[str, list] = {}
@@ -1474,13 +1503,48 @@ def _interruptible_proofs(work):
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from checker.prove import exit_status, format_header, format_record, format_summary, stopped
+    from checker.model import select_properties
+    from checker.prove import bound_text, exit_status, format_header, format_record, format_summary, stopped
+    from properties.claims import claims
+    from properties.scenario_claims import MAX_BOUND as SCENARIO_MAX_BOUND
+    from spec.errors import near_miss
 
     ids, scenario = _prove_targets(args)
     _out_dir(args.out)
     if args.broken and scenario is not None:
         raise InputError("--broken proves the catalogue's claims against broken rules; a scenario's [[prove]] "
                          "claims have none: give claim ids, or leave --broken out", file="<command line>")
+    chosen = []
+    if ids or scenario is None:
+        known = [c.id for c in claims()]
+        unknown = [i for i in dict.fromkeys(ids) if i not in known]
+        if unknown:   # as check --property: the near miss, else the ids there are
+            hint = next((h for h in (near_miss(i, known) for i in unknown) if h), "")
+            raise InputError(f"unknown property id(s): {', '.join(unknown)}"
+                             + ("" if hint else f"; known: {', '.join(sorted(known))}"),
+                             file="<command line>", suggestion=hint)
+
+        class _Catalogue:
+            def properties(self):
+                return claims()
+
+        try:
+            chosen = select_properties(_Catalogue(), ids or None)
+        except ValueError as e:
+            raise InputError(str(e), file="<command line>") from None
+    if args.bound is not None:   # refused before anything runs: a bound that cannot be encoded
+        limits = [(p.id, p.predicate.min_bound, p.predicate.max_bound, p.predicate.bound_unit) for p in chosen]
+        limits += [(scenario, 1, SCENARIO_MAX_BOUND, "topic levels")] if scenario is not None else []
+        small = [(who, low, unit) for who, low, _, unit in limits if args.bound < low]
+        large = [(who, high, unit) for who, _, high, unit in limits if args.bound > high]
+        if small:
+            raise InputError(f"--bound {args.bound} is too small: " + ", ".join(
+                f"{who} needs at least {bound_text(low, unit)}" for who, low, unit in small), file="<command line>")
+        if large:
+            raise InputError(f"--bound {args.bound} is more than prove can encode in a minute: the largest accepted "
+                             f"bound is {min(high for _, _, high, _ in limits)} ("
+                             + ", ".join(f"{who}: {bound_text(high, unit)}" for who, high, unit in large) + ")",
+                             file="<command line>")
     if args.report is not None:
         _report_target(args.report, _load_scenario(scenario, "prove").files if scenario is not None else ())
 
@@ -1488,8 +1552,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         reach, records = None, []
         if scenario is not None:
             reach, records = _prove_scenario(args, scenario)
-        if ids or scenario is None:
-            records += _prove_catalogue(args, ids)
+        if chosen:
+            records += _prove_catalogue(args, chosen)
         return reach, records
 
     reach, records = _interruptible_proofs(proofs)
@@ -1530,18 +1594,20 @@ def _add_prove_parser(sub) -> None:
             "leaves open: a reachability table and its [[prove]] claims. Counterexamples are written as "
             "runnable scenario files. Exit status 0 all proved, 1 a counterexample, 2 bad input, 3 unknown "
             "(a timeout, Ctrl-C or SIGTERM: never proved); with --broken, 0 every broken rule refuted, 1 one not refuted (the "
-            "claim misses it)."),
+            "claim misses it), 2 bad input, 3 unknown."),
     )
     prove.add_argument("targets", nargs="*", metavar="ID|SCENARIO", help="claim ids and/or one scenario file")
     prove.add_argument("--bound", type=_at_least(1), metavar="N",
-                       help="queue managers / tree depth / topic levels (default: each claim's own)")
+                       help="queue managers / tree depth / topic levels (default: each claim's own); each claim "
+                            "accepts a largest bound, one that encodes in well under a minute (README)")
     prove.add_argument("--timeout", type=_at_least(0.001, float), default=60.0, metavar="SECONDS",
-                       help="per claim (default 60); a claim not decided in time is unknown")
+                       help="per claim, its encoding included (default 60); a claim not decided in time is unknown")
     prove.add_argument("--out", default="mqcheck-counterexamples", metavar="DIR",
                        help="where counterexample scenarios are written (default ./mqcheck-counterexamples)")
     prove.add_argument("--broken", action="store_true",
                        help="prove each claim against its deliberately broken rule (shows the claim is not vacuous: "
-                            "every one should be refuted; exit status 0 when all are, 1 when one is not)")
+                            "every one should be refuted; exit status 0 when all are, 1 when one is not, 3 when one "
+                            "is unknown)")
     prove.add_argument("--json", action="store_true", help="print the results as JSON")
     prove.set_defaults(handler=_cmd_prove)
 

@@ -14,6 +14,13 @@ assumption literal) and a *claim*. The driver asserts the facts and ``Not(claim)
   runnable scenario file.
 * ``unknown`` (a timeout included) -> ``unknown``: never proved (exit status 3).
 
+``--timeout`` counts from the claim's start, its encoding included: a claim offers
+``watching(check)`` (``spec.symbolic.base.watching``), and its encoding calls ``check``
+at its checkpoints, which raises :class:`Abandoned` once the deadline has passed or a stop
+signal came (:func:`interrupt`). Z3 never handles a signal itself (its ``ctrl_c``
+parameter is off): mqcheck's handler does, and an unknown's reason says which of the
+timeout, the signal or Z3's own ``reason_unknown`` it was.
+
 Under ``--broken`` each claim is proved against a deliberately broken rule (a mutant), so
 the expected outcome is inverted: a counterexample is the claim detecting the broken rule
 (exit status 0 when every one is refuted), a proof is a surviving mutant (the claim does not
@@ -28,7 +35,8 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -62,7 +70,10 @@ class Encoding(Protocol):
 
 class ConfigClaim(Protocol):
     """A ``config`` property's predicate: ``encode(bound) -> Encoding``, the bound used
-    when none is given, and what the bound counts (``"queue managers"``, ...)."""
+    when none is given, and what the bound counts (``"queue managers"``, ...). Optional:
+    ``watching(check)``, a context manager under which everything the claim builds calls
+    ``check()`` now and then (:func:`prove` passes the deadline and stop check), and
+    ``max_bound``/``min_bound``, the bounds it accepts (0: no maximum)."""
 
     default_bound: int
     bound_unit: str
@@ -86,10 +97,13 @@ class ProofRecord:
     counterexample: str = ""  # summary
     counterexample_path: str = ""
     replay: str = ""
-    reason: str = ""  # why unknown
+    reason: str = ""  # why unknown, or why a proof is vacuous
     # the deliberately broken rule the claim was proved against (``--broken``), or None; when
     # left None it is read from the title's " [broken rule: NAME]" suffix
     broken_rule: str | None = None
+    # proved, but of nothing: no configuration within the bound is one the claim is about
+    # (a [[prove]] claim whose topic no topic string within the bound matches); ``reason`` says why
+    vacuous: bool = False
 
     def mutant(self) -> str | None:
         """The broken rule this record was proved against, or None for the real rules."""
@@ -173,7 +187,13 @@ def _satisfiable(enc: Encoding, deadline: float) -> bool:
 def _fresh_context() -> None:
     """Give each proof a new default Z3 context: what Z3 answers (which model, which core)
     then depends only on this claim and bound, not on the proofs run before it in the
-    process — the same command prints the same bytes (determinism, DESIGN §2.1)."""
+    process — the same command prints the same bytes (determinism, DESIGN §2.1).
+
+    Z3's ``ctrl_c`` is turned off: left on, every check installs Z3's own SIGINT handler
+    (a process-wide ``signal()``, from whatever thread), so a Ctrl-C during a check
+    cancelled it and never reached mqcheck's handler — the claim said "timeout" and the run
+    went on. mqcheck's handler (checker.cli) stops Z3 with :func:`interrupt` instead."""
+    z3.set_param("ctrl_c", False)
     z3.z3._main_ctx = None
 
 
@@ -182,12 +202,13 @@ _STOPPED: list[str] = []
 
 
 def interrupt(reason: str) -> None:
-    """Stop proving: Z3's check under way returns unknown, and every later question is
-    answered unknown without asking Z3. Called from a signal handler of the main thread
-    while the proofs run in another (``checker.cli``); Z3's ``interrupt`` is meant to be
-    called from another thread. ``reason`` ("interrupted", "terminated (SIGTERM)") becomes
-    the unknown verdicts' reason. A claim decided before stands; the one under way is
-    unknown whatever Z3 answers after the interrupt (:func:`prove`)."""
+    """Stop proving: Z3's check under way returns unknown, the encoding under way is
+    abandoned at its next checkpoint, and every later question is answered unknown without
+    asking Z3. Called from a signal handler of the main thread while the proofs run in
+    another (``checker.cli``); Z3's ``interrupt`` is meant to be called from another thread.
+    ``reason`` ("interrupted", "terminated (SIGTERM)") becomes the unknown verdicts' reason.
+    A claim decided before stands; the one under way is unknown whatever Z3 answers after
+    the interrupt (:func:`prove`)."""
     if not _STOPPED:
         _STOPPED.append(reason)
     ctx = z3.z3._main_ctx
@@ -201,42 +222,112 @@ def stopped() -> str | None:
 
 
 def reset_interrupt() -> None:
-    """Before a new command: nothing is stopped."""
+    """Before a new command: nothing is stopped. An interrupted default Z3 context is
+    dropped too: interrupted while no check ran (an encoding abandoned at a checkpoint), it
+    stays cancelled, and every later push or check on it would fail ("push canceled")."""
+    if _STOPPED:
+        z3.z3._main_ctx = None
     _STOPPED.clear()
 
 
-def _unknown_reason(reason: str, timeout: float | None) -> str:
-    """Z3's ``reason_unknown``, said plainly: Z3 reports a timeout as "canceled" (or
-    "timeout"), which is the ``--timeout`` running out: ``timeout (0.01 s)``; after
-    :func:`interrupt`, the stop reason."""
-    if _STOPPED and reason in ("canceled", "timeout", "interrupted from keyboard"):
-        return f"{_STOPPED[0]} (not proved)"
+class Abandoned(Exception):
+    """Raised at an encoding's checkpoint (or between the driver's steps) when the claim's
+    deadline has passed or a stop signal came; ``reason`` is the unknown verdict's."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def timeout_reason(timeout: float) -> str:
+    """How an unknown verdict names the ``--timeout`` that ran out."""
+    return f"timeout ({timeout:g} s)"
+
+
+def _watch(deadline: float, timeout: float) -> Callable[[], None]:
+    """The check an encoding calls at its checkpoints: raise :class:`Abandoned` once a stop
+    signal came or the claim's deadline has passed (a monotonic clock read: cheap)."""
+    def check() -> None:
+        if _STOPPED:
+            raise Abandoned(_STOPPED[0])
+        if time.monotonic() >= deadline:
+            raise Abandoned(timeout_reason(timeout))
+    return check
+
+
+@contextmanager
+def _watching(owner: Any, check: Callable[[], None]) -> Iterator[None]:
+    """``owner.watching(check)`` when the claim (or table encoder) offers it."""
+    watching = getattr(owner, "watching", None)
+    if watching is None:
+        yield
+        return
+    with watching(check):
+        yield
+
+
+def _unknown_reason(reason: str, timeout: float | None, deadline: float | None = None) -> str:
+    """Z3's ``reason_unknown``, said honestly: after :func:`interrupt`, the stop reason; Z3
+    reports its timeout as "canceled" (or "timeout"), which is the ``--timeout`` running out
+    only when the deadline has passed (``timeout (0.01 s)``); any other reason is Z3's own
+    words ("canceled" before the deadline is said as such, never as a timeout)."""
+    if _STOPPED:
+        return _STOPPED[0]
     if reason in ("canceled", "timeout") and timeout is not None:
-        return f"timeout ({timeout:g} s)"
+        # Z3's timer starts with the check, after the deadline was read: it ends at or after it
+        # (50 ms of slack for the rounding to whole milliseconds)
+        if deadline is None or time.monotonic() >= deadline - 0.05:
+            return timeout_reason(timeout)
+        return f"Z3 stopped the check before the --timeout ({reason})"
     return reason or "unknown"
 
 
+def not_attempted(stop: str) -> str:
+    """The reason of a claim a stop signal came before."""
+    return f"{stop} before it started"
+
+
+def check_bound(claim: Any, bound: int) -> str:
+    """Why ``bound`` is refused for ``claim`` (its ``min_bound``/``max_bound``), or ""."""
+    low, high = getattr(claim, "min_bound", 1) or 1, getattr(claim, "max_bound", 0) or 0
+    unit = getattr(claim, "bound_unit", "")
+    if bound < low:
+        return f"the smallest bound it is defined for is {low} {unit}".rstrip()
+    if high and bound > high:
+        return f"the largest bound it accepts is {high} {unit}".rstrip()
+    return ""
+
+
 def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *, explain: bool = True,
-          minimise: bool = True) -> tuple[str, dict]:
-    """Prove one claim at ``bound`` (default: the claim's) within ``timeout`` seconds (wall).
+          minimise: bool = True, started: float | None = None) -> tuple[str, dict]:
+    """Prove one claim at ``bound`` (default: the claim's) within ``timeout`` seconds (wall)
+    counted from ``started`` (``time.monotonic()``; default: now), the encoding included.
     ``explain``: shrink the unsat core to a minimal one; ``minimise``: minimise a
     counterexample with ``Optimize`` (both cost solver time; a table of many small
     questions turns them off).
 
-    Returns ``(verdict, detail)``: ``detail`` has ``bound``, ``seconds`` (solver time,
-    encoding included), ``facts`` (the minimal core, for a proof), ``counterexample`` (the
-    decoded object, for a counterexample) and ``reason`` (for unknown).
+    Returns ``(verdict, detail)``: ``detail`` has ``bound``, ``seconds`` (this call's wall
+    time, encoding included), ``facts`` (the minimal core, for a proof), ``counterexample``
+    (the decoded object, for a counterexample) and ``reason`` (for unknown).
     """
     bound = claim.default_bound if bound is None else bound
+    refused = check_bound(claim, bound)
+    if refused:
+        raise ValueError(f"bound {bound}: {refused}")
     if _STOPPED:   # Ctrl-C or SIGTERM before this claim: not asked
-        return UNKNOWN, {"bound": bound, "facts": [], "counterexample": None, "reason": f"{_STOPPED[0]} (not attempted)",
+        return UNKNOWN, {"bound": bound, "facts": [], "counterexample": None, "reason": not_attempted(_STOPPED[0]),
                          "seconds": 0.0, "cpu_seconds": 0.0}
     cpu = time.process_time()
     start = time.monotonic()
-    deadline = start + timeout
+    deadline = (start if started is None else started) + timeout
     detail: dict[str, Any] = {"bound": bound, "facts": [], "counterexample": None, "reason": ""}
+    check = _watch(deadline, timeout)
     try:
-        verdict = _decide(claim, bound, deadline, timeout, explain, minimise, detail)
+        with _watching(claim, check):
+            verdict = _decide(claim, bound, deadline, timeout, explain, minimise, detail, check)
+    except Abandoned as stop:   # the deadline or a stop signal, at a checkpoint
+        verdict = UNKNOWN
+        detail.update(facts=[], counterexample=None, reason=stop.reason)
     except z3.Z3Exception:
         if not _STOPPED:
             raise
@@ -247,26 +338,30 @@ def prove(claim: ConfigClaim, bound: int | None = None, timeout: float = 60.0, *
         # encoding was seen answering sat with a model that is no counterexample), so
         # whatever came out is discarded: unknown, never proved nor refuted.
         verdict = UNKNOWN
-        detail.update(facts=[], counterexample=None, reason=f"{_STOPPED[0]} (not proved)")
+        detail.update(facts=[], counterexample=None, reason=_STOPPED[0])
     detail["seconds"] = round(time.monotonic() - start, 3)
     detail["cpu_seconds"] = round(time.process_time() - cpu, 3)
     return verdict, detail
 
 
 def _decide(claim: ConfigClaim, bound: int, deadline: float, timeout: float, explain: bool, minimise: bool,
-            detail: dict[str, Any]) -> str:
-    """:func:`prove`'s work: the verdict, with ``detail`` filled in."""
+            detail: dict[str, Any], check: Callable[[], None]) -> str:
+    """:func:`prove`'s work: the verdict, with ``detail`` filled in. ``check`` raises
+    :class:`Abandoned` (the deadline, a stop signal); the encoding calls it too."""
     _fresh_context()
+    check()
     enc = claim.encode(bound)
+    check()
     lits, ties = _tracked(enc.facts)
     solver = z3.Solver()
-    solver.set("timeout", _remaining_ms(deadline))
     solver.add(*enc.domain, *ties, z3.Not(enc.claim))
+    check()
+    solver.set("timeout", _remaining_ms(deadline))
     answer = solver.check(*lits.values())
     if answer == z3.unsat and not _satisfiable(enc, deadline):
         # nothing satisfies the facts: the "proof" would hold of no configuration at all
         verdict = UNKNOWN
-        detail["reason"] = "vacuous: the encoding's facts and domain contradict each other (not proved)"
+        detail["reason"] = "vacuous: the encoding's facts and domain contradict each other"
     elif answer == z3.unsat:
         by_lit = {str(lit): name for name, lit in lits.items()}
         core = [by_lit[str(c)] for c in solver.unsat_core()]
@@ -276,62 +371,79 @@ def _decide(claim: ConfigClaim, bound: int, deadline: float, timeout: float, exp
     elif answer == z3.sat:
         model = solver.model()
         constraints = [*enc.domain, *enc.facts.values(), z3.Not(enc.claim)]
+        check()   # a stop that came as the check ended: no minimising
         better = _minimised_model(enc, constraints, deadline) if minimise else None
+        check()   # the decoder may build terms and ask Z3 again (WL-CFG-WEIGHTS): within the deadline
         detail["counterexample"] = enc.decode(better if better is not None else model)
         verdict = COUNTEREXAMPLE
     else:
         verdict = UNKNOWN
-        detail["reason"] = _unknown_reason(solver.reason_unknown(), timeout)
+        detail["reason"] = _unknown_reason(solver.reason_unknown(), timeout, deadline)
     return verdict
 
 
-def witnesses(encode: Callable[[], Any], questions: Sequence[tuple[Any, Any]], timeout: float = 60.0
+def witnesses(encode: Callable[[], Any], questions: Iterable[tuple[Any, Any]], timeout: float = 60.0
               ) -> tuple[dict[Any, tuple[str, Any]], float]:
     """Many existence questions over one encoding (a reachability table): ``encode()``
     gives an encoding whose ``facts`` and ``domain`` hold throughout; each question is
-    ``(key, condition)``. Answers ``key -> ("yes", decoded witness) | ("no", None) |
+    ``(key, condition)``, the condition a Z3 term or a function building it (built only
+    when it is asked). Answers ``key -> ("yes", decoded witness) | ("no", None) |
     ("unknown", reason)`` and the seconds taken. One solver, one push/pop per question
-    (incremental: the shared facts are asserted once)."""
+    (incremental: the shared facts are asserted once). ``timeout`` counts from the start,
+    the encoding included (``encode.watching``, as :func:`prove` uses a claim's); once it
+    has run out, or a stop signal came, the questions not answered are unknown."""
     start = time.monotonic()
     deadline = start + timeout
-    _fresh_context()
-    enc = encode()
-    solver = z3.Solver()
-    solver.add(*enc.domain, *enc.facts.values())
     answers: dict[Any, tuple[str, Any]] = {}
-    solver.set("timeout", _remaining_ms(deadline))
+    pending = iter(questions)
+    asking = None   # the key of the question under way
+    check = _watch(deadline, timeout)
     try:
-        vacuous = solver.check() == z3.unsat
+        with _watching(encode, check):
+            check()
+            _fresh_context()
+            enc = encode()
+            check()
+            solver = z3.Solver()
+            solver.add(*enc.domain, *enc.facts.values())
+            solver.set("timeout", _remaining_ms(deadline))
+            vacuous = solver.check() == z3.unsat
+            check()
+            if vacuous:  # no configuration at all: every "no" would be vacuous
+                return {key: ("unknown", "vacuous: the facts contradict each other") for key, _ in pending}, \
+                    round(time.monotonic() - start, 3)
+            for key, condition in pending:
+                asking = key
+                check()
+                term = condition() if callable(condition) else condition
+                solver.set("timeout", _remaining_ms(deadline))
+                solver.push()
+                solver.add(term)
+                result = solver.check()
+                if _STOPPED:   # interrupted during this question: its answer is discarded (see prove)
+                    raise Abandoned(_STOPPED[0])
+                answers[key] = (("yes", enc.decode(solver.model())) if result == z3.sat else ("no", None)
+                                if result == z3.unsat else
+                                ("unknown", _unknown_reason(solver.reason_unknown(), timeout, deadline)))
+                asking = None
+                solver.pop()
+    except Abandoned as stop:
+        _left_unanswered(answers, asking, pending, stop.reason)
     except z3.Z3Exception:
         if not _STOPPED:
             raise
-        vacuous = False
-    if _STOPPED:   # interrupted (see prove): nothing answered here can be trusted
-        return {key: ("unknown", f"{_STOPPED[0]} (not attempted)") for key, _ in questions}, \
-            round(time.monotonic() - start, 3)
-    if vacuous:  # no configuration at all: every "no" would be vacuous
-        return {key: ("unknown", "vacuous: the facts contradict each other") for key, _ in questions}, \
-            round(time.monotonic() - start, 3)
-    for key, condition in questions:
-        if _STOPPED:   # Ctrl-C or SIGTERM: the rest are not asked
-            answers[key] = ("unknown", f"{_STOPPED[0]} (not attempted)")
-            continue
-        solver.set("timeout", _remaining_ms(deadline))
-        solver.push()
-        solver.add(condition)
-        try:
-            result = solver.check()
-            answer = (("yes", enc.decode(solver.model())) if result == z3.sat else ("no", None) if result == z3.unsat
-                      else ("unknown", _unknown_reason(solver.reason_unknown(), timeout)))
-        except z3.Z3Exception:
-            if not _STOPPED:
-                raise
-        if _STOPPED:   # interrupted during this question: its answer is discarded (see prove),
-            answers[key] = ("unknown", f"{_STOPPED[0]} (not answered)")   # and the solver with it
-            continue
-        answers[key] = answer
-        solver.pop()
+        _left_unanswered(answers, asking, pending, _STOPPED[0])   # Z3 raised "canceled" after interrupt()
     return answers, round(time.monotonic() - start, 3)
+
+
+def _left_unanswered(answers: dict, asking: Any, pending: Iterator, reason: str) -> None:
+    """The question under way and those after it: unknown, with ``reason`` (the timeout or
+    the stop signal; "... before it was asked" for those not asked)."""
+    if asking is not None:
+        answers[asking] = ("unknown", reason)
+    later = f"{reason} before it was asked" if _STOPPED else reason
+    for key, _ in pending:
+        answers.setdefault(key, ("unknown", later))
 
 
 def write_counterexample(cex: Any, out_dir: str, claim_id: str) -> str:
@@ -367,7 +479,9 @@ def format_header(records: Sequence[ProofRecord]) -> list[str]:
 def format_summary(records: Sequence[ProofRecord]) -> str:
     """The closing count line; a broken-rule run counts refuted and surviving broken rules."""
     counts = {v: sum(1 for r in records if r.verdict == v) for v in (PROVED, COUNTEREXAMPLE, UNKNOWN)}
-    line = f"{counts[PROVED]} proved, {counts[COUNTEREXAMPLE]} counterexample(s), {counts[UNKNOWN]} unknown"
+    vacuous = sum(1 for r in records if r.verdict == PROVED and r.vacuous)
+    line = (f"{counts[PROVED]} proved{f' ({vacuous} VACUOUS)' if vacuous else ''}, "
+            f"{counts[COUNTEREXAMPLE]} counterexample(s), {counts[UNKNOWN]} unknown")
     broken = [r for r in records if r.broken]
     if broken:
         refuted = sum(1 for r in broken if r.verdict == COUNTEREXAMPLE)
@@ -376,20 +490,39 @@ def format_summary(records: Sequence[ProofRecord]) -> str:
     return line
 
 
+def bound_text(bound: int, unit: str) -> str:
+    """``5 queue managers``, ``1 queue manager``, ``1 level of tree depth``: the unit's
+    plural word (its first ending in "s") made singular for a bound of 1."""
+    if bound != 1:
+        return f"{bound} {unit}".rstrip()
+    words = unit.split(" ")
+    for i, word in enumerate(words):
+        if word.endswith("ies"):
+            words[i] = word[:-3] + "y"
+            break
+        if word.endswith("s") and not word.endswith("ss"):
+            words[i] = word[:-1]
+            break
+    return f"1 {' '.join(words)}".rstrip()
+
+
 def format_record(r: ProofRecord) -> list[str]:
     """The text lines ``mqcheck prove`` prints for one claim."""
     head = f"{r.id:<28} {r.verdict}"
+    bound = bound_text(r.bound, r.bound_unit)
     if r.broken and r.verdict == COUNTEREXAMPLE:
-        head += f" (within bound {r.bound} {r.bound_unit}): refuted (as expected)"
+        head += f" (within bound {bound}): refuted (as expected)"
     elif r.broken and r.verdict == PROVED:
-        head += (f" (bound {r.bound} {r.bound_unit}): NOT refuted: the claim does not detect this broken rule"
+        head += (f" (bound {bound}): NOT refuted: the claim does not detect this broken rule"
                  f" {r.mutant()!r}")
+    elif r.verdict == PROVED and r.vacuous:
+        head += f" (bound {bound}) — VACUOUS: {r.reason}"
     elif r.verdict == PROVED:
-        head += f" (bound {r.bound} {r.bound_unit})"
+        head += f" (bound {bound})"
     elif r.verdict == UNKNOWN:
-        head += f" (bound {r.bound} {r.bound_unit}: {r.reason}; not proved)"
+        head += f" (bound {bound}: {r.reason}; not proved)"
     else:
-        head += f" (within bound {r.bound} {r.bound_unit})"
+        head += f" (within bound {bound})"
     lines = [f"{head}  {r.seconds:.2f} s ({r.cpu_seconds:.2f} s CPU)", f"    {r.title} ({r.citation})"]
     if r.broken:
         lines.append(f"    broken-rule run: proved against the deliberately broken rule {r.mutant()!r}; "

@@ -23,10 +23,11 @@ import z3
 from checker.model import Property
 from spec.symbolic import loops as sym_loops
 from spec.symbolic import reach as sym_reach
+from spec.symbolic import base as sym_base
 from spec.symbolic import repository as sym_repo
 from spec.symbolic import weights as sym_weights
 from spec.symbolic import workload as sym_wl
-from spec.symbolic.base import Counterexample, Encoding, count, mqsc_string, toml_string
+from spec.symbolic.base import Counterexample, Encoding, checkpoint, count, mqsc_string, ticking, toml_string
 from spec.symbolic.topic_tree import SymTree, char_under
 from spec.symbolic.topics import (
     SEPARATOR,
@@ -40,15 +41,24 @@ from spec.symbolic.topics import (
 
 @dataclass(frozen=True)
 class Claim:
-    """A ``config`` property's predicate (``checker.prove.ConfigClaim``)."""
+    """A ``config`` property's predicate (``checker.prove.ConfigClaim``). ``max_bound``: the
+    largest bound ``mqcheck prove`` accepts, one whose encoding takes well under a minute
+    (measured: docs/decisions.md, "A large --bound"); ``min_bound``: the smallest the
+    encoding is defined for."""
 
     build: Callable[[int, str], Encoding]
     default_bound: int
     bound_unit: str
     variant: str = ""
+    max_bound: int = 0
+    min_bound: int = 1
 
     def encode(self, bound: int) -> Encoding:
         return self.build(bound, self.variant)
+
+    def watching(self, check: Callable[[], None]):
+        """The driver's check, called by the encoding's checkpoints (spec.symbolic.base)."""
+        return sym_base.watching(check)
 
     def broken(self, variant: str) -> Claim:
         return replace(self, variant=variant)
@@ -162,7 +172,7 @@ def _block_part(tag: str, depth: int, charwise: bool, variant: str, facts: dict,
         d == z3.And(m, z3.Not(b))
     prefix_levels = _char_prefix_levels(sub) if charwise else level_prefix_length(sub)
     hidden = []
-    for node in tree.nodes:
+    for node in ticking(tree.nodes):
         if node == ():
             continue
         under = char_under(node, topic) if charwise else tree.under(topic, node)
@@ -237,9 +247,9 @@ def _encode_fr_mesh(n: int, variant: str) -> Encoding:
     own = {x: mesh.own_record_reaches(x) for x in range(n)}
     pr = {(a, b): mesh.pr_record_reaches(a, b) for a in range(n) for b in range(n) if a != b}
     lost: list[tuple[str, tuple, int, z3.BoolRef]] = []
-    for x, got in own.items():
+    for x, got in ticking(own.items()):
         lost += [("own", (x,), y, z3.And(ex[x], ex[y], z3.Not(got[y]))) for y in range(n)]
-    for (a, b), got in pr.items():
+    for (a, b), got in ticking(pr.items()):
         lost += [("pr", (a, b), y, z3.And(ex[a], ex[b], ex[y], z3.Not(got[y]))) for y in range(n)]
     every_record_everywhere = z3.Not(z3.Or([c for *_, c in lost]))
     claim = every_record_everywhere == mesh.complete()
@@ -594,7 +604,9 @@ def _weights_run(k: int, present: list[int], weights: list[int] | None, variant:
     for n, bad in enumerate(per_put, 1):  # the first violated put: the shortest scenario
         solver.push()
         solver.add(bad)
-        if solver.check() == z3.sat:
+        answer = solver.check()
+        checkpoint()  # a check the deadline or a stop signal cut short is not an answer
+        if answer == z3.sat:
             m = solver.model()
             ws = [m.eval(u.weight[i], model_completion=True).as_long() for i in present]
             got = [m.eval(u.count[n][i], model_completion=True).as_long() for i in present]
@@ -610,7 +622,9 @@ def _weights_counts(k: int, present: list[int], weights: list[int], variant: str
     solver.add(*u.rules, *[e == (i in present) for i, e in enumerate(u.exists)],
                *[u.weight[i] == w for i, w in zip(present, weights)],
                *[u.weight[i] == sym_weights.WEIGHT_DEFAULT for i in range(k) if i not in present])
-    assert solver.check() == z3.sat
+    answer = solver.check()
+    checkpoint()
+    assert answer == z3.sat
     m = solver.model()
     return [m.eval(u.count[n][i], model_completion=True).as_long() for i in present]
 
@@ -655,19 +669,19 @@ CLAIMS: list[Property] = [
         "PS-CFG-WILDCARD-BLOCK",
         "WILDCARD(BLOCK) hides every publication at or below the blocking node from wildcard subscriptions "
         "whose fixed prefix is above it, in both wildcard schemes; a subscription without wildcards is never blocked",
-        Claim(_encode_block, 3, "levels of tree depth"),
+        Claim(_encode_block, 3, "levels of tree depth", max_bound=9),
         citation="002 §Controlling wildcard usage with the WILDCARD property"),
     Property.config(
         "RP-CFG-FR-MESH",
         "every record (each full repository's own, and each partial repository's for every choice of two full "
         "repositories) reaches every full repository if and only if the manual CLUSSDRs among them are complete",
-        Claim(_encode_fr_mesh, 5, "full repositories"),
+        Claim(_encode_fr_mesh, 5, "full repositories", max_bound=13, min_bound=2),
         citation="000 §Considerations for Full Repositories"),
     Property.config(
         "PS-CFG-LOOP-BOUND",
         "fingerprint loop detection bounds every publication's path: it is processed at no more queue managers "
         "than there are, on every hierarchy + publish/subscribe cluster graph",
-        Claim(_encode_loop_bound, 5, "queue managers"),
+        Claim(_encode_loop_bound, 5, "queue managers", max_bound=250),
         citation="002 §How loop detection works"),
     Property.config(
         "PS-CFG-REACH",
@@ -675,14 +689,14 @@ CLAIMS: list[Property] = [
         "when: effective PUBSCOPE ALL at the publisher and no MQPMO_SCOPE_QMGR, effective SUBSCOPE ALL at the "
         "subscriber and no MQSO_SCOPE_QMGR, the subscription matches and WILDCARD does not block it, and some "
         "subscription there resolving to a cluster topic of the cluster pulled it over",
-        Claim(_encode_reach, 3, "levels of tree depth"),
+        Claim(_encode_reach, 3, "levels of tree depth", max_bound=9),
         citation="002 §Subscription scope, §Publication scope, §Wildcards and cluster topics"),
     Property.config(
         "WL-CFG-SELECTION",
         "the workload algorithm's choice among up to K instances never picks a PUT(DISABLED) instance, never "
         "prefers a lower CLWLRANK, keeps the local instance under CLWLUSEQ(LOCAL) unless a remote one outranks "
         "it, and fails with MQRC_CLUSTER_PUT_INHIBITED exactly when every top-ranked instance is PUT(DISABLED)",
-        Claim(_encode_selection, 3, "remote instances"),
+        Claim(_encode_selection, 3, "remote instances", max_bound=200),
         citation="001 §The cluster workload management algorithm"),
     Property.config(
         "WL-CFG-WEIGHTS",
@@ -690,7 +704,7 @@ CLAIMS: list[Property] = [
         "number of full weight cycles (sum(w)/gcd(w) puts) each channel has been chosen exactly n*w/sum(w) times, "
         "and after every put no channel is more than one weighted pick ahead of another — for every number of puts "
         "(by induction over the puts)",
-        Claim(_encode_weights, 3, "instances"),
+        Claim(_encode_weights, 3, "instances", max_bound=160),
         citation="001 §The cluster workload management algorithm"),
 ]
 

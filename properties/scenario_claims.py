@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic import base as sym_base
 from spec.symbolic import reach as sym_reach
 from spec.symbolic import scenario as sym_sc
 from spec.symbolic.base import Counterexample, Encoding, toml_string
@@ -43,6 +44,12 @@ class Context:
     steps_toml: tuple[str, ...]             # the user's [[steps]] bodies, re-rendered
 
 
+# The largest level bound ``mqcheck prove SCENARIO`` accepts (docs/decisions.md, "A large
+# --bound"): the encoding of one publisher/subscriber pair grows with the square of the
+# bound (the wildcard matching); at 150 levels it took 37 s for 002's Sport cluster.
+MAX_BOUND = 150
+
+
 @dataclass(frozen=True)
 class FixedClaim:
     """A ``checker.prove.ConfigClaim`` whose bound is fixed by the configuration."""
@@ -50,14 +57,27 @@ class FixedClaim:
     build: object
     default_bound: int
     bound_unit: str = "topic levels"
+    max_bound: int = MAX_BOUND
 
     def encode(self, bound: int) -> Encoding:
         return self.build(bound)
 
+    def watching(self, check):
+        """The driver's check, called by the encoding's checkpoints (spec.symbolic.base)."""
+        return sym_base.watching(check)
 
-def default_bound(config: sym_sc.Configuration) -> int:
-    """One level deeper than the deepest topic object: every group has a topic below it."""
-    return config.depth() + 1
+
+def topic_levels(pattern: str) -> int:
+    """The fewest levels a topic string matching the topic-scheme ``pattern`` has: one per
+    level that is not ``#`` (``#`` matches zero or more levels; a topic string has at least
+    one level)."""
+    return max(1, sum(1 for level in pattern.split("/") if level != "#"))
+
+
+def default_bound(config: sym_sc.Configuration, claims=()) -> int:
+    """One level deeper than the deepest topic object, so every group has a topic below
+    it, and deep enough for every ``[[prove]]`` claim's own topic (``claims``)."""
+    return max([config.depth() + 1] + [topic_levels(c.topic) for c in claims])
 
 
 def _subscription_kind(rp, kind: str, row_depth: int | None) -> z3.BoolRef:
@@ -106,16 +126,23 @@ def table_questions(ctx: Context, publisher: str, subscriber: str, bound: int):
         built["rp"], built["reached"] = rp, reached
         return Encoding(facts, z3.BoolVal(True), lambda m: _witness(rp, m), rp.domain())
 
-    def questions():
-        rp, reached = built["rp"], built["reached"]
-        for row in rows(ctx.config):
+    encode.watching = sym_base.watching   # the driver's deadline and stop check (checker.prove.witnesses)
+
+    def question(row: tuple[str, ...], column: str):
+        def build() -> z3.BoolRef:   # built when asked: a table abandoned half-way builds no more
+            rp, reached = built["rp"], built["reached"]
             in_row = sym_sc.topic_in_row(rp, ctx.config, row)
+            kind = _subscription_kind(rp, column.split("_")[0], len(row))
+            alone = [] if column == "wildcard_pulled" else [z3.Not(rp.subs[1].present)]
+            return z3.And(reached, in_row, kind, *alone)
+        return build
+
+    def questions():
+        for row in rows(ctx.config):
             for column in COLUMNS:
                 if column != "any" and not row:
                     continue  # nothing is above the root
-                kind = _subscription_kind(rp, column.split("_")[0], len(row))
-                alone = [] if column == "wildcard_pulled" else [z3.Not(rp.subs[1].present)]
-                yield (row, column), z3.And(reached, in_row, kind, *alone)
+                yield (row, column), question(row, column)
     return encode, questions
 
 

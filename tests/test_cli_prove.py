@@ -240,3 +240,80 @@ def test_broken_with_a_scenario_is_refused(capsys):
     the exit status then meant "a broken rule not refuted"."""
     status, out, err = prove(capsys, "--broken", SPORT_PROVE)
     assert status == 2 and out == "" and "--broken proves the catalogue's claims against broken rules" in err
+
+
+# ------------------------------------------------------------ a user trial of prove (bounds, claims, wording)
+def test_a_claim_whose_topic_cannot_occur_within_the_bound_is_flagged_vacuous(capsys, tmp_path):
+    """`prove examples/prove-sports.toml --bound 1`: prove[1] said "proved" although no topic
+    string of one level matches Sports/Football/#, and prove[2] "no such delivery is
+    possible (it rests on the facts above)" with no facts listed."""
+    status, out, _ = prove(capsys, SPORT_PROVE, "--bound", "1", "--out", str(tmp_path))
+    assert "up to 1 level (" in out
+    assert ("prove[1]                     proved (bound 1 topic level) — VACUOUS: no topic string within the bound "
+            "(1 topic level) matches 'Sports/Football/#'; raise --bound to 2") in out
+    assert ("prove[2]                     unknown (bound 1 topic level: vacuous: no topic string within the bound "
+            "(1 topic level) matches 'Sports/Rugby/#'; raise --bound to 2; not proved)") in out
+    assert "rests on the facts above" not in out
+    assert "2 proved (1 VACUOUS), 0 counterexample(s), 1 unknown" in out   # prove[0]: Sports is 1 level: asked
+    assert status == 3
+    status, out, _ = prove(capsys, SPORT_PROVE, "--bound", "1", "--json", "--out", str(tmp_path))
+    claims = {c["id"]: c for c in json.loads(out)["claims"]}
+    assert claims["prove[1]"]["vacuous"] is True and claims["prove[1]"]["verdict"] == "proved"
+    assert claims["prove[2]"]["vacuous"] is True and claims["prove[2]"]["verdict"] == "unknown"
+    assert claims["prove[0]"]["vacuous"] is False
+
+
+def test_the_default_bound_covers_each_claims_own_topic(capsys, tmp_path):
+    scenario = tmp_path / "deep.toml"
+    scenario.write_text('[qmgrs.QMA]\nmqsc = "DEFINE TOPIC(A) TOPICSTR(\'a\')"\n'
+                        '[[prove]]\nname = "deep"\ntopic = "a/b/c/d"\nexpect = "possible"\n')
+    status, out, _ = prove(capsys, str(scenario), "--json", "--out", str(tmp_path))
+    data = json.loads(out)
+    [claim] = data["claims"]
+    assert data["reachability"]["bound"] == 4 and claim["bound"] == 4   # not 2 (one below topic A)
+    assert claim["verdict"] == "proved" and not claim["vacuous"], claim   # QMA's own subscription on a/b/c/d
+    assert status == 0
+
+
+def test_an_empty_claim_topic_is_an_invalid_topic_string(capsys, tmp_path):
+    """`topic = ""` was read as "not given" and proved the claim over every topic ('#'),
+    while `mqcheck match '' a` rejects the empty string."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[qmgrs.QMA]\n[[prove]]\nname = "x"\ntopic = ""\nexpect = "never"\n')
+    status, out, err = prove(capsys, str(bad))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"mqcheck: error: {bad}:4:1: prove[0].topic: invalid topic string: a topic string must "
+                          "not be empty (002 §Topic strings)")
+
+
+def test_an_unknown_claim_id_gets_the_near_miss(capsys):
+    status, _, err = prove(capsys, "PS-CFG-LOOP-BOND")
+    assert status == 2
+    assert err == "mqcheck: error: <command line>: unknown property id(s): PS-CFG-LOOP-BOND (did you mean " \
+                  "PS-CFG-LOOP-BOUND?)\n"
+
+
+def test_help_gives_every_exit_status_of_broken(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["prove", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "with --broken, 0 every broken rule refuted, 1 one not refuted (the claim misses it), 2 bad input, " \
+           "3 unknown" in text
+    assert "3 when one is unknown" in text
+
+
+def test_a_bound_of_one_is_singular():
+    """"up to 1 levels", "bound 1 topic levels"."""
+    from checker.cli import _render_reach
+    from checker.prove import ProofRecord, format_record
+
+    reach = {"bound": 1, "level_names": ["a"], "seconds": 0.0, "pairs": []}
+    assert "every topic string up to 1 level (" in _render_reach("s", reach)[0]
+    for unit, one in (("queue managers", "1 queue manager"), ("levels of tree depth", "1 level of tree depth"),
+                      ("full repositories", "1 full repository"), ("topic levels", "1 topic level")):
+        record = ProofRecord("X", "t", "c", "proved", 1, unit, 0.1)
+        assert f"proved (bound {one})  " in format_record(record)[0]
+        record.bound = 2
+        assert f"proved (bound 2 {unit})  " in format_record(record)[0]

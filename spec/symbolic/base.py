@@ -7,11 +7,46 @@ terms to minimise, and a decoder from a Z3 model to a :class:`Counterexample`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import z3
+
+T = TypeVar("T")
+
+# The driver's check (``checker.prove``: the claim's deadline and the stop signal), while a
+# claim is being encoded or decoded; empty otherwise. The encodings call it through
+# :func:`checkpoint` between pieces of their work, so a large bound can be abandoned.
+_WATCH: list[Callable[[], None]] = []
+
+
+@contextmanager
+def watching(check: Callable[[], None]) -> Iterator[None]:
+    """While active, every :func:`checkpoint` calls ``check()``, which raises to abandon
+    the encoding (the exception goes through the encoding to the caller). The claims
+    offer this to the driver as ``claim.watching`` (``checker.prove`` imports no spec)."""
+    _WATCH.append(check)
+    try:
+        yield
+    finally:
+        _WATCH.pop()
+
+
+def checkpoint() -> None:
+    """A point where an encoding may be abandoned: called once per piece of work that
+    builds at most a few hundred terms (a loop iteration), so a deadline or a stop signal
+    is noticed within milliseconds whatever the bound."""
+    if _WATCH:
+        _WATCH[-1]()
+
+
+def ticking(items: Iterable[T]) -> Iterator[T]:
+    """``items``, with a :func:`checkpoint` before each (for an encoding's loops)."""
+    for item in items:
+        checkpoint()
+        yield item
 
 
 @dataclass

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic.base import ticking
+
 HIERARCHY, CLUSTER = 0, 1
 NO_PARENT = -1
 
@@ -39,17 +41,17 @@ class Graph:
     def domain(self) -> list[z3.BoolRef]:
         out = [self.exists[0]]
         out += [z3.Implies(self.exists[i], self.exists[i - 1]) for i in range(1, self.n)]
-        for i in range(self.n):
+        for i in ticking(range(self.n)):
             out.append(z3.Or(self.parent[i] == NO_PARENT,
                              z3.And(self.parent[i] >= 0, self.parent[i] < self.n, self.parent[i] != i)))
             out.append(z3.Implies(z3.Not(self.exists[i]), z3.And(self.parent[i] == NO_PARENT, z3.Not(self.member[i]))))
-            for j in range(self.n):
+            for j in ticking(range(self.n)):
                 out.append(z3.Implies(self.parent[i] == j, self.exists[j]))
         return out
 
     def _pick(self, arr, q: z3.ArithRef):
         out = arr[-1]
-        for i in range(self.n - 2, -1, -1):
+        for i in ticking(range(self.n - 2, -1, -1)):
             out = z3.If(q == i, arr[i], out)
         return out
 
@@ -67,8 +69,9 @@ class Graph:
 
 
 def graph(n: int) -> Graph:
-    return Graph(n, [z3.Bool(f"QM{i + 1}.exists") for i in range(n)],
-                 [z3.Int(f"QM{i + 1}.parent") for i in range(n)], [z3.Bool(f"QM{i + 1}.member") for i in range(n)])
+    return Graph(n, [z3.Bool(f"QM{i + 1}.exists") for i in ticking(range(n))],
+                 [z3.Int(f"QM{i + 1}.parent") for i in ticking(range(n))],
+                 [z3.Bool(f"QM{i + 1}.member") for i in ticking(range(n))])
 
 
 @dataclass
@@ -79,14 +82,14 @@ class Path:
 
     def domain(self, g: Graph) -> list[z3.BoolRef]:
         out = [self.length >= 0, self.length <= len(self.via)]
-        out += [z3.And(q >= 0, q < g.n, g.exists_at(q)) for q in self.qmgr]
-        out += [z3.Or(v == HIERARCHY, v == CLUSTER) for v in self.via]
+        out += [z3.And(q >= 0, q < g.n, g.exists_at(q)) for q in ticking(self.qmgr)]
+        out += [z3.Or(v == HIERARCHY, v == CLUSTER) for v in ticking(self.via)]
         return out
 
 
 def path(bound: int) -> Path:
-    return Path(z3.Int("path.hops"), [z3.Int(f"path.q{k}") for k in range(bound + 1)],
-                [z3.Int(f"path.via{k}") for k in range(bound)])
+    return Path(z3.Int("path.hops"), [z3.Int(f"path.q{k}") for k in ticking(range(bound + 1))],
+                [z3.Int(f"path.via{k}") for k in ticking(range(bound))])
 
 
 def rules(g: Graph, p: Path, variant: str = "") -> dict[str, z3.BoolRef]:
@@ -95,12 +98,12 @@ def rules(g: Graph, p: Path, variant: str = "") -> dict[str, z3.BoolRef]:
     def on(k, rule):
         return z3.Implies(k < p.length, rule)
     link = [on(k, z3.If(p.via[k] == HIERARCHY, g.hierarchy_link(p.qmgr[k], p.qmgr[k + 1]),
-                        g.cluster_link(p.qmgr[k], p.qmgr[k + 1]))) for k in hops]
-    back = [on(k, p.qmgr[k + 1] != p.qmgr[k - 1]) for k in hops if k >= 1]
-    one_hop = [on(k, z3.Not(z3.And(p.via[k - 1] == CLUSTER, p.via[k] == CLUSTER))) for k in hops if k >= 1]
+                        g.cluster_link(p.qmgr[k], p.qmgr[k + 1]))) for k in ticking(hops)]
+    back = [on(k, p.qmgr[k + 1] != p.qmgr[k - 1]) for k in ticking(hops) if k >= 1]
+    one_hop = [on(k, z3.Not(z3.And(p.via[k - 1] == CLUSTER, p.via[k] == CLUSTER))) for k in ticking(hops) if k >= 1]
     no_dup = [on(k, z3.Not(z3.And(g.is_member(p.qmgr[k - 1]), g.is_member(p.qmgr[k + 1]))))
-              for k in hops if k >= 1]
-    fingerprint = [on(k, z3.And([p.qmgr[k + 1] != p.qmgr[j] for j in range(k + 1)])) for k in hops]
+              for k in ticking(hops) if k >= 1]
+    fingerprint = [on(k, z3.And([p.qmgr[k + 1] != p.qmgr[j] for j in ticking(range(k + 1))])) for k in hops]
     out = {
         "002 §How does distributed publish/subscribe work?: publications travel over hierarchy links "
         "and between members of a publish/subscribe cluster": z3.And(link),

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic.base import checkpoint, ticking
+
 
 @dataclass
 class FrMesh:
@@ -39,16 +41,17 @@ class FrMesh:
     def domain(self) -> list[z3.BoolRef]:
         out = [self.exists[0], self.exists[1]]  # RP-TWO-FRS: a cluster has at least two FRs
         out += [z3.Implies(self.exists[i], self.exists[i - 1]) for i in range(1, self.n)]
-        for (i, j), e in self.edge.items():
+        for (i, j), e in ticking(self.edge.items()):
             out.append(z3.Implies(e, z3.And(self.exists[i], self.exists[j])))
-        for i in range(self.n):
+        for i in ticking(range(self.n)):
             # an FR joins the cluster through a manual CLUSSDR (003 §Cluster channels)
             out.append(z3.Implies(self.exists[i], z3.Or([self.edge[i, j] for j in range(self.n) if j != i])))
         return out
 
     def complete(self) -> z3.BoolRef:
         """000 §Considerations for Full Repositories: the FRs are a fully connected set."""
-        return z3.And([z3.Implies(z3.And(self.exists[i], self.exists[j]), e) for (i, j), e in self.edge.items()])
+        return z3.And([z3.Implies(z3.And(self.exists[i], self.exists[j]), e)
+                       for (i, j), e in ticking(self.edge.items())])
 
     def received(self, first: list[z3.BoolRef], from_pr: bool) -> list[z3.BoolRef]:
         """Which FRs end up holding a record that ``first[i]`` FRs got first — from a PR
@@ -56,10 +59,11 @@ class FrMesh:
         got = list(first)
         via_fr = [z3.BoolVal(False)] * self.n
         for _ in range(self.n):
+            checkpoint()
             forwards = [z3.Or(z3.And(first[i], self.forwards_from_pr), z3.And(via_fr[i], self.forwards_from_fr))
                         for i in range(self.n)]
             via_fr = [z3.Or([z3.And(forwards[i], self.edge[i, j]) for i in range(self.n) if i != j])
-                      for j in range(self.n)]
+                      for j in ticking(range(self.n))]
             got = [z3.Or(got[j], via_fr[j]) for j in range(self.n)]
         return got
 
@@ -73,7 +77,7 @@ class FrMesh:
 
 def fr_mesh(n: int) -> FrMesh:
     exists = [z3.Bool(f"FR{i + 1}.exists") for i in range(n)]
-    edge = {(i, j): z3.Bool(f"CLUSSDR FR{i + 1}->FR{j + 1}") for i in range(n) for j in range(n) if i != j}
+    edge = {(i, j): z3.Bool(f"CLUSSDR FR{i + 1}->FR{j + 1}") for i in ticking(range(n)) for j in range(n) if i != j}
     return FrMesh(n, exists, edge, z3.Bool("rule.forwards_from_pr"), z3.Bool("rule.forwards_from_fr"),
                   z3.Bool("rule.two_frs"))
 
@@ -94,6 +98,6 @@ def rules(mesh: FrMesh, variant: str = "") -> dict[str, z3.BoolRef]:
 def decode_graph(mesh: FrMesh, model: z3.ModelRef) -> tuple[int, list[tuple[int, int]]]:
     """(number of FRs, manual CLUSSDR edges) of a model; FRs are numbered from 0."""
     k = sum(1 for e in mesh.exists if z3.is_true(model.eval(e, model_completion=True)))
-    edges = sorted((i, j) for (i, j), e in mesh.edge.items()
+    edges = sorted((i, j) for (i, j), e in ticking(mesh.edge.items())
                    if i < k and j < k and z3.is_true(model.eval(e, model_completion=True)))
     return k, edges

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import z3
 
 from spec.network import NetworkState, pubsub_links, pubsub_space
+from spec.symbolic.base import ticking
 from spec.symbolic.reach import ReachProblem, Sub
 from spec.symbolic.topic_tree import Node, SymTree
 from spec.symbolic.topics import sym_subscription, sym_topic
@@ -122,7 +123,7 @@ def _tree(config: Configuration, q: QmgrTopics, names: tuple[str, ...]) -> tuple
     facts: dict[str, z3.BoolRef] = {}
     local, records = dict(q.local), dict(q.records)
     empty = []
-    for node, v in tree.nodes.items():
+    for node, v in ticking(tree.nodes.items()):
         for kind, present, found in (("local", v.local, local), ("record", v.record, records)):
             d = found.get(node)
             if d is None:
@@ -172,7 +173,7 @@ def topic_in_row(rp: ReachProblem, config: Configuration, row: Node) -> z3.BoolR
     tree = rp.pub_tree
     deeper = [n for n in config.nodes() if len(n) > len(row) and n[: len(row)] == row]
     inside = tree.under(rp.topic, row) if row else z3.BoolVal(True)
-    return z3.And(inside, *[z3.Not(tree.under(rp.topic, n)) for n in deeper])
+    return z3.And(inside, *[z3.Not(tree.under(rp.topic, n)) for n in ticking(deeper)])
 
 
 def topic_under_pattern(rp: ReachProblem, pattern: str) -> z3.BoolRef:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic.base import checkpoint, ticking
 from spec.symbolic.topics import (
     SEPARATOR,
     SymSubscription,
@@ -79,7 +80,7 @@ class SymTree:
         if nodes is None:
             nodes = [n for d in range(1, depth + 1) for n in itertools.product(self.names, repeat=d)]
         self.nodes: dict[Node, NodeVars] = {(): self._vars(())}
-        for n in nodes:
+        for n in ticking(nodes):
             self.nodes[tuple(n)] = self._vars(tuple(n))
 
     def _vars(self, node: Node) -> NodeVars:
@@ -94,7 +95,7 @@ class SymTree:
     # --- domains -----------------------------------------------------------------------
     def domain(self) -> list[z3.BoolRef]:
         out: list[z3.BoolRef] = []
-        for node, v in self.nodes.items():
+        for node, v in ticking(self.nodes.items()):
             for attrs in (v.local_attrs, v.record_attrs):
                 out += [z3.And(attrs["pubscope"] >= 0, attrs["pubscope"] < len(SCOPES)),
                         z3.And(attrs["subscope"] >= 0, attrs["subscope"] < len(SCOPES)),
@@ -109,7 +110,7 @@ class SymTree:
         """How many objects the tree defines below the root and root attributes altered:
         a counterexample's size (minimised)."""
         terms = []
-        for node, v in self.nodes.items():
+        for node, v in ticking(self.nodes.items()):
             if node == ():
                 base = [v.local_attrs["pubscope"] != SCOPES.index("ALL"), v.local_attrs["subscope"] != SCOPES.index("ALL"),
                         v.local_attrs["cluster"] != 0, v.local_attrs["wildcard"] != 0]
@@ -133,7 +134,7 @@ class SymTree:
     # --- resolution --------------------------------------------------------------------
     def _effective_path(self, attr: str, length: z3.ArithRef, items: Sequence[z3.ArithRef]) -> z3.ArithRef:
         out: z3.ArithRef = z3.IntVal(_base_code(attr))
-        for node in sorted(self.nodes, key=len):  # deeper ancestors override shallower ones
+        for node in ticking(sorted(self.nodes, key=len)):  # deeper ancestors override shallower ones
             v = self.nodes[node]
             value = v.value(attr)
             set_here = z3.And(self._ancestor(node, length, items), v.present(), value != 0)
@@ -149,7 +150,7 @@ class SymTree:
         at an object whose topic string is the subscription's whole string with its
         wildcards (``TopicSpace.subscription_node``: 002 §Overlapping topics)."""
         out = self._effective_path(attr, level_prefix_length(sub), sub.tokens)
-        for node in sorted(self.nodes, key=len):
+        for node in ticking(sorted(self.nodes, key=len)):
             if not any(level in ("#", "+") for level in node) or len(node) > len(sub.tokens):
                 continue
             codes = [sub.many if level == "#" else sub.one if level == "+" else sub.alphabet.index(level)
@@ -175,7 +176,7 @@ class SymTree:
     def blocked(self, sub: SymSubscription, topic: SymTopic, variant: str = "") -> z3.BoolRef:
         """``is_blocked(space.blocking_nodes(sub, scheme), topic)`` (either scheme)."""
         terms = []
-        for node in self.nodes:
+        for node in ticking(self.nodes):
             if node == ():
                 continue
             below = _char_deeper(node, sub) if sub.charwise else _level_deeper(self, node, sub)
@@ -190,7 +191,7 @@ class SymTree:
         def val(x: z3.ArithRef) -> int:
             return model.eval(x, model_completion=True).as_long()
         out: dict[Node, dict[str, dict[str, str]]] = {}
-        for node, v in self.nodes.items():
+        for node, v in ticking(self.nodes.items()):
             found = {}
             for kind, present, attrs in (("local", v.local, v.local_attrs), ("record", v.record, v.record_attrs)):
                 if z3.is_true(model.eval(present, model_completion=True)):
@@ -213,7 +214,7 @@ class SymTree:
     def fix(self, objects: dict[Node, dict[str, dict[str, str]]]) -> list[z3.BoolRef]:
         """Constraints making the tree exactly ``objects`` (the shape :meth:`decode` returns)."""
         out = []
-        for node, v in self.nodes.items():
+        for node, v in ticking(self.nodes.items()):
             given = objects.get(node, {})
             for kind, present, attrs in (("local", v.local, v.local_attrs), ("record", v.record, v.record_attrs)):
                 if kind not in given:
@@ -252,6 +253,7 @@ def _char_deeper(node: Node, sub: SymSubscription) -> z3.BoolRef:
     text = SEPARATOR.join(node)
     cut = char_prefix_cut(sub)
     options = [cut == -1]
+    checkpoint()
     for q, ch in enumerate(text):
         if ch == SEPARATOR and q < len(sub.tokens):
             options.append(z3.And(cut == q, *[sub.tokens[j] == sub.alphabet.index(text[j]) for j in range(q)]))

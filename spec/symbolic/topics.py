@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic.base import checkpoint, ticking
+
 PLUS, HASH = "+", "#"
 STAR, QMARK = "*", "?"
 SEPARATOR = "/"
@@ -43,7 +45,7 @@ class SymTopic:
 
     def domain(self) -> list[z3.BoolRef]:
         out = [self.length >= 1, self.length <= self.bound]
-        out += [z3.And(x >= 0, x < len(self.alphabet)) for x in self.items]
+        out += [z3.And(x >= 0, x < len(self.alphabet)) for x in ticking(self.items)]
         if not self.charwise and "" in self.alphabet:
             # the empty string is not a topic string (spec.topics.validate_topic_string)
             out.append(z3.Not(z3.And(self.length == 1, self.items[0] == self.alphabet.index(""))))
@@ -66,7 +68,7 @@ class SymTopic:
 
 def sym_topic(prefix: str, alphabet: Sequence[str], bound: int, charwise: bool = False) -> SymTopic:
     return SymTopic(tuple(alphabet), z3.Int(f"{prefix}.len"),
-                    tuple(z3.Int(f"{prefix}[{k}]") for k in range(bound)), charwise)
+                    tuple(z3.Int(f"{prefix}[{k}]") for k in ticking(range(bound))), charwise)
 
 
 @dataclass(frozen=True)
@@ -93,11 +95,11 @@ class SymSubscription:
 
     def domain(self) -> list[z3.BoolRef]:
         out = [self.length >= 1, self.length <= len(self.tokens)]
-        out += [z3.And(x >= 0, x <= self.many) for x in self.tokens]
+        out += [z3.And(x >= 0, x <= self.many) for x in ticking(self.tokens)]
         if not self.charwise and "" in self.alphabet:
             out.append(z3.Not(z3.And(self.length == 1, self.tokens[0] == self.alphabet.index(""))))
         if not self.charwise:  # a level that is exactly '#' or '+' is the wildcard, never a name
-            out += [x != self.alphabet.index(w) for w in ("#", "+") if w in self.alphabet for x in self.tokens]
+            out += [x != self.alphabet.index(w) for w in ("#", "+") if w in self.alphabet for x in ticking(self.tokens)]
         return out
 
     def symbols(self) -> tuple[str, ...]:
@@ -121,19 +123,19 @@ class SymSubscription:
 
     def has_wildcard(self) -> z3.BoolRef:
         """``spec.topics.is_wildcard``."""
-        return z3.Or([z3.And(k < self.length, self.is_wild(k)) for k in range(len(self.tokens))])
+        return z3.Or([z3.And(k < self.length, self.is_wild(k)) for k in ticking(range(len(self.tokens)))])
 
     def first_wildcard(self) -> z3.ArithRef:
         """Index of the first wildcard token (``length`` when there is none)."""
         out: z3.ArithRef = self.length
-        for k in reversed(range(len(self.tokens))):
+        for k in ticking(reversed(range(len(self.tokens)))):
             out = z3.If(z3.And(k < self.length, self.is_wild(k)), z3.IntVal(k), out)
         return out
 
 
 def sym_subscription(prefix: str, alphabet: Sequence[str], bound: int, charwise: bool = False) -> SymSubscription:
     return SymSubscription(tuple(alphabet), z3.Int(f"{prefix}.len"),
-                           tuple(z3.Int(f"{prefix}[{k}]") for k in range(bound)), charwise)
+                           tuple(z3.Int(f"{prefix}[{k}]") for k in ticking(range(bound))), charwise)
 
 
 def matches(sub: SymSubscription, topic: SymTopic) -> z3.BoolRef:
@@ -155,6 +157,7 @@ def matches(sub: SymSubscription, topic: SymTopic) -> z3.BoolRef:
     # bottom-up: cell (i, j) = tokens i.. of sub match items j.. of topic
     for i in range(m, -1, -1):
         for j in range(n, -1, -1):
+            checkpoint()
             done = j == topic.length
             if i == m:
                 memo[i, j] = done
@@ -182,6 +185,6 @@ def char_prefix_cut(sub: SymSubscription) -> z3.ArithRef:
     slash = sub.alphabet.index(SEPARATOR)
     first = sub.first_wildcard()
     out: z3.ArithRef = z3.IntVal(-1)
-    for k in range(len(sub.tokens)):
+    for k in ticking(range(len(sub.tokens))):
         out = z3.If(z3.And(k < first, sub.tokens[k] == slash), z3.IntVal(k), out)
     return out

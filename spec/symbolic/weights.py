@@ -39,6 +39,8 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic.base import ticking
+
 WEIGHT_MAX = 99
 WEIGHT_DEFAULT = 50
 
@@ -65,7 +67,7 @@ def chooser(exists: list, weights: list, counts: list, numbers: list, variant: s
         return z3.Or(fi < fj, z3.And(fi == fj, z3.Or(numbers[i] < numbers[j],
                                                        z3.And(numbers[i] == numbers[j], z3.BoolVal(i < j)))))
     return [z3.And(exists[i], *[z3.Implies(exists[j], before(i, j)) for j in range(k) if j != i])
-            for i in range(k)]
+            for i in ticking(range(k))]
 
 
 def one_pick_ahead(exists: list, weights: list, counts: list) -> z3.BoolRef:
@@ -74,7 +76,7 @@ def one_pick_ahead(exists: list, weights: list, counts: list) -> z3.BoolRef:
     k = len(exists)
     return z3.And([z3.Implies(z3.And(exists[i], exists[j], counts[i] >= 1),
                               (counts[i] - 1) * weights[j] <= counts[j] * weights[i])
-                   for i in range(k) for j in range(k) if i != j])
+                   for i in ticking(range(k)) for j in range(k) if i != j])
 
 
 def proportional(exists: list, weights: list, d: list, n: z3.ArithRef) -> z3.BoolRef:
@@ -84,7 +86,7 @@ def proportional(exists: list, weights: list, d: list, n: z3.ArithRef) -> z3.Boo
     parts = [x >= 0 for x in d] + [z3.Implies(z3.Not(e), x == 0) for e, x in zip(exists, d)]
     parts.append(z3.Sum([z3.If(e, x, 0) for e, x in zip(exists, d)]) == n)
     parts += [z3.Implies(z3.And(exists[i], exists[j]), d[i] * weights[j] == d[j] * weights[i])
-              for i in range(k) for j in range(i + 1, k)]
+              for i in ticking(range(k)) for j in range(i + 1, k)]
     return z3.And(parts)
 
 
@@ -151,7 +153,7 @@ def unrolled(k: int, t: int, variant: str = "") -> Unrolled:
     counts: list[list[z3.ArithRef]] = [[z3.IntVal(0)] * k]
     numbers: list[z3.ArithRef] = [z3.IntVal(0)] * k
     chosen, rules = [], []
-    for s in range(t):
+    for s in ticking(range(t)):
         here = [z3.Bool(f"put{s + 1}.to.{q}") for q in names]
         rules += [h == c for h, c in zip(here, chooser(exists, weight, counts[s], numbers, variant))]
         nxt = [z3.Int(f"count{s + 1}.{q}") for q in names]
@@ -167,7 +169,7 @@ def violation(u: Unrolled, variant: str = "") -> tuple[z3.BoolRef, list[z3.BoolR
     not the proportional ones at a whole number of cycles, or a channel two weighted picks
     ahead. Returns the condition and, per put n, whether it is violated there."""
     per_put = []
-    for n in range(1, u.t + 1):
+    for n in ticking(range(1, u.t + 1)):
         c = u.count[n]
         d = [z3.Int(f"proportional{n}.{q}") for q in u.names]
         off_cycle = z3.And(proportional(u.exists, u.weight, d, z3.IntVal(n)),

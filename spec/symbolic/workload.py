@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import z3
 
+from spec.symbolic.base import ticking
+
 STATUS_CODES = (0, 2, 3)
 STATUS_NAMES = {0: "RUNNING", 2: "RETRYING", 3: "STOPPED"}
 USEQ = ("QMGR", "LOCAL", "ANY")  # the queue's CLWLUSEQ codes
@@ -58,7 +60,7 @@ class Selection:
 
     def domain(self) -> list[z3.BoolRef]:
         out = [z3.And(self.local_useq >= 0, self.local_useq < len(USEQ))]
-        for r in self.routes:
+        for r in ticking(self.routes):
             out += [z3.And(r.ch_rank >= 0, r.ch_rank <= 9), z3.And(r.ch_prty >= 0, r.ch_prty <= 9),
                     z3.And(r.weight >= 1, r.weight <= 99), z3.Or([r.status == c for c in STATUS_CODES]),
                     z3.And(r.q_rank >= 0, r.q_rank <= 9), z3.And(r.q_prty >= 0, r.q_prty <= 9)]
@@ -79,19 +81,19 @@ def selection(k: int) -> Selection:
                      z3.Int(f"{t}.channel.CLWLPRTY"), z3.Int(f"{t}.channel.CLWLWGHT"), z3.Int(f"{t}.channel.status"),
                      z3.Bool(f"{t}.SUSPEND"), z3.Bool(f"{t}.queue.PUT"), z3.Int(f"{t}.queue.CLWLRANK"),
                      z3.Int(f"{t}.queue.CLWLPRTY"))
-    routes = [route(f"QM{i + 1}", False) for i in range(k)] + [route("QMAPP", True)]
+    routes = [route(f"QM{i + 1}", False) for i in ticking(range(k))] + [route("QMAPP", True)]
     return Selection(routes, z3.Int("QMAPP.queue.CLWLUSEQ"), z3.Bool("QMAPP.CLWLUSEQ_LOCAL"))
 
 
 def _keep_max(live: list[z3.BoolRef], values: list[z3.ArithRef]) -> list[z3.BoolRef]:
     """Keep the live routes whose value is the largest among the live ones."""
     return [z3.And(l_i, *[z3.Implies(l_j, v_j <= v_i) for l_j, v_j in zip(live, values)])
-            for l_i, v_i in zip(live, values)]
+            for l_i, v_i in ticking(zip(live, values))]
 
 
 def _keep_min(live: list[z3.BoolRef], values: list[z3.ArithRef]) -> list[z3.BoolRef]:
     return [z3.And(l_i, *[z3.Implies(l_j, v_j >= v_i) for l_j, v_j in zip(live, values)])
-            for l_i, v_i in zip(live, values)]
+            for l_i, v_i in ticking(zip(live, values))]
 
 
 @dataclass
@@ -123,7 +125,7 @@ def choose(sel: Selection, variant: str = "") -> Outcome:
     live = _keep_min(live, [r.status for r in rs])                        # rules 8-11
     live = _keep_max(live, [r.ch_prty for r in rs])                       # rule 13
     live = _keep_max(live, [r.q_prty for r in rs])                        # rule 14
-    first = [z3.And(l, *[z3.Not(e) for e in live[:i]]) for i, l in enumerate(live)]  # final choice
+    first = [z3.And(l, *[z3.Not(e) for e in live[:i]]) for i, l in ticking(enumerate(live))]  # final choice
     chosen = [z3.And(z3.Not(inhibited), z3.If(local_stop, z3.BoolVal(r.local), f)) for r, f in zip(rs, first)]
     return Outcome(chosen, inhibited, z3.Not(z3.Or([r.exists for r in rs])))
 
@@ -133,7 +135,7 @@ def decode(sel: Selection, model: z3.ModelRef) -> dict:
         v = model.eval(x, model_completion=True)
         return z3.is_true(v) if z3.is_bool(v) else v.as_long()
     routes = []
-    for r in sel.routes:
+    for r in ticking(sel.routes):
         routes.append({"qmgr": r.qmgr, "channel": r.channel, "local": r.local, "instance": val(r.exists),
                        "CLWLRANK": val(r.ch_rank), "CLWLPRTY": val(r.ch_prty), "CLWLWGHT": val(r.weight),
                        "status": STATUS_NAMES[val(r.status)], "suspended": val(r.suspended), "PUT": val(r.put),
