@@ -1371,19 +1371,7 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
 
     scenario = _load_scenario(path, "prove")
     with open(path, "rb") as f:
-        raw = f.read()
-    doc = tomllib.loads(raw.decode("utf-8"))
-    for claim in scenario.proves:
-        if doc["prove"][claim.index].get("topic") == "":
-            # spec.scenario reads an empty [[prove]] topic as "not given" (its default '#'), as
-            # it reads a step's topic next to topicobj; a claim's topic has no topicobj to stand
-            # in for it: it is a topic string, and the empty one is not (mqcheck match '' a)
-            from spec.scenario import _Locator   # the scenario reader's key positions
-
-            line, column = _Locator(raw.decode("utf-8")).locate(("prove", claim.index, "topic"))
-            raise InputError(f"prove[{claim.index}].topic: invalid topic string: a topic string must not be empty "
-                             "(002 §Topic strings)", file=path, line=line, column=column,
-                             suggestion='leave topic out for every topic string ("#")')
+        doc = tomllib.load(f)
     config = configuration(run_scenario(scenario).final)
     bound = args.bound or sc.default_bound(config, [c for c in scenario.proves if only is None or c.index in only])
     if bound > sc.MAX_BOUND:   # a --bound beyond it is refused before this (_cmd_prove)

@@ -34,7 +34,7 @@ scenario file) or neither (an empty queue manager), never both.
 - ``unsubscribe = {qmgr, name}``
 - ``republish = {qmgr, subscription, action = "NEW" | "FORWARD", topic?}`` — an application
   that gets the publications of ``subscription`` and publishes them again (under ``topic``
-  when given, else under the topic received).
+  when given, else under the topic received; an explicit ``topic = ""`` is an error).
 - ``open = {qmgr, handle, queue, target_qmgr? = "", bind? = "AS_Q_DEF" | "ON_OPEN" |
   "NOT_FIXED" | "ON_GROUP"}``
 - ``put = {handle, count? = 1, group?}``; ``close = {handle}``
@@ -1058,21 +1058,27 @@ class _Parser(UniformParsing):
     def declare_hint(self, name: str) -> str:
         return near_miss(name, self.qmgr_names) or f"declare it with a [qmgrs.{name}] table"
 
-    def topic(self, table: Mapping, key: str, path: Path, scheme: str | None = None, required: bool = True) -> str:
+    def topic(self, table: Mapping, key: str, path: Path, scheme: str | None = None, required: bool = True,
+              absent: str = "") -> str:
+        """The topic string at ``key``. ``required=False``: the key may be left out (``""``).
+        ``absent``: what leaving it out means, for keys where an explicit ``""`` is a mistake
+        rather than 002's empty ObjectString (a claim's topic, a republished topic): the
+        empty string is then refused with that as the hint."""
         if key not in table:
             if required:
                 raise self.error(path + (key,), "required key is missing", "or give topicobj", at=path)
             return ""
         value = self.string(table, key, path)
-        if not value and not required:  # 002 §Constructing topic names: an empty ObjectString
-            return ""                   # is "not present"; the object's TOPICSTR alone is used
+        if not value and not required and not absent:  # 002 §Constructing topic names: an empty
+            return ""                   # ObjectString is "not present"; the object's TOPICSTR alone is used
         try:
             if scheme is None:
                 validate_topic_string(value)
             else:
                 compile_subscription(value, scheme)
         except TopicStringError as e:
-            raise self.error(path + (key,), f"invalid topic string: {e.message}", e.suggestion) from None
+            raise self.error(path + (key,), f"invalid topic string: {e.message}",
+                             e.suggestion or (absent if not value else "")) from None
         return value
 
     def handle(self, table: Mapping, path: Path) -> str:
@@ -1288,7 +1294,8 @@ class _Parser(UniformParsing):
     def step_republish(self, t: dict, path: Path, index: int, line: int) -> RepublishStep:
         qmgr, name = self.live_sub(t, "subscription", path)
         action = self.keyword(t, "action", path, ACTIONS, None)
-        topic = self.topic(t, "topic", path, required=False)
+        topic = self.topic(t, "topic", path, required=False,
+                           absent="leave topic out to publish again under the topic received")
         return RepublishStep(index, line, qmgr, name, action, topic)
 
     def step_open(self, t: dict, path: Path, index: int, line: int) -> OpenStep:
@@ -1487,7 +1494,8 @@ class _Parser(UniformParsing):
             ends.append(tuple(dict.fromkeys(self.qmgr_key(n, path + (key,)) for n in names)))
             if not ends[-1]:
                 raise self.error(path + (key,), "expected at least one queue manager")
-        topic = self.topic(t, "topic", path, "topic", required=False) or "#"
+        topic = self.topic(t, "topic", path, "topic", required=False,
+                           absent='leave topic out for every topic string ("#")') or "#"
         return ProveClaim(index, self.line_of(path), self.string(t, "name", path, f"prove[{index}]"), ends[0], ends[1],
                           topic, self.keyword(t, "subscription", path, ("any", "wildcard", "exact"), "any").lower(),
                           self.boolean(t, "pulled", path, True),
