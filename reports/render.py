@@ -518,7 +518,8 @@ def _charts(command: str, data: dict) -> list[Markup]:
 # ------------------------------------------------------------ prove and fuzz, as they emit
 def _prove_view(data: dict, view: dict) -> None:
     """``mqcheck prove --json``: ``claims`` is a list of proof records (id, title, citation,
-    verdict, bound, bound_unit, seconds, cpu_seconds, facts, counterexample, replay, reason)."""
+    verdict, bound, bound_unit, seconds, cpu_seconds, facts, counterexample, replay, reason,
+    vacuous)."""
     rows = []
     for c in data["claims"]:
         if not isinstance(c, dict):
@@ -537,10 +538,16 @@ def _prove_view(data: dict, view: dict) -> None:
             detail.append("rests on: " + ", ".join(map(str, c["facts"])))
         if c.get("replay"):
             detail.append(f"replay: {c['replay']}")
+        # a claim over no topic string within the bound: flagged, as check flags a vacuous
+        # verdict (the reason says which topic and the bound that covers it)
+        vacuous = c.get("vacuous") is True
+        badge = BADGES.get(status, "muted")
+        if vacuous and badge == "ok":
+            badge, text = "warn", text + " — VACUOUS"
         rows.append({"id": str(c.get("id", "")), "kind": "config", "status": status,
-                     "badge": BADGES.get(status, "muted"), "title": str(c.get("title", "")),
+                     "badge": badge, "title": str(c.get("title", "")),
                      "citation": str(c.get("citation", "")), "quote": str(c.get("quote", "")), "text": text,
-                     "has_trace": False, "anchor": "", "vacuous": False, "detail": detail})
+                     "has_trace": False, "anchor": "", "vacuous": vacuous, "detail": detail})
     view["verdicts"] = rows
     if isinstance(data.get("reachability"), dict):
         view["tables"] += _reach_tables(data["reachability"])

@@ -141,7 +141,7 @@ BY_COMMAND = {
         "not_joined": array(obj()),
         "unmodelled": array(),
     },
-    "prove": {"claims": array(obj(facts=nullable(array()))),
+    "prove": {"claims": array(obj(facts=nullable(array()), vacuous=nullable(BOOLEAN))),
               "reachability": obj(level_names=nullable(array()), pairs=nullable(array(obj(rows=nullable(array(obj()))))))},
     "lint": {
         "files": array(),

@@ -253,6 +253,20 @@ def test_prove_with_a_scenario_shows_its_reachability_tables():
         reports.render([{"command": "prove", "claims": [], "reachability": {"pairs": {"a": 1}}}])
 
 
+def test_a_vacuous_claim_is_flagged_not_plainly_proved():
+    """`mqcheck prove --json` marks a claim over no topic string within the bound "vacuous";
+    the report showed it as a plain green "proved"."""
+    claims = [{"id": "prove[0]", "title": "t", "verdict": "proved", "bound": 1, "bound_unit": "topic level",
+               "vacuous": True, "reason": "no topic string within the bound matches 'a/b'; raise --bound to 2"},
+              {"id": "prove[1]", "title": "u", "verdict": "proved", "bound": 1, "vacuous": False}]
+    html = reports.render([{"command": "prove", "scenario": "s.toml", "claims": claims}])
+    assert 'data-property="prove[0]" data-status="proved"' in html
+    assert "proved (bound 1 topic level) — VACUOUS" in html and "raise --bound to 2" in html
+    assert html.count("VACUOUS") == 1 and "proved (vacuous)" in html
+    with pytest.raises(reports.ReportDataError, match="vacuous"):
+        reports.render([{"command": "prove", "claims": [dict(claims[0], vacuous="no")]}])
+
+
 def test_prove_and_fuzz_json_as_their_commands_print_it():
     """tests/data/reports/prove.json and fuzz.json: `mqcheck prove --json --bound 2` and
     `mqcheck fuzz --json --examples 8 --seed 1` as the issue #13/#14 branches printed them."""
