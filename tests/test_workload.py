@@ -303,6 +303,28 @@ def test_suspended_queue_manager_is_avoided_unless_all_are():
     assert by_qmgr(view(both, queues), DEMOQ, 4) == {"SERVER1": 2, "SERVER2": 2}
 
 
+def test_suspended_from_one_cluster_is_not_suspended_from_another():
+    """001 §The cluster workload management algorithm, rule 7; 000 §Workload management
+    features: "A queue manager may be suspended from the cluster" — SUSPEND QMGR CLUSTER(X)
+    is per cluster. SERVER1's CLUSRCVR is in X and Y (CLUSNL) and it is suspended from X
+    only: for DEMOQ, clustered in Y, its route is as good as SERVER2's; for a queue in X it
+    is avoided; for a queue in both it is still available through Y."""
+    mine = (rcvr(APP, clusters=("X", "Y")),)
+    s1 = rcvr("SERVER1", clusters=("X", "Y"), suspended_in=("X",))
+    s2 = rcvr("SERVER2", clusters=("X", "Y"))
+    assert s1.suspended and s1 == rcvr("SERVER1", clusters=("X", "Y"), suspended=True, suspended_in=("X",))
+    in_y = (queue("SERVER1", clusters=("Y",)), queue("SERVER2", clusters=("Y",)))
+    assert by_qmgr(view((s1, s2), in_y, local_receivers=mine), DEMOQ, 4) == {"SERVER1": 2, "SERVER2": 2}
+    in_x = (queue("SERVER1", clusters=("X",)), queue("SERVER2", clusters=("X",)))
+    assert by_qmgr(view((s1, s2), in_x, local_receivers=mine), DEMOQ, 4) == {"SERVER2": 4}
+    in_both = (queue("SERVER1", clusters=("X", "Y")), queue("SERVER2", clusters=("X", "Y")))
+    assert by_qmgr(view((s1, s2), in_both, local_receivers=mine), DEMOQ, 4) == {"SERVER1": 2, "SERVER2": 2}
+    # suspended from every cluster the route could use: avoided (the plain flag means all)
+    everywhere = rcvr("SERVER1", clusters=("X", "Y"), suspended=True)
+    assert everywhere.suspended_in == ("X", "Y")
+    assert by_qmgr(view((everywhere, s2), in_both, local_receivers=mine), DEMOQ, 4) == {"SERVER2": 4}
+
+
 # ---------------------------------------------------------------------------------------
 # Seed examples — 000 §Routing messages in and out of clusters, Scenarios 1-5: the cluster
 # hop at the gateway (the name resolution around it belongs to the network model).

@@ -457,3 +457,63 @@ def test_puts_through_a_handle_never_opened_fail_visibly(tmp_path, before_open, 
     codes = [(e.step, e.code) for e in report.final.log if e.qmgr == "QMAPP" and e.code.startswith("MQRC")]
     assert codes == expected
     assert messages_of(report.final).get("app", {}) in ({}, {"SERVER1": 1, "SERVER2": 1})
+
+
+SUSPEND_FROM_X = '''
+[qmgrs.FR1]
+mqsc = """
+ALTER QMGR REPOSNL(XY)
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSNL(XY)
+"""
+[qmgrs.SERVER]
+mqsc = """
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.SERVER) CHLTYPE(CLUSRCVR) CONNAME('server(1414)') CLUSNL(XY)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSNL(XY)
+DEFINE QLOCAL(CQY) CLUSTER(Y)
+DEFINE QLOCAL(CQX) CLUSTER(X)
+"""
+[qmgrs.OTHER]
+mqsc = """
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.OTHER) CHLTYPE(CLUSRCVR) CONNAME('other(1414)') CLUSNL(XY)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSNL(XY)
+DEFINE QLOCAL(CQY) CLUSTER(Y)
+DEFINE QLOCAL(CQX) CLUSTER(X)
+"""
+[qmgrs.APP]
+mqsc = """
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.APP) CHLTYPE(CLUSRCVR) CONNAME('app(1414)') CLUSNL(XY)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSNL(XY)
+"""
+'''
+
+
+@pytest.mark.parametrize("open_x_first", [False, True])
+def test_suspend_from_one_cluster_leaves_the_other_cluster_balanced(tmp_path, open_x_first):
+    """001 §The cluster workload management algorithm, rule 7; 000 §Workload management
+    features ("A queue manager may be suspended from the cluster"): SERVER, whose CLUSRCVR
+    is in X and Y, is suspended from X only. Puts to CQY (clustered in Y) stay balanced
+    between SERVER and OTHER whether or not APP also learnt SERVER's record in X (it does by
+    opening CQX first); puts to CQX avoid SERVER. The view used to OR the SUSPEND flags of a
+    channel's records across clusters, so CQY avoided SERVER once APP knew its X record."""
+    steps = ('[[steps]]\nopen = { qmgr = "APP", handle = "x0", queue = "CQX", bind = "NOT_FIXED" }\n'
+             '[[steps]]\nput = { handle = "x0", count = 2 }\n') if open_x_first else ""
+    steps += ('[[steps]]\nmqsc = { qmgr = "SERVER", commands = "SUSPEND QMGR CLUSTER(X)" }\n'
+              '[[steps]]\nopen = { qmgr = "APP", handle = "y", queue = "CQY", bind = "NOT_FIXED" }\n'
+              '[[steps]]\nput = { handle = "y", count = 4 }\n'
+              '[[steps]]\nopen = { qmgr = "APP", handle = "x", queue = "CQX", bind = "NOT_FIXED" }\n'
+              '[[steps]]\nput = { handle = "x", count = 4 }\n')
+    path = tmp_path / "suspend-x.toml"
+    path.write_text(SUSPEND_FROM_X + steps)
+    report = run_scenario(load_scenario(path))
+    got = messages_of(report.final)
+    assert got["y"] == {"OTHER": 2, "SERVER": 2}
+    assert got["x"] == {"OTHER": 4}
+    assert not [e for e in report.final.log if e.code.startswith(("AMQ", "MQRC"))]
+    model = MQNetwork(load_scenario(path))
+    for prop in PROPERTIES:
+        if prop.kind.value == "always":
+            assert prop.predicate(model, report.final), prop.id
