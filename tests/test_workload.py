@@ -641,9 +641,12 @@ def views(draw):
     for i in range(draw(st.integers(1, 4))):
         name = f"QM{i}"
         for j in range(draw(st.integers(1, 2))):
-            r = rcvr(name, f"TO.{name}.{j}", clusters=draw(st.sets(st.sampled_from(CLUSTERS + ("X",)), min_size=1).map(sorted)),
+            clusters = draw(st.sets(st.sampled_from(CLUSTERS + ("X",)), min_size=1).map(sorted))
+            # SUSPEND QMGR CLUSTER(...) per cluster: from none, some or all of its clusters
+            off = tuple(c for c in clusters if draw(st.booleans()))
+            r = rcvr(name, f"TO.{name}.{j}", clusters=clusters,
                      clwlwght=draw(st.integers(1, 99)), clwlrank=draw(st.integers(0, 2)),
-                     clwlprty=draw(st.integers(0, 2)), netprty=draw(st.integers(0, 1)), suspended=draw(st.booleans()))
+                     clwlprty=draw(st.integers(0, 2)), netprty=draw(st.integers(0, 1)), suspended_in=off)
             receivers.append(r)
             statuses.append(ChannelState(name, r.channel, ChannelStatus(draw(st.sampled_from(STATUSES)))))
         queues.append(queue(name, clusters=draw(st.sets(st.sampled_from(CLUSTERS + ("X",)), min_size=1).map(sorted)),
@@ -686,6 +689,16 @@ def reference_routes(v: QmgrView, put: Put):
     return out
 
 
+def reference_suspended(v: QmgrView, x) -> bool:
+    """001 rule 7 per route: its queue manager is suspended from every cluster the route
+    goes through (channel ∩ queue, ∩ this queue manager's for a remote route)."""
+    q, r, local = x
+    via = set(r.clusters) & set(q.clusters)
+    if not local:
+        via &= {c for lr in v.local_receivers for c in lr.clusters}
+    return all(c in r.suspended_in for c in via) if via else r.suspended
+
+
 def reference_finalists(v: QmgrView, put: Put, history: History):
     """001 rules 1-15 written as one naive comprehension after another (no explanation)."""
     c = reference_routes(v, put)
@@ -701,8 +714,8 @@ def reference_finalists(v: QmgrView, put: Put, history: History):
     useq = v.clwluseq if useq == "QMGR" else useq
     if any(x[2] for x in c) and (useq == "LOCAL" or put.via_cluster_channel):           # rule 6
         return "local"
-    if len({x[1].qmgr for x in c}) > 1 and not all(x[1].suspended for x in c):           # rule 7
-        c = [x for x in c if not x[1].suspended]
+    if len({x[1].qmgr for x in c}) > 1 and not all(reference_suspended(v, x) for x in c):  # rule 7
+        c = [x for x in c if not reference_suspended(v, x)]
     best = min(_class_of(_status_of(v, x[1].qmgr, x[1].channel)) for x in c)             # rules 8-11
     c = [x for x in c if _class_of(_status_of(v, x[1].qmgr, x[1].channel)) == best]
     c = [x for x in c if x[1].netprty == max(y[1].netprty for y in c if y[1].qmgr == x[1].qmgr)]  # 12
@@ -751,8 +764,8 @@ def test_the_choice_is_eligible(v, via):
     top = [x for x in routes if x[1].clwlrank == chosen[1].clwlrank and x[0].clwlrank == chosen[0].clwlrank
            and x[0].put_enabled]
     cls = _class_of(_status_of(v, d.qmgr, d.channel))
-    unsuspended = [x for x in top if not x[1].suspended]
-    if chosen[1].suspended and len({x[1].qmgr for x in top}) > 1:       # suspended only if all are
+    unsuspended = [x for x in top if not reference_suspended(v, x)]
+    if reference_suspended(v, chosen) and len({x[1].qmgr for x in top}) > 1:  # suspended only if all are
         assert not unsuspended
     pool = unsuspended if unsuspended and len({x[1].qmgr for x in top}) > 1 else top
     assert cls == min(_class_of(_status_of(v, x[1].qmgr, x[1].channel)) for x in pool)  # WL-STATUS
