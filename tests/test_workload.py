@@ -162,10 +162,16 @@ def local_view(queue_useq: str = "ANY", qmgr_useq: str = "LOCAL", **kw) -> QmgrV
                 local_instance=queue("QMA", clwluseq=queue_useq), clwluseq=qmgr_useq, **kw)
 
 
-def test_clwluseq_any_four_clusrcvrs_against_one_remote_is_80_percent_local():
-    # 001 rule 6: "four CLUSRCVR channels ... and one CLUSSDR channel ... Four-fifths
-    # (80 percent) of the messages go to the local queue."
-    assert by_qmgr(local_view("ANY"), DEMOQ, 100) == {"QMA": 80, "QMB": 20}
+@pytest.mark.parametrize("running", [(), ("QMB",), ("TO.QMA.1", "TO.QMA.3"), ("QMB", "TO.QMA.1", "TO.QMA.2",
+                                                                       "TO.QMA.3", "TO.QMA.4")],
+                         ids=["all-inactive", "clussdr-running", "some-clusrcvrs-running", "all-running"])
+def test_clwluseq_any_four_clusrcvrs_against_one_remote_is_80_percent_local(running):
+    """001 §The cluster workload management algorithm, rule 6: "four CLUSRCVR channels ...
+    and one CLUSSDR channel. All the channels have the same status of either INACTIVE or
+    RUNNING. ... Four-fifths (80 percent) of the messages go to the local queue." — whichever
+    of them are RUNNING and which INACTIVE (one status class, rule 8)."""
+    statuses = tuple(status("QMB", "RUNNING") if r == "QMB" else status("QMA", "RUNNING", r) for r in running)
+    assert by_qmgr(local_view("ANY", statuses=statuses), DEMOQ, 100) == {"QMA": 80, "QMB": 20}
 
 
 @pytest.mark.parametrize("queue_useq,qmgr_useq,expected", [

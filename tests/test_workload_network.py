@@ -29,7 +29,7 @@ from checker.explore import explore  # noqa: E402
 from checker.model import Status  # noqa: E402
 from properties.workload import PROPERTIES  # noqa: E402
 from spec.scenario import load_scenario  # noqa: E402
-from spec.network import MQNetwork, Mutations, messages_of, run_scenario  # noqa: E402
+from spec.network import MQNetwork, Mutations, explanations_of, messages_of, run_scenario  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
@@ -517,3 +517,46 @@ def test_suspend_from_one_cluster_leaves_the_other_cluster_balanced(tmp_path, op
     for prop in PROPERTIES:
         if prop.kind.value == "always":
             assert prop.predicate(model, report.final), prop.id
+
+
+def _manual_clussdr_scenario(tmp_path, clussdr_attrs: str, step: str):
+    """SERVER1 (a full repository) and SERVER2 host DEMOQ; QMAPP's manual CLUSSDR
+    DEMO.SERVER1 (``clussdr_attrs``) is also the channel to SERVER1's instance."""
+    def member(name, extra="", clussdr=""):
+        repos = "ALTER QMGR REPOS(DEMO)\n" if name == "SERVER1" else ""
+        sdr = "" if name == "SERVER1" else (f"DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) "
+                                            f"CONNAME('server1(1414)') CLUSTER(DEMO) {clussdr}\n")
+        return (f"[qmgrs.{name}]\nmqsc = '''\n{repos}DEFINE CHANNEL(DEMO.{name}) CHLTYPE(CLUSRCVR) "
+                f"CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)\n{sdr}{extra}'''\n")
+    q = "DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)\n"
+    text = member("SERVER1", q) + member("SERVER2", q) + member("QMAPP", clussdr=clussdr_attrs)
+    text += ('[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+             '[[steps]]\nput = { handle = "app", count = 3 }\n')
+    if step:
+        qm = "SERVER1" if "CLUSRCVR" in step else "QMAPP"
+        text += f'[[steps]]\nmqsc = {{ qmgr = "{qm}", commands = "{step}" }}\n'
+    text += '[[steps]]\nput = { handle = "app", count = 3 }\n'
+    path = tmp_path / "manual-clussdr.toml"
+    path.write_text(text)
+    return run_scenario(load_scenario(path), explain=True)
+
+
+@pytest.mark.parametrize("clussdr_attrs,step,counts,reset", [
+    ("", "", {"SERVER1": 3, "SERVER2": 3}, False),
+    # 003 §Auto-definition of channels: the manual CLUSSDR's attributes "are automatically
+    # modified to ensure that they match those on the corresponding cluster-receiver"
+    ("CLWLWGHT(10) CLWLRANK(9) CLWLPRTY(9)", "", {"SERVER1": 3, "SERVER2": 3}, False),
+    # 001 (final choice): "Modification to the workload attributes of manually defined
+    # cluster sender channels does not reset the historic data"
+    ("", "ALTER CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) CLWLWGHT(99)", {"SERVER1": 3, "SERVER2": 3}, False),
+    # ... while altering "cluster workload attributes of available cluster receiver
+    # channels" resets it: SERVER1 is then charged 1000/99 a pick and gets 3 of the next 3
+    ("", "ALTER CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSRCVR) CLWLWGHT(99)", {"SERVER1": 4, "SERVER2": 2}, True),
+], ids=["plain", "manual-attrs-ignored", "manual-alter-no-reset", "clusrcvr-alter-resets"])
+def test_manual_clussdr_workload_attributes_do_not_count(tmp_path, clussdr_attrs, step, counts, reset):
+    """001 §The cluster workload management algorithm (the historic data); 003 §Auto-definition
+    of channels."""
+    report = _manual_clussdr_scenario(tmp_path, clussdr_attrs, step)
+    assert messages_of(report.final)["app"] == counts
+    resets = [line for row in explanations_of(report.final) for line in row["rules"] if line.startswith("reset")]
+    assert bool(resets) is reset, resets
