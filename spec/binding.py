@@ -371,8 +371,10 @@ def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> w
             continue
         clusters = tuple(c for c in objects.clusters_of(ch, defs) if c in joined)
         if clusters:
+            # SUSPEND QMGR CLUSTER(X) is per cluster (spec/workload.py ClusterReceiver)
+            off = tuple(c for c in clusters if c in own_suspended)
             local_receivers.append(wl.ClusterReceiver(q.name, ch.name, clusters, ch.clwlwght, ch.clwlrank,
-                                                      ch.clwlprty, ch.netprty, bool(own_suspended & set(clusters))))
+                                                      ch.clwlprty, ch.netprty, bool(off), off))
     receivers: dict[tuple[str, str], wl.ClusterReceiver] = {}
     queues: dict[tuple[str, str], wl.QueueInstance] = {}
     aliases: dict[tuple[str, str], wl.QmgrAlias] = {}
@@ -384,12 +386,16 @@ def view_of(q: Any, status_of: dict[str, str], exclude_local: bool = False) -> w
                 i = r.info
                 key = (r.owner_name, i.channel)
                 old = receivers.get(key)
+                # one record per cluster, each with its own SUSPEND flag: SUSPEND QMGR
+                # CLUSTER(X) suspends it from X only (001 rule 7 reads it per route)
+                off = (cache.cluster,) if i.suspended else ()
                 if old is None:
                     receivers[key] = wl.ClusterReceiver(r.owner_name, i.channel, (cache.cluster,), i.clwlwght,
-                                                        i.clwlrank, i.clwlprty, i.netprty, i.suspended)
+                                                        i.clwlrank, i.clwlprty, i.netprty, i.suspended, off)
                 else:
                     receivers[key] = replace(old, clusters=old.clusters + (cache.cluster,),
-                                             suspended=old.suspended or i.suspended)
+                                             suspended=old.suspended or i.suspended,
+                                             suspended_in=old.suspended_in + off)
             elif r.kind == rp.QUEUE:
                 i = r.info
                 key = (r.owner_name, r.key)
@@ -456,8 +462,14 @@ def candidates(view: wl.QmgrView, put: wl.Put) -> tuple[Candidate, ...]:
 
 
 def _candidate(view: wl.QmgrView, r: wl.ClusterReceiver, qi: wl.QueueInstance | None, local: bool) -> Candidate:
+    # suspended: from every cluster this route goes through (the channel's, the queue's, and
+    # for a remote route the putting queue manager's); SUSPEND QMGR CLUSTER(X) is per cluster
+    via = set(r.clusters) & (set(qi.clusters) if qi else set(r.clusters))
+    if not local:
+        via &= view.clusters
+    suspended = set(via) <= set(r.suspended_in) if via else r.suspended
     return Candidate(r.qmgr, r.channel, local, r.clwlrank, qi.clwlrank if qi else 0,
-                     qi.put_enabled if qi else True, status_class(view.status(*r.key)), r.suspended,
+                     qi.put_enabled if qi else True, status_class(view.status(*r.key)), suspended,
                      r.clwlprty, qi.clwlprty if qi else 0, r.clwlwght)
 
 

@@ -151,7 +151,12 @@ class ClusterReceiver:
 
     Remote ones come from the cache (the auto-defined CLUSSDR to ``qmgr`` takes these
     attributes, DESIGN §3.4); the putting queue manager's own ones are in
-    :attr:`QmgrView.local_receivers`. ``suspended`` is SUSPEND QMGR as carried by the record.
+    :attr:`QmgrView.local_receivers`. ``suspended`` is SUSPEND QMGR as carried by the records;
+    ``suspended_in`` names the clusters it is suspended from, since SUSPEND QMGR CLUSTER(X) is
+    per cluster (000 §Workload management features: "suspended from the cluster"). A channel
+    in several clusters (CLUSNL) can be suspended from some only; ``suspended=True`` alone
+    means from all of its clusters. Rule 7 asks :meth:`suspended_from` about the clusters a
+    route uses.
     """
 
     qmgr: str  # queue manager that owns the CLUSRCVR
@@ -162,12 +167,30 @@ class ClusterReceiver:
     clwlprty: int = 0  # 0-9
     netprty: int = 0  # 0-9
     suspended: bool = False
+    suspended_in: tuple[str, ...] = ()  # the clusters it is suspended from (empty: see suspended)
 
     def __post_init__(self) -> None:
         owner = f"CHANNEL({self.channel}) of {self.qmgr}"
         _check_range(owner, "CLWLWGHT", self.clwlwght, 1, 99)
         for name in ("clwlrank", "clwlprty", "netprty"):
             _check_range(owner, name.upper(), getattr(self, name), 0, 9)
+        stray = [c for c in self.suspended_in if c not in self.clusters]
+        if stray:
+            raise ValueError(f"{owner}: suspended from {', '.join(stray)}, which its clusters do not include")
+        # one meaning, two spellings: suspended=True alone is suspended from every cluster
+        if self.suspended_in:
+            object.__setattr__(self, "suspended", True)
+        elif self.suspended:
+            object.__setattr__(self, "suspended_in", self.clusters)
+
+    def suspended_from(self, clusters: Iterable[str]) -> bool:
+        """Whether the queue manager is suspended from every one of ``clusters`` that this
+        channel is in: a route through a cluster it is not suspended from is available
+        (001 rule 7 with SUSPEND QMGR CLUSTER(X) per cluster)."""
+        via = set(clusters) & set(self.clusters)
+        if not via:
+            return self.suspended
+        return via <= set(self.suspended_in)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -178,10 +201,12 @@ class ClusterReceiver:
         return (self.clwlwght, self.clwlrank, self.clwlprty, self.netprty)
 
     def with_suspended(self, suspended: bool) -> ClusterReceiver:
-        return replace(self, suspended=suspended)
+        """Suspended from (or resumed in) every one of its clusters."""
+        return replace(self, suspended=suspended, suspended_in=self.clusters if suspended else ())
 
     def with_clusters(self, clusters: tuple[str, ...]) -> ClusterReceiver:
-        return replace(self, clusters=clusters)
+        kept = tuple(c for c in self.suspended_in if c in clusters)
+        return replace(self, clusters=clusters, suspended=bool(kept), suspended_in=kept)
 
 
 @value
@@ -607,15 +632,31 @@ def _rule_6(routes: Routes, ctx: _Context) -> _Outcome:
     return _Outcome(routes, RuleStep("6", title, f"{source}: ANY: the local instance competes through {n} local CLUSRCVR channel(s)"))
 
 
+def _route_clusters(r: _Route, ctx: _Context) -> frozenset[str]:
+    """The clusters a route goes through: its channel's, shared with the queue or alias it
+    reaches (rule 2) and, for a remote route, with this queue manager (rule 1)."""
+    clusters = frozenset(r.receiver.clusters)
+    thing = r.queue or r.alias
+    if thing is not None:
+        clusters &= frozenset(thing.clusters)
+    if not r.local:
+        clusters &= ctx.view.clusters
+    return clusters
+
+
 def _rule_7(routes: Routes, ctx: _Context) -> _Outcome:
     # 001 rule 7: if more than one queue manager remains and any is not suspended, the
     # suspended ones go (000: if all are suspended "they are all equally 'good'").
+    # SUSPEND QMGR CLUSTER(X) is per cluster (000 §Workload management features: "suspended
+    # from the cluster"): a route is suspended when its queue manager is suspended from every
+    # cluster the route goes through, so suspension from X leaves its queues in Y alone.
     title = "SUSPEND"
     if len({r.qmgr for r in routes}) < 2:
         return _Outcome(routes, RuleStep("7", title, "one queue manager remains"))
-    if all(r.receiver.suspended for r in routes):
+    suspended = {r: r.receiver.suspended_from(_route_clusters(r, ctx)) for r in routes}
+    if all(suspended.values()):
         return _Outcome(routes, RuleStep("7", title, "every remaining queue manager is suspended: all are equally good"))
-    return _eliminate("7", title, routes, (r for r in routes if not r.receiver.suspended))
+    return _eliminate("7", title, routes, (r for r in routes if not suspended[r]))
 
 
 def _rules_8_to_11(routes: Routes, ctx: _Context) -> _Outcome:

@@ -17,7 +17,9 @@ from checker.model import Status
 from properties.repository import PROPERTIES
 from spec import repository as rp
 from spec.scenario import parse_scenario
-from spec.network import ChannelDeliver, MQNetwork, Mutations, ScenarioStep, repositories_of, run_scenario, settle
+from spec.network import (
+    ChannelDeliver, MQNetwork, Mutations, ScenarioStep, messages_of, repositories_of, run_scenario, settle,
+)
 
 
 def scenario(text: str):
@@ -150,6 +152,48 @@ def test_first_mqopen_walkthrough():
     s = deliver_all(model, step(model, s))
     held = [r for r in s.qmgr("PR3").cache("DEMO").live() if r.kind == rp.QUEUE and r.owner_name == "PR2"]
     assert [r.info.put for r in held] == ["DISABLED"]
+
+
+def test_a_new_instance_reaches_the_subscriber_through_both_full_repositories():
+    """000 §WMQ Cluster Architecture, steps (7)-(11): "the creation of a new instance of a
+    cluster queue ... being used by a request (7). This information is propagated from the
+    reply queue manager (8). The Full Repository propagates the definition to the other Full
+    Repository (9) and the Full Repository propagates it to any interested request QMs
+    (10), allowing this new instance to be used during an MQOPEN, MQPUT or MQPUT1 call (11)."
+    PR3 (joined through FR1) uses CQ1 on PR1; PR2 (joined through FR2) defines a second
+    instance. A BIND_NOT_FIXED handle opened before the change uses it; a BIND_ON_OPEN
+    handle opened before stays where it was bound (001: the algorithm runs at MQOPEN)."""
+    text = (TWO_FRS + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR2", "FR2") + pr("PR3", "FR1") + """
+[[steps]]
+open = { qmgr = "PR3", handle = "nf", queue = "CQ1", bind = "NOT_FIXED" }
+[[steps]]
+open = { qmgr = "PR3", handle = "oo", queue = "CQ1", bind = "ON_OPEN" }
+[[steps]]
+put = { handle = "nf", count = 1 }
+[[steps]]
+mqsc = { qmgr = "PR2", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
+[[steps]]
+put = { handle = "nf", count = 4 }
+[[steps]]
+put = { handle = "oo", count = 2 }
+""")
+    model = MQNetwork(scenario(text))
+    (s,) = model.init_states()
+    for _ in range(3):  # the opens and the first put
+        s = deliver_all(model, step(model, s))
+    assert view(s, "PR3")["queues"] == {"CQ1": ["PR1"]}
+    s = step(model, s)  # (7)-(8): PR2 publishes to the FR it joined through and to one other
+    assert sorted(c.dst for c in s.channels if c.src == "PR2" and c.messages) == ["FR1", "FR2"]
+    s = deliver(model, s, "PR2", "FR2")
+    # (10): FR2 tells its subscriber PR3 (PR3 subscribed for CQ1 at both FRs)
+    assert any(m.op == "UPDATE" and any(r.key == "CQ1" and r.owner_name == "PR2" for r in m.records)
+               for c in s.channels if (c.src, c.dst) == ("FR2", "PR3") for m in c.messages)
+    s = deliver_all(model, s)
+    assert view(s, "PR3")["queues"] == {"CQ1": ["PR1", "PR2"]}
+    assert view(s, "FR1")["queues"] == {"CQ1": ["PR1", "PR2"]}  # (9): the other FR has it too
+    s = deliver_all(model, step(model, s))  # (11): MQPUT balances over both instances
+    s = deliver_all(model, step(model, s))
+    assert messages_of(s) == {"nf": {"PR1": 3, "PR2": 2}, "oo": {"PR1": 2}}
 
 
 def test_publishing_goes_to_two_full_repositories():

@@ -162,10 +162,16 @@ def local_view(queue_useq: str = "ANY", qmgr_useq: str = "LOCAL", **kw) -> QmgrV
                 local_instance=queue("QMA", clwluseq=queue_useq), clwluseq=qmgr_useq, **kw)
 
 
-def test_clwluseq_any_four_clusrcvrs_against_one_remote_is_80_percent_local():
-    # 001 rule 6: "four CLUSRCVR channels ... and one CLUSSDR channel ... Four-fifths
-    # (80 percent) of the messages go to the local queue."
-    assert by_qmgr(local_view("ANY"), DEMOQ, 100) == {"QMA": 80, "QMB": 20}
+@pytest.mark.parametrize("running", [(), ("QMB",), ("TO.QMA.1", "TO.QMA.3"), ("QMB", "TO.QMA.1", "TO.QMA.2",
+                                                                       "TO.QMA.3", "TO.QMA.4")],
+                         ids=["all-inactive", "clussdr-running", "some-clusrcvrs-running", "all-running"])
+def test_clwluseq_any_four_clusrcvrs_against_one_remote_is_80_percent_local(running):
+    """001 §The cluster workload management algorithm, rule 6: "four CLUSRCVR channels ...
+    and one CLUSSDR channel. All the channels have the same status of either INACTIVE or
+    RUNNING. ... Four-fifths (80 percent) of the messages go to the local queue." — whichever
+    of them are RUNNING and which INACTIVE (one status class, rule 8)."""
+    statuses = tuple(status("QMB", "RUNNING") if r == "QMB" else status("QMA", "RUNNING", r) for r in running)
+    assert by_qmgr(local_view("ANY", statuses=statuses), DEMOQ, 100) == {"QMA": 80, "QMB": 20}
 
 
 @pytest.mark.parametrize("queue_useq,qmgr_useq,expected", [
@@ -301,6 +307,28 @@ def test_suspended_queue_manager_is_avoided_unless_all_are():
     assert by_qmgr(view(one, queues), DEMOQ, 4) == {"SERVER2": 4}
     both = tuple(r.with_suspended(True) for r in receivers)
     assert by_qmgr(view(both, queues), DEMOQ, 4) == {"SERVER1": 2, "SERVER2": 2}
+
+
+def test_suspended_from_one_cluster_is_not_suspended_from_another():
+    """001 §The cluster workload management algorithm, rule 7; 000 §Workload management
+    features: "A queue manager may be suspended from the cluster" — SUSPEND QMGR CLUSTER(X)
+    is per cluster. SERVER1's CLUSRCVR is in X and Y (CLUSNL) and it is suspended from X
+    only: for DEMOQ, clustered in Y, its route is as good as SERVER2's; for a queue in X it
+    is avoided; for a queue in both it is still available through Y."""
+    mine = (rcvr(APP, clusters=("X", "Y")),)
+    s1 = rcvr("SERVER1", clusters=("X", "Y"), suspended_in=("X",))
+    s2 = rcvr("SERVER2", clusters=("X", "Y"))
+    assert s1.suspended and s1 == rcvr("SERVER1", clusters=("X", "Y"), suspended=True, suspended_in=("X",))
+    in_y = (queue("SERVER1", clusters=("Y",)), queue("SERVER2", clusters=("Y",)))
+    assert by_qmgr(view((s1, s2), in_y, local_receivers=mine), DEMOQ, 4) == {"SERVER1": 2, "SERVER2": 2}
+    in_x = (queue("SERVER1", clusters=("X",)), queue("SERVER2", clusters=("X",)))
+    assert by_qmgr(view((s1, s2), in_x, local_receivers=mine), DEMOQ, 4) == {"SERVER2": 4}
+    in_both = (queue("SERVER1", clusters=("X", "Y")), queue("SERVER2", clusters=("X", "Y")))
+    assert by_qmgr(view((s1, s2), in_both, local_receivers=mine), DEMOQ, 4) == {"SERVER1": 2, "SERVER2": 2}
+    # suspended from every cluster the route could use: avoided (the plain flag means all)
+    everywhere = rcvr("SERVER1", clusters=("X", "Y"), suspended=True)
+    assert everywhere.suspended_in == ("X", "Y")
+    assert by_qmgr(view((everywhere, s2), in_both, local_receivers=mine), DEMOQ, 4) == {"SERVER2": 4}
 
 
 # ---------------------------------------------------------------------------------------
@@ -619,9 +647,12 @@ def views(draw):
     for i in range(draw(st.integers(1, 4))):
         name = f"QM{i}"
         for j in range(draw(st.integers(1, 2))):
-            r = rcvr(name, f"TO.{name}.{j}", clusters=draw(st.sets(st.sampled_from(CLUSTERS + ("X",)), min_size=1).map(sorted)),
+            clusters = draw(st.sets(st.sampled_from(CLUSTERS + ("X",)), min_size=1).map(sorted))
+            # SUSPEND QMGR CLUSTER(...) per cluster: from none, some or all of its clusters
+            off = tuple(c for c in clusters if draw(st.booleans()))
+            r = rcvr(name, f"TO.{name}.{j}", clusters=clusters,
                      clwlwght=draw(st.integers(1, 99)), clwlrank=draw(st.integers(0, 2)),
-                     clwlprty=draw(st.integers(0, 2)), netprty=draw(st.integers(0, 1)), suspended=draw(st.booleans()))
+                     clwlprty=draw(st.integers(0, 2)), netprty=draw(st.integers(0, 1)), suspended_in=off)
             receivers.append(r)
             statuses.append(ChannelState(name, r.channel, ChannelStatus(draw(st.sampled_from(STATUSES)))))
         queues.append(queue(name, clusters=draw(st.sets(st.sampled_from(CLUSTERS + ("X",)), min_size=1).map(sorted)),
@@ -664,6 +695,16 @@ def reference_routes(v: QmgrView, put: Put):
     return out
 
 
+def reference_suspended(v: QmgrView, x) -> bool:
+    """001 rule 7 per route: its queue manager is suspended from every cluster the route
+    goes through (channel ∩ queue, ∩ this queue manager's for a remote route)."""
+    q, r, local = x
+    via = set(r.clusters) & set(q.clusters)
+    if not local:
+        via &= {c for lr in v.local_receivers for c in lr.clusters}
+    return all(c in r.suspended_in for c in via) if via else r.suspended
+
+
 def reference_finalists(v: QmgrView, put: Put, history: History):
     """001 rules 1-15 written as one naive comprehension after another (no explanation)."""
     c = reference_routes(v, put)
@@ -679,8 +720,8 @@ def reference_finalists(v: QmgrView, put: Put, history: History):
     useq = v.clwluseq if useq == "QMGR" else useq
     if any(x[2] for x in c) and (useq == "LOCAL" or put.via_cluster_channel):           # rule 6
         return "local"
-    if len({x[1].qmgr for x in c}) > 1 and not all(x[1].suspended for x in c):           # rule 7
-        c = [x for x in c if not x[1].suspended]
+    if len({x[1].qmgr for x in c}) > 1 and not all(reference_suspended(v, x) for x in c):  # rule 7
+        c = [x for x in c if not reference_suspended(v, x)]
     best = min(_class_of(_status_of(v, x[1].qmgr, x[1].channel)) for x in c)             # rules 8-11
     c = [x for x in c if _class_of(_status_of(v, x[1].qmgr, x[1].channel)) == best]
     c = [x for x in c if x[1].netprty == max(y[1].netprty for y in c if y[1].qmgr == x[1].qmgr)]  # 12
@@ -729,8 +770,8 @@ def test_the_choice_is_eligible(v, via):
     top = [x for x in routes if x[1].clwlrank == chosen[1].clwlrank and x[0].clwlrank == chosen[0].clwlrank
            and x[0].put_enabled]
     cls = _class_of(_status_of(v, d.qmgr, d.channel))
-    unsuspended = [x for x in top if not x[1].suspended]
-    if chosen[1].suspended and len({x[1].qmgr for x in top}) > 1:       # suspended only if all are
+    unsuspended = [x for x in top if not reference_suspended(v, x)]
+    if reference_suspended(v, chosen) and len({x[1].qmgr for x in top}) > 1:  # suspended only if all are
         assert not unsuspended
     pool = unsuspended if unsuspended and len({x[1].qmgr for x in top}) > 1 else top
     assert cls == min(_class_of(_status_of(v, x[1].qmgr, x[1].channel)) for x in pool)  # WL-STATUS

@@ -29,7 +29,7 @@ from checker.explore import explore  # noqa: E402
 from checker.model import Status  # noqa: E402
 from properties.workload import PROPERTIES  # noqa: E402
 from spec.scenario import load_scenario  # noqa: E402
-from spec.network import MQNetwork, Mutations, messages_of, run_scenario  # noqa: E402
+from spec.network import MQNetwork, Mutations, explanations_of, messages_of, run_scenario  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
@@ -457,3 +457,106 @@ def test_puts_through_a_handle_never_opened_fail_visibly(tmp_path, before_open, 
     codes = [(e.step, e.code) for e in report.final.log if e.qmgr == "QMAPP" and e.code.startswith("MQRC")]
     assert codes == expected
     assert messages_of(report.final).get("app", {}) in ({}, {"SERVER1": 1, "SERVER2": 1})
+
+
+SUSPEND_FROM_X = '''
+[qmgrs.FR1]
+mqsc = """
+ALTER QMGR REPOSNL(XY)
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSNL(XY)
+"""
+[qmgrs.SERVER]
+mqsc = """
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.SERVER) CHLTYPE(CLUSRCVR) CONNAME('server(1414)') CLUSNL(XY)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSNL(XY)
+DEFINE QLOCAL(CQY) CLUSTER(Y)
+DEFINE QLOCAL(CQX) CLUSTER(X)
+"""
+[qmgrs.OTHER]
+mqsc = """
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.OTHER) CHLTYPE(CLUSRCVR) CONNAME('other(1414)') CLUSNL(XY)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSNL(XY)
+DEFINE QLOCAL(CQY) CLUSTER(Y)
+DEFINE QLOCAL(CQX) CLUSTER(X)
+"""
+[qmgrs.APP]
+mqsc = """
+DEFINE NAMELIST(XY) NAMES(X, Y)
+DEFINE CHANNEL(TO.APP) CHLTYPE(CLUSRCVR) CONNAME('app(1414)') CLUSNL(XY)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSNL(XY)
+"""
+'''
+
+
+@pytest.mark.parametrize("open_x_first", [False, True])
+def test_suspend_from_one_cluster_leaves_the_other_cluster_balanced(tmp_path, open_x_first):
+    """001 §The cluster workload management algorithm, rule 7; 000 §Workload management
+    features ("A queue manager may be suspended from the cluster"): SERVER, whose CLUSRCVR
+    is in X and Y, is suspended from X only. Puts to CQY (clustered in Y) stay balanced
+    between SERVER and OTHER whether or not APP also learnt SERVER's record in X (it does by
+    opening CQX first); puts to CQX avoid SERVER. The view used to OR the SUSPEND flags of a
+    channel's records across clusters, so CQY avoided SERVER once APP knew its X record."""
+    steps = ('[[steps]]\nopen = { qmgr = "APP", handle = "x0", queue = "CQX", bind = "NOT_FIXED" }\n'
+             '[[steps]]\nput = { handle = "x0", count = 2 }\n') if open_x_first else ""
+    steps += ('[[steps]]\nmqsc = { qmgr = "SERVER", commands = "SUSPEND QMGR CLUSTER(X)" }\n'
+              '[[steps]]\nopen = { qmgr = "APP", handle = "y", queue = "CQY", bind = "NOT_FIXED" }\n'
+              '[[steps]]\nput = { handle = "y", count = 4 }\n'
+              '[[steps]]\nopen = { qmgr = "APP", handle = "x", queue = "CQX", bind = "NOT_FIXED" }\n'
+              '[[steps]]\nput = { handle = "x", count = 4 }\n')
+    path = tmp_path / "suspend-x.toml"
+    path.write_text(SUSPEND_FROM_X + steps)
+    report = run_scenario(load_scenario(path))
+    got = messages_of(report.final)
+    assert got["y"] == {"OTHER": 2, "SERVER": 2}
+    assert got["x"] == {"OTHER": 4}
+    assert not [e for e in report.final.log if e.code.startswith(("AMQ", "MQRC"))]
+    model = MQNetwork(load_scenario(path))
+    for prop in PROPERTIES:
+        if prop.kind.value == "always":
+            assert prop.predicate(model, report.final), prop.id
+
+
+def _manual_clussdr_scenario(tmp_path, clussdr_attrs: str, step: str):
+    """SERVER1 (a full repository) and SERVER2 host DEMOQ; QMAPP's manual CLUSSDR
+    DEMO.SERVER1 (``clussdr_attrs``) is also the channel to SERVER1's instance."""
+    def member(name, extra="", clussdr=""):
+        repos = "ALTER QMGR REPOS(DEMO)\n" if name == "SERVER1" else ""
+        sdr = "" if name == "SERVER1" else (f"DEFINE CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) "
+                                            f"CONNAME('server1(1414)') CLUSTER(DEMO) {clussdr}\n")
+        return (f"[qmgrs.{name}]\nmqsc = '''\n{repos}DEFINE CHANNEL(DEMO.{name}) CHLTYPE(CLUSRCVR) "
+                f"CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)\n{sdr}{extra}'''\n")
+    q = "DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)\n"
+    text = member("SERVER1", q) + member("SERVER2", q) + member("QMAPP", clussdr=clussdr_attrs)
+    text += ('[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+             '[[steps]]\nput = { handle = "app", count = 3 }\n')
+    if step:
+        qm = "SERVER1" if "CLUSRCVR" in step else "QMAPP"
+        text += f'[[steps]]\nmqsc = {{ qmgr = "{qm}", commands = "{step}" }}\n'
+    text += '[[steps]]\nput = { handle = "app", count = 3 }\n'
+    path = tmp_path / "manual-clussdr.toml"
+    path.write_text(text)
+    return run_scenario(load_scenario(path), explain=True)
+
+
+@pytest.mark.parametrize("clussdr_attrs,step,counts,reset", [
+    ("", "", {"SERVER1": 3, "SERVER2": 3}, False),
+    # 003 §Auto-definition of channels: the manual CLUSSDR's attributes "are automatically
+    # modified to ensure that they match those on the corresponding cluster-receiver"
+    ("CLWLWGHT(10) CLWLRANK(9) CLWLPRTY(9)", "", {"SERVER1": 3, "SERVER2": 3}, False),
+    # 001 (final choice): "Modification to the workload attributes of manually defined
+    # cluster sender channels does not reset the historic data"
+    ("", "ALTER CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSSDR) CLWLWGHT(99)", {"SERVER1": 3, "SERVER2": 3}, False),
+    # ... while altering "cluster workload attributes of available cluster receiver
+    # channels" resets it: SERVER1 is then charged 1000/99 a pick and gets 3 of the next 3
+    ("", "ALTER CHANNEL(DEMO.SERVER1) CHLTYPE(CLUSRCVR) CLWLWGHT(99)", {"SERVER1": 4, "SERVER2": 2}, True),
+], ids=["plain", "manual-attrs-ignored", "manual-alter-no-reset", "clusrcvr-alter-resets"])
+def test_manual_clussdr_workload_attributes_do_not_count(tmp_path, clussdr_attrs, step, counts, reset):
+    """001 §The cluster workload management algorithm (the historic data); 003 §Auto-definition
+    of channels."""
+    report = _manual_clussdr_scenario(tmp_path, clussdr_attrs, step)
+    assert messages_of(report.final)["app"] == counts
+    resets = [line for row in explanations_of(report.final) for line in row["rules"] if line.startswith("reset")]
+    assert bool(resets) is reset, resets
