@@ -1,0 +1,312 @@
+"""Session 27: publish/subscribe worked examples of 002 that no other test states.
+
+Each test is one of 002's examples or rules, written as the seed states it, with the seed
+section in its docstring (002 = 002_b356d92d3ce416e5.txt, "Plan - WebSphere MQ v7.5").
+The examples already covered elsewhere (the Sport cluster tables, the wildcard tables, the
+football results service, overlapping topics A-D, the hierarchy loop, PROXYSUB(FORCE) in a
+hierarchy) are not repeated here.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from spec import pubsub
+from spec.network import deliveries_of, run_scenario
+from spec.network.topology import pubsub_links, pubsub_space
+from spec.pubsub import Subscription
+from spec.scenario import parse_scenario
+from spec.pubsub import LocalPubSub, Publication, publish, subscribe
+from spec.topic_tree import TopicSpace
+
+
+@dataclass(frozen=True)
+class T:
+    """A topic object with MQ's defaults (as in tests/test_topic_tree_pubsub.py)."""
+
+    name: str
+    topicstr: str
+    cluster: str = ""
+    pubscope: str = "ASPARENT"
+    subscope: str = "ASPARENT"
+    dursub: str = "ASPARENT"
+    wildcard: str = "PASSTHRU"
+    proxysub: str = "FIRSTUSE"
+    pub: str = "ASPARENT"
+    sub: str = "ASPARENT"
+
+
+BASE = T("SYSTEM.BASE.TOPIC", "", pubscope="ALL", subscope="ALL", dursub="YES", pub="ENABLED", sub="ENABLED")
+
+
+def run_subs(space, subs, topics):
+    ps = LocalPubSub()
+    for sub in subs:
+        ps, errs = subscribe(space, ps, sub)
+        assert errs == ()
+    for serial, topic in enumerate(topics):
+        ps, errs = publish(space, ps, Publication(topic, "QMA", serial))
+        assert errs == ()
+    received: dict[str, list[str]] = {s.name: [] for s in subs}
+    for d in ps.deliveries:
+        received[d.subscription].append(d.topic)
+    return received
+
+
+def run_text(text: str) -> dict:
+    report = run_scenario(parse_scenario(textwrap.dedent(text), "review.toml"))
+    return {"deliveries": deliveries_of(report.final), "errors": [(e.qmgr, e.code) for e in report.final.log],
+            "final": report.final}
+
+
+def proxies_at(final, qmgr: str) -> list[tuple[str, str, str]]:
+    return sorted(final.qmgr(qmgr).pubsub.proxies)
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Wildcards and streams (and §Wildcards and subscription points): migration sets
+# WILDCARD(BLOCK) on each top-level topic of a stream, so "a subscription to * receives no
+# publications. To receive all the Sports publications you must subscribe to Sports/*, or
+# Sports/#, and similarly for Business publications."
+# ---------------------------------------------------------------------------------------
+STREAMS = TopicSpace((BASE, T("Sports", "Sports", wildcard="BLOCK"), T("Business", "Business", wildcard="BLOCK")))
+STREAM_PUBLICATIONS = ("Sports", "Sports/Rugby", "Sports/Rugby/Leeds", "Business", "Business/IBM")
+
+
+def test_streams_a_subscription_to_star_receives_nothing_from_a_migrated_stream():
+    """002 §Wildcards and streams: "the effect is that a subscription to * receives no
+    publications" — in either wildcard scheme ('*' character, '#' topic)."""
+    got = run_subs(STREAMS, [Subscription("STAR", "*", "char"), Subscription("HASH", "#"),
+                             Subscription("PLUS", "+")], STREAM_PUBLICATIONS)
+    assert got == {"STAR": [], "HASH": [], "PLUS": []}
+
+
+def test_streams_subscribing_below_the_stream_topic_receives_its_publications():
+    """002 §Wildcards and streams: "To receive all the Sports publications you must
+    subscribe to Sports/*, or Sports/#, and similarly for Business publications." (By
+    characters, 'Sports/*' needs the separator, so it leaves out a publication on 'Sports'
+    itself: docs/decisions.md, "A second user trial".)"""
+    got = run_subs(STREAMS, [Subscription("SPORTSHASH", "Sports/#"), Subscription("SPORTSSTAR", "Sports/*", "char"),
+                             Subscription("BUSINESS", "Business/#")], STREAM_PUBLICATIONS)
+    assert got == {"SPORTSHASH": ["Sports", "Sports/Rugby", "Sports/Rugby/Leeds"],
+                   "SPORTSSTAR": ["Sports/Rugby", "Sports/Rugby/Leeds"],
+                   "BUSINESS": ["Business", "Business/IBM"]}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §How does distributed publish/subscribe work?, Figures 1-3: HQ is the parent of Asia
+# and Europe, Europe the parent of London.
+# ---------------------------------------------------------------------------------------
+FIGURES_1_TO_3 = """
+    [qmgrs.HQ]
+    [qmgrs.ASIA]
+    mqsc = "ALTER QMGR PARENT(HQ)"
+    [qmgrs.EUROPE]
+    mqsc = "ALTER QMGR PARENT(HQ)"
+    [qmgrs.LONDON]
+    mqsc = "ALTER QMGR PARENT(EUROPE)"
+    [[steps]]
+    subscribe = { qmgr = "ASIA", name = "SUBSCRIBER1", topic = "Price/Fruit/Apples" }
+    [[steps]]
+    subscribe = { qmgr = "HQ", name = "SUBSCRIBER2", topic = "Price/Fruit/Apples" }
+    [[steps]]
+    publish = { qmgr = "EUROPE", topic = "Price/Fruit/Apples" }
+"""
+
+
+def test_figures_1_to_3_proxy_subscriptions_flow_to_every_queue_manager_once():
+    """002 §How does distributed publish/subscribe work?: Subscriber 1's subscription at Asia
+    "is forwarded to all other queue managers in the network (2,3,4)"; Subscriber 2's at HQ
+    "is forwarded to the Asia queue manager (6)"; Europe holds one proxy subscription from HQ
+    (aggregation), London one from Europe, and there is none "from London to Europe"."""
+    final = run_text(FIGURES_1_TO_3)["final"]
+    topic = "Price/Fruit/Apples"
+    assert proxies_at(final, "HQ") == [("ASIA", "", topic)]
+    assert proxies_at(final, "ASIA") == [("HQ", "", topic)]
+    assert proxies_at(final, "EUROPE") == [("HQ", "", topic)]
+    assert proxies_at(final, "LONDON") == [("EUROPE", "", topic)]
+
+
+def test_figures_1_to_3_a_publication_at_europe_reaches_both_subscribers_and_not_london():
+    """002 §How does distributed publish/subscribe work?, Figure 3: the publication at Europe
+    "is forwarded to the HQ queue manager (8)... not forwarded to the London queue manager.
+    The HQ queue manager sends the publication directly to subscriber 2 and to the Asia
+    queue manager (9). The publication is forwarded to subscriber 1 from Asia (10)."""
+    got = run_text(FIGURES_1_TO_3)
+    assert got["deliveries"] == {"ASIA": {"SUBSCRIBER1": ["Price/Fruit/Apples"]},
+                                 "HQ": {"SUBSCRIBER2": ["Price/Fruit/Apples"]}}
+    assert got["errors"] == []
+    final = got["final"]
+    europe = final.qmgr("EUROPE")
+    targets = pubsub.forward_targets(pubsub_space(europe), europe.pubsub, "Price/Fruit/Apples", None, None,
+                                     links=pubsub_links(final, europe))
+    assert [link.neighbour for link in targets] == ["HQ"]
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Overriding a cluster topic definition locally and §Cluster topic attributes
+# (PUBSCOPE and SUBSCOPE): QM1 hosts cluster topic NEWS; QM2 overrides it with a local
+# definition of the same topic string; QM3 subscribes through the cluster topic.
+# ---------------------------------------------------------------------------------------
+OVERRIDE = """
+    [qmgrs.QM1]
+    mqsc = '''
+    ALTER QMGR REPOS(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(C)
+    DEFINE TOPIC(NEWS) TOPICSTR('News') CLUSTER(C)
+    '''
+    [qmgrs.QM2]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C)
+    DEFINE TOPIC(NEWS) TOPICSTR('News') {local}
+    '''
+    [qmgrs.QM3]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('qm3(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C)
+    '''
+    [[steps]]
+    subscribe = {{ qmgr = "QM3", name = "S3", topic = "News/Today" }}
+    [[steps]]
+    subscribe = {{ qmgr = "QM2", name = "S2", topic = "News/Today" }}
+    [[steps]]
+    publish = {{ qmgr = "QM2", topic = "News/Today" }}
+    [[steps]]
+    publish = {{ qmgr = "QM1", topic = "News/Today" }}
+"""
+
+
+def test_a_local_override_still_receives_proxy_subscriptions_and_honours_them():
+    """002 §Overriding a cluster topic definition locally: "Even when a local definition of a
+    topic is created to override a clustered topic on a queue manager the queue manager
+    continue to receive proxy subscriptions from other members of the cluster using the
+    clustered topic definition. By default, messages published locally continue to be sent
+    to the remote queue managers to honor the proxy subscriptions." QM2's own subscription
+    resolves to its local (not clustered) NEWS, so it receives only QM2's publication
+    (002 §Topic spaces, Case 1: "you cannot subscribe to a topic defined on another queue
+    manager, unless the topic you subscribe to resolves to a cluster topic object")."""
+    got = run_text(OVERRIDE.format(local=""))
+    assert ("QM3", "C", "News/Today") in proxies_at(got["final"], "QM2")
+    assert got["deliveries"] == {"QM2": {"S2": ["News/Today"]}, "QM3": {"S3": ["News/Today", "News/Today"]}}
+    assert got["errors"] == []
+
+
+def test_a_local_override_with_pubscope_qmgr_publishes_only_locally():
+    """002 §Overriding a cluster topic definition locally: "If this arrangement is not
+    required, specify PUBSCOPE(QMGR) on the local topic object to ensure publisher
+    applications connected to this queue manager publish only to local subscribers."
+    002 §Cluster topic attributes: "Setting SUBSCOPE to QMGR on a local definition of a
+    topic does not prevent other queue managers in the cluster from propagating their proxy
+    subscriptions to the queue manager ... However, if the local definition also sets
+    PUBSCOPE to QMGR those proxy subscriptions are not sent publications from this queue
+    manager." """
+    for local in ("PUBSCOPE(QMGR)", "PUBSCOPE(QMGR) SUBSCOPE(QMGR)"):
+        got = run_text(OVERRIDE.format(local=local))
+        assert ("QM3", "C", "News/Today") in proxies_at(got["final"], "QM2"), local
+        assert got["deliveries"] == {"QM2": {"S2": ["News/Today"]}, "QM3": {"S3": ["News/Today"]}}, local
+    got = run_text(OVERRIDE.format(local="SUBSCOPE(QMGR)"))
+    assert ("QM3", "C", "News/Today") in proxies_at(got["final"], "QM2")
+    assert got["deliveries"]["QM3"] == {"S3": ["News/Today", "News/Today"]}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Overlapping cluster support, and publish/subscribe, "Overlapping clusters,
+# wildcarded subscriptions": a cluster topic '/Sport/#' in CLUSTER1 only.
+# ---------------------------------------------------------------------------------------
+SPORT_HASH_IN_ONE_CLUSTER = """
+    [qmgrs.QM1]
+    mqsc = '''
+    ALTER QMGR REPOS(CLUSTER1)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+    DEFINE TOPIC(FOOTBALL) TOPICSTR('/Sport/Football') CLUSTER(CLUSTER1)
+    DEFINE TOPIC(SPORTS) TOPICSTR('/Sport/#') CLUSTER(CLUSTER1)
+    '''
+    [qmgrs.QM2]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(CLUSTER1)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+    '''
+    [qmgrs.QM3]
+    mqsc = '''
+    DEFINE NAMELIST(BOTH) NAMES(CLUSTER1, CLUSTER2)
+    DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('qm3(1414)') CLUSNL(BOTH)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+    DEFINE CHANNEL(TO.QM4) CHLTYPE(CLUSSDR) CONNAME('qm4(1414)') CLUSTER(CLUSTER2)
+    '''
+    [qmgrs.QM4]
+    mqsc = '''
+    ALTER QMGR REPOS(CLUSTER2)
+    DEFINE CHANNEL(TO.QM4) CHLTYPE(CLUSRCVR) CONNAME('qm4(1414)') CLUSTER(CLUSTER2)
+    DEFINE TOPIC(TENNIS) TOPICSTR('/Sport/Tennis') CLUSTER(CLUSTER2)
+    '''
+    [qmgrs.QM5]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM5) CHLTYPE(CLUSRCVR) CONNAME('qm5(1414)') CLUSTER(CLUSTER2)
+    DEFINE CHANNEL(TO.QM4) CHLTYPE(CLUSSDR) CONNAME('qm4(1414)') CLUSTER(CLUSTER2)
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QM3", name = "SPORT", topic = "/Sport/#" }
+    [[steps]]
+    publish = { qmgr = "QM5", topic = "/Sport/Tennis" }
+    [[steps]]
+    publish = { qmgr = "QM4", topic = "/Sport/Tennis" }
+    [[steps]]
+    publish = { qmgr = "QM2", topic = "/Sport/Football" }
+"""
+
+
+def test_a_wildcard_cluster_topic_in_one_cluster_sends_proxies_into_that_cluster_only():
+    """002 §Overlapping cluster support, and publish/subscribe: "it is 'allowed' to create
+    such a topic in just one of the clusters, say CLUSTER 1. Now a subscription to '/Sport/#'
+    in QM3 would result in proxy subscriptions being sent to the queue managers in CLUSTER 1
+    only, so still, publications to '/Sport/Tennis' from QM4 or QM5 would still fail to be
+    received." """
+    got = run_text(SPORT_HASH_IN_ONE_CLUSTER)
+    final = got["final"]
+    assert proxies_at(final, "QM1") == [("QM3", "CLUSTER1", "/Sport/#")]
+    assert proxies_at(final, "QM2") == [("QM3", "CLUSTER1", "/Sport/#")]
+    assert proxies_at(final, "QM4") == [] and proxies_at(final, "QM5") == []
+    assert got["deliveries"] == {"QM3": {"SPORT": ["/Sport/Football"]}}
+    assert got["errors"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Cluster topic attributes, PROXYSUB, and §Reducing proxy subscription traffic ("Note:
+# Implication of setting PROXYSUB (to FORCE)"): FORCE on a cluster topic.
+# ---------------------------------------------------------------------------------------
+FORCE_IN_A_CLUSTER = """
+    [qmgrs.QM1]
+    mqsc = '''
+    ALTER QMGR REPOS(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(C)
+    DEFINE TOPIC(NEWS) TOPICSTR('News') CLUSTER(C) PROXYSUB(FORCE)
+    '''
+    [qmgrs.QM2]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C)
+    '''
+    [qmgrs.QM3]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('qm3(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C)
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QM3", name = "S3", topic = "News/Today" }
+    [[steps]]
+    unsubscribe = { qmgr = "QM3", name = "S3" }
+"""
+
+
+def test_force_on_a_cluster_topic_makes_every_member_subscribe_at_every_other():
+    """002 §Cluster topic attributes, PROXYSUB: "the PROXYSUB attribute is propagated to
+    every queue manager in the cluster ... This instantly results in every queue manager in
+    the cluster creating a wildcarded proxy subscription to every other queue manager";
+    002 §Multicast and subscription latency: it "will not be canceled even after the last
+    local subscription or received proxy subscription is canceled"."""
+    final = run_text(FORCE_IN_A_CLUSTER)["final"]
+    for me in ("QM1", "QM2", "QM3"):
+        others = sorted({"QM1", "QM2", "QM3"} - {me})
+        assert proxies_at(final, me) == [(n, "C", "News/#") for n in others], me
