@@ -310,3 +310,80 @@ def test_force_on_a_cluster_topic_makes_every_member_subscribe_at_every_other():
     for me in ("QM1", "QM2", "QM3"):
         others = sorted({"QM1", "QM2", "QM3"} - {me})
         assert proxies_at(final, me) == [(n, "C", "News/#") for n in others], me
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Controlling wildcard usage with the WILDCARD property: "The value of this attribute
+# is used when subscriptions are defined. If you alter this attribute, the set of topics
+# covered by existing subscriptions is not affected by the modification. This scenario
+# applies also if the topology is changed when topic objects are created or deleted ...
+# To force the matching set of topics to be re-evaluated for existing subscriptions, you
+# must restart the queue manager." 002 §Proxy subscription aggregation and publication
+# aggregation: "A proxy subscription is a subscription made by one queue manager for topics
+# published on another queue manager"; "You can also restrict the flow of proxy
+# subscriptions containing wildcards by setting the Topic attribute WILDCARD to BLOCK".
+# QM2 is QM1's child; QM2's 'Sports/#' is a proxy subscription at QM1 before QM1 defines
+# Sports/Football with WILDCARD(BLOCK).
+# ---------------------------------------------------------------------------------------
+BLOCK_AFTER_PROXY = """
+    [qmgrs.QM1]
+    [qmgrs.QM2]
+    mqsc = "ALTER QMGR PARENT(QM1)"
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "REMOTE", topic = "Sports/#" }
+    [[steps]]
+    subscribe = { qmgr = "QM1", name = "EARLY", topic = "Sports/#", durable = true }
+    [[steps]]
+    mqsc = { qmgr = "QM1", commands = "DEFINE TOPIC(FOOTBALL) TOPICSTR('Sports/Football') WILDCARD(BLOCK)" }
+    [[steps]]
+    subscribe = { qmgr = "QM1", name = "LATE", topic = "Sports/#" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sports/Football/Arsenal" }
+"""
+RESTART_QM1 = """
+    [[steps]]
+    qmgr = { name = "QM1", action = "stop" }
+    [[steps]]
+    qmgr = { name = "QM1", action = "start" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sports/Football/Arsenal" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sports/Rugby" }
+"""
+
+
+def test_wildcard_block_defined_after_a_proxy_subscription_does_not_change_what_it_covers():
+    """002 §Controlling wildcard usage with the WILDCARD property: a proxy subscription is a
+    subscription at the publishing queue manager, and WILDCARD(BLOCK) defined after it was
+    made does not change the topics it covers — as for QM1's own EARLY. (The spec used to
+    look up the BLOCK nodes of a proxy subscription anew at every publication, so REMOTE
+    lost what EARLY, made at the same moment, kept.)"""
+    got = run_text(BLOCK_AFTER_PROXY)
+    arsenal = "Sports/Football/Arsenal"
+    assert got["deliveries"] == {"QM1": {"EARLY": [arsenal], "LATE": []}, "QM2": {"REMOTE": [arsenal]}}
+    assert got["errors"] == []
+
+
+def test_restart_re_evaluates_the_wildcard_block_of_held_proxy_subscriptions():
+    """002 §Controlling wildcard usage with the WILDCARD property: "To force the matching
+    set of topics to be re-evaluated for existing subscriptions, you must restart the queue
+    manager" — after QM1 restarts, the proxy subscription it holds is blocked below
+    Sports/Football like its local EARLY (LATE, non-durable, ended with the restart)."""
+    got = run_text(BLOCK_AFTER_PROXY + RESTART_QM1)
+    arsenal, rugby = "Sports/Football/Arsenal", "Sports/Rugby"
+    assert got["deliveries"] == {"QM1": {"EARLY": [arsenal, rugby]}, "QM2": {"REMOTE": [arsenal, rugby]}}
+    assert got["errors"] == []
+
+
+def test_a_proxy_subscription_made_after_wildcard_block_is_blocked():
+    """002 §Controlling wildcard usage with the WILDCARD property: "the set of topics
+    matching subscriptions created following the modification of the WILDCARD attribute is
+    created using the modified topology" — a proxy subscription that arrives after the BLOCK
+    object exists is blocked below it."""
+    text = BLOCK_AFTER_PROXY.replace(
+        '    subscribe = { qmgr = "QM2", name = "REMOTE", topic = "Sports/#" }\n    [[steps]]\n', "")
+    text += '    [[steps]]\n    subscribe = { qmgr = "QM2", name = "REMOTE", topic = "Sports/#" }\n' \
+            '    [[steps]]\n    publish = { qmgr = "QM1", topic = "Sports/Football/Arsenal" }\n' \
+            '    [[steps]]\n    publish = { qmgr = "QM1", topic = "Sports/Rugby" }\n'
+    got = run_text(text)
+    assert got["deliveries"]["QM2"] == {"REMOTE": ["Sports/Rugby"]}
