@@ -128,6 +128,11 @@ class LocalPubSub:
     # ``proxies_sent`` (kept in step by ``_with_held`` / ``_with_sent``; see ``Path``)
     proxy_paths: tuple[HeldProxy, ...] = ()
     sent_paths: tuple[HeldProxy, ...] = ()
+    # the WILDCARD(BLOCK) nodes of each proxy subscription held here, captured when it was
+    # registered (a proxy subscription is a subscription at this queue manager: 002
+    # §Controlling wildcard usage with the WILDCARD property, "used when subscriptions are
+    # defined"), re-evaluated only at restart; (key, nodes) sorted, non-empty sets only
+    proxy_blocking: tuple[tuple[ProxyKey, tuple[Node, ...]], ...] = ()
     republishers: tuple[Republisher, ...] = ()  # applications republishing a subscription's publications
     published_log: tuple[PublishedEntry, ...] = ()  # ghost: this queue manager's own publications
     parent_judged: str = ""  # the PARENT value last checked (an unusable one is logged once per change)
@@ -659,7 +664,34 @@ def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...],
 
 def _with_held(ps: LocalPubSub, held) -> LocalPubSub:
     held = tuple(sorted(held))
-    return replace(ps, proxy_paths=held, proxies=tuple(k for k, _ in held))
+    keys = tuple(k for k, _ in held)
+    blocking = tuple(b for b in ps.proxy_blocking if b[0] in keys)  # a cancelled one's set goes with it
+    return replace(ps, proxy_paths=held, proxies=keys, proxy_blocking=blocking)
+
+
+def _captured(ps: LocalPubSub, space: TopicSpace | None, key: ProxyKey) -> LocalPubSub:
+    """``ps`` with the WILDCARD(BLOCK) nodes of the newly registered proxy subscription
+    ``key`` captured from ``space`` (002 §Controlling wildcard usage with the WILDCARD
+    property: "The value of this attribute is used when subscriptions are defined. If you
+    alter this attribute, the set of topics covered by existing subscriptions is not
+    affected"; a proxy subscription "is a subscription made by one queue manager for topics
+    published on another queue manager", 002 §Proxy subscription aggregation and
+    publication aggregation). Without ``space`` nothing is captured."""
+    if space is None:
+        return ps
+    nodes = space.blocking_nodes(key[2])
+    rest = tuple(b for b in ps.proxy_blocking if b[0] != key)
+    return replace(ps, proxy_blocking=tuple(sorted(rest + ((key, nodes),))) if nodes else rest)
+
+
+def proxies_after_restart(space: TopicSpace, ps: LocalPubSub) -> LocalPubSub:
+    """The WILDCARD(BLOCK) sets of the proxy subscriptions held here, taken from the topic
+    space as it is now: 002 §Controlling wildcard usage with the WILDCARD property, "To
+    force the matching set of topics to be re-evaluated for existing subscriptions, you must
+    restart the queue manager" (as ``spec.topic_tree.subscriptions_after_restart`` does for
+    local subscriptions)."""
+    captured = ((key, space.blocking_nodes(key[2])) for key in ps.proxies)
+    return replace(ps, proxy_blocking=tuple(sorted((k, nodes) for k, nodes in set(captured) if nodes)))
 
 
 def _with_sent(ps: LocalPubSub, sent) -> LocalPubSub:
@@ -709,17 +741,22 @@ def reconcile(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], me: s
     return _with_sent(ps, want), tuple(sends)
 
 
-def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bool = True
-                  ) -> tuple[LocalPubSub, bool]:
+def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bool = True,
+                  space: TopicSpace | None = None) -> tuple[LocalPubSub, bool]:
     """Register, update or cancel a neighbour's proxy subscription; returns (state, is_new).
     Paths through this queue manager (``me``) are dropped (002 §How loop detection works);
-    a proxy subscription left with none is as good as cancelled."""
+    a proxy subscription left with none is as good as cancelled. A new one's WILDCARD(BLOCK)
+    nodes are captured from ``space`` (:func:`_captured`); an update keeps them."""
     key = (msg.sender, msg.via, msg.topic)
     paths = tuple(sorted(p for p in msg.paths if me not in p))
     if not aggregate:
         held = list(ps.proxy_paths)
         if msg.op == SUBSCRIBE:
-            return (_with_held(ps, held + [(key, paths)]), True) if paths else (ps, False)
+            if not paths:
+                return ps, False
+            new = key not in ps.proxies
+            ps = _with_held(ps, held + [(key, paths)])
+            return (_captured(ps, space, key) if new else ps), True
         if (key, paths) not in held:
             return ps, False
         held.remove((key, paths))
@@ -729,7 +766,8 @@ def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bo
     had = key in ps.proxies
     rest = [h for h in ps.proxy_paths if h[0] != key]
     if paths:
-        return _with_held(ps, rest + [(key, paths)]), not had
+        ps = _with_held(ps, rest + [(key, paths)])
+        return (ps, False) if had else (_captured(ps, space, key), True)
     return (_with_held(ps, rest), False) if had else (ps, False)
 
 
@@ -756,18 +794,22 @@ def forward_targets(space: TopicSpace, ps: LocalPubSub, topic: str, came_from: s
                     links: tuple[Link, ...] = ()) -> tuple[Link, ...]:
     """The neighbours a publication on ``topic`` goes to: each neighbour other than the one
     it came from with a matching proxy subscription here (WILDCARD(BLOCK) applies to
-    wildcard proxy subscriptions: DESIGN §3.2), one copy per neighbour (publication
+    wildcard proxy subscriptions: DESIGN §3.2, with the nodes captured when each was
+    registered, ``LocalPubSub.proxy_blocking``), one copy per neighbour (publication
     aggregation) unless ``aggregate`` is off (a mutant: one per matching proxy). A
     publication that arrived is relayed only as :func:`_relay_allowed` says (``links`` are
     this queue manager's current links: they say who is a member of which cluster)."""
     out: list[Link] = []
     cluster = _topic_facts(space, topic)[1] if came_from is not None else ""
+    blocking = dict(ps.proxy_blocking)
     for n, v, t in ps.proxies:
         if n == came_from:
             continue
         if not relay_within_cluster and not _relay_allowed(cluster, came_from, came_via, Link(n, v), links):
             continue  # one hop, no routing between clusters, no duplicate route within a cluster
-        if not compile_subscription(t).matches(topic) or is_blocked(space.blocking_nodes(t), topic):
+        # WILDCARD(BLOCK) as captured when the proxy subscription was registered here
+        # (002 §Controlling wildcard usage with the WILDCARD property; ``_captured``)
+        if not compile_subscription(t).matches(topic) or is_blocked(blocking.get((n, v, t), ()), topic):
             continue
         link = Link(n, v)
         if aggregate and any(x.neighbour == n for x in out):
