@@ -387,3 +387,66 @@ def test_a_proxy_subscription_made_after_wildcard_block_is_blocked():
             '    [[steps]]\n    publish = { qmgr = "QM1", topic = "Sports/Rugby" }\n'
     got = run_text(text)
     assert got["deliveries"]["QM2"] == {"REMOTE": ["Sports/Rugby"]}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Controlling wildcard usage with the WILDCARD property with §Retained publications
+# in a distributed publish/subscribe topology: the retained publications that answer a new
+# proxy subscription are publications to that subscription, so WILDCARD(BLOCK) at the
+# answering queue manager applies to them as it applies to live publications (and to the
+# retained publications a new local subscription receives).
+# ---------------------------------------------------------------------------------------
+RETAINED_BELOW_BLOCK = """
+    [qmgrs.QM1]
+    mqsc = "DEFINE TOPIC(FOOTBALL) TOPICSTR('Sports/Football') WILDCARD(BLOCK)"
+    [qmgrs.QM2]
+    mqsc = "ALTER QMGR PARENT(QM1)"
+    [qmgrs.QM3]
+    mqsc = "ALTER QMGR PARENT(QM2)"
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sports/Football/Arsenal", retain = true }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sports/Rugby/Leeds", retain = true }
+    [[steps]]
+    subscribe = { qmgr = "QM1", name = "LOCAL", topic = "Sports/#" }
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "CHILD", topic = "Sports/#" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sports/Football/Arsenal" }
+"""
+
+
+def test_retained_answers_to_a_wildcard_proxy_subscription_respect_wildcard_block():
+    """002 §Controlling wildcard usage with the WILDCARD property: "Subscriptions made to a
+    wildcarded topic less specific than the topic string at this topic object do not receive
+    publications made to this topic or to topic strings more specific than this topic";
+    002 §Retained publications in a distributed publish/subscribe topology: a new proxy
+    subscription is answered with the retained publications. QM2's Sports/# is a proxy
+    subscription at QM1, blocked below Sports/Football there: it gets QM1's retained Leeds
+    result and, like QM1's own LOCAL, neither the retained nor the live Arsenal one. (The
+    spec used to answer it with every matching retained publication, BLOCK or not.)"""
+    got = run_text(RETAINED_BELOW_BLOCK)
+    assert got["deliveries"] == {"QM1": {"LOCAL": ["Sports/Rugby/Leeds"]}, "QM2": {"CHILD": ["Sports/Rugby/Leeds"]}}
+    assert got["errors"] == []
+
+
+def test_a_relayed_retained_answer_respects_wildcard_block_at_the_relay():
+    """The same rule one hop further: QM2 defines the BLOCK object and relays QM1's answer
+    to QM3's Sports/# (held at QM2, blocked below Sports/Football there) only as it would
+    relay a live publication (002 §Controlling wildcard usage with the WILDCARD property)."""
+    text = RETAINED_BELOW_BLOCK.replace(
+        '[qmgrs.QM1]\n    mqsc = "DEFINE TOPIC(FOOTBALL) TOPICSTR(\'Sports/Football\') WILDCARD(BLOCK)"\n',
+        "[qmgrs.QM1]\n").replace(
+        'mqsc = "ALTER QMGR PARENT(QM1)"',
+        "mqsc = '''\n    ALTER QMGR PARENT(QM1)\n"
+        "    DEFINE TOPIC(FOOTBALL) TOPICSTR('Sports/Football') WILDCARD(BLOCK)\n    '''")
+    text = text.replace('subscribe = { qmgr = "QM2", name = "CHILD", topic = "Sports/#" }',
+                        'subscribe = { qmgr = "QM3", name = "GRANDCHILD", topic = "Sports/#" }')
+    assert "GRANDCHILD" in text and "WILDCARD(BLOCK)\n    '''" in text
+    got = run_text(text)
+    # QM1 has no BLOCK: LOCAL gets both; QM3's demand reaches QM1 through QM2, whose proxy
+    # Sports/# at QM1 is unblocked there, but QM2 passes on only the Leeds answer
+    assert got["deliveries"] == {
+        "QM1": {"LOCAL": ["Sports/Football/Arsenal", "Sports/Rugby/Leeds", "Sports/Football/Arsenal"]},
+        "QM3": {"GRANDCHILD": ["Sports/Rugby/Leeds"]}}
+    assert got["errors"] == []
