@@ -886,10 +886,17 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
     """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
     §3.3: a queue manager receiving a new proxy subscription sends its matching retained
     publications (those its PUBSCOPE lets out, and not published with MQPMO_SCOPE_QMGR) to
-    the requester, as answers to that proxy subscription (see :func:`receive_retained_answer`)."""
+    the requester, as answers to that proxy subscription (see :func:`receive_retained_answer`).
+    A wildcard proxy subscription is blocked by WILDCARD(BLOCK) here as for live publications
+    (002 §Controlling wildcard usage with the WILDCARD property: such subscriptions "do not
+    receive publications made to this topic or to topic strings more specific"); it has just
+    been registered, so its captured nodes are those of the topic space now."""
     matcher = compile_subscription(topic)
+    blocking = space.blocking_nodes(topic)
     out = []
     for pub in ps.retained:
+        if is_blocked(blocking, pub.topic):
+            continue
         if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL and not pub.local_only:
             rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
             out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None, topic))
@@ -932,10 +939,13 @@ def receive_retained_answer(space: TopicSpace, ps: LocalPubSub, pub: Publication
     ps = replace(ps, deliveries=ps.deliveries + new) if new else ps
     cluster = _topic_facts(space, answers)[1]
     rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
+    blocking = dict(ps.proxy_blocking)
     sends = []
     for n, v, t in ps.proxies:
         if t != answers or n == came_from or any(d == n for d, _ in sends):
             continue
+        if is_blocked(blocking.get((n, v, t), ()), pub.topic):
+            continue  # WILDCARD(BLOCK) here, as forward_targets relays a live publication
         if not relay_within_cluster and not _relay_allowed(cluster, came_from, came_via, Link(n, v), links):
             continue
         sends.append((n, PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, v, rfp, came_via, answers)))
