@@ -450,3 +450,63 @@ def test_a_relayed_retained_answer_respects_wildcard_block_at_the_relay():
         "QM1": {"LOCAL": ["Sports/Football/Arsenal", "Sports/Rugby/Leeds", "Sports/Football/Arsenal"]},
         "QM3": {"GRANDCHILD": ["Sports/Rugby/Leeds"]}}
     assert got["errors"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Combine the topic spaces of multiple clusters, "What to do next": clusters 1 and 3
+# joined by a hierarchy (QM7's PARENT is QM3), the cluster topic USA defined only on QM7.
+# ---------------------------------------------------------------------------------------
+USA_ONLY_ON_QM7 = """
+    [qmgrs.QM1]
+    mqsc = '''
+    ALTER QMGR REPOS(CLUSTER1)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+    '''
+    [qmgrs.QM3]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME('qm3(1414)') CLUSTER(CLUSTER1)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(CLUSTER1)
+    '''
+    [qmgrs.QM7]
+    mqsc = '''
+    ALTER QMGR REPOS(CLUSTER3) PARENT(QM3)
+    DEFINE CHANNEL(TO.QM7) CHLTYPE(CLUSRCVR) CONNAME('qm7(1414)') CLUSTER(CLUSTER3)
+    DEFINE TOPIC(USA) TOPICSTR('USA') CLUSTER(CLUSTER3)
+    '''
+    [qmgrs.QM8]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM8) CHLTYPE(CLUSRCVR) CONNAME('qm8(1414)') CLUSTER(CLUSTER3)
+    DEFINE CHANNEL(TO.QM7) CHLTYPE(CLUSSDR) CONNAME('qm7(1414)') CLUSTER(CLUSTER3)
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QM8", name = "S8", topic = "USA/Texas" }
+    [[steps]]
+    subscribe = { qmgr = "QM3", name = "S3", topic = "USA/Texas" }
+    [[steps]]
+    subscribe = { qmgr = "QM1", name = "S1", topic = "USA/Texas" }
+    [[steps]]
+    publish = { qmgr = "QM3", topic = "USA/Texas" }
+    [[steps]]
+    publish = { qmgr = "QM8", topic = "USA/Texas" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "USA/Texas" }
+"""
+
+
+def test_a_cluster_topic_defined_in_one_cluster_is_shared_with_the_hierarchy_only():
+    """002 §Combine the topic spaces of multiple clusters: "If USA is only defined on QM7,
+    then publications and subscriptions to USA are exchanged between QM7, QM8, QM9, and
+    QM3. Publishers and subscribers running on QM7, QM8, QM9 inherit the attributes of the
+    administrative topic USA. Publishers and subscribers on QM3 inherit the attributes of
+    SYSTEM.BASE.TOPIC on QM3." QM1, in cluster 1 beside QM3 but not in the hierarchy, is
+    left out: USA is no cluster topic of cluster 1."""
+    got = run_text(USA_ONLY_ON_QM7)
+    final = got["final"]
+    space = pubsub_space(final.qmgr("QM3"))
+    assert space.resolve_topic("USA/Texas").name == "SYSTEM.BASE.TOPIC"
+    assert pubsub_space(final.qmgr("QM8")).resolve_topic("USA/Texas").name == "USA"
+    qm3, qm8, qm1 = ("QM3", 0), ("QM8", 0), ("QM1", 0)
+    by_origin = {q: {s: [(d.origin, d.serial) for d in final.qmgr(q).pubsub.deliveries if d.subscription == s]
+                     for s in (f"S{q[2]}",)} for q in ("QM1", "QM3", "QM8")}
+    assert by_origin == {"QM8": {"S8": [qm3, qm8]}, "QM3": {"S3": [qm3, qm8]}, "QM1": {"S1": [qm1]}}
+    assert got["errors"] == []
