@@ -510,3 +510,48 @@ def test_a_cluster_topic_defined_in_one_cluster_is_shared_with_the_hierarchy_onl
                      for s in (f"S{q[2]}",)} for q in ("QM1", "QM3", "QM8")}
     assert by_origin == {"QM8": {"S8": [qm3, qm8]}, "QM3": {"S3": [qm3, qm8]}, "QM1": {"S1": [qm1]}}
     assert got["errors"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Cluster topic attributes, PUBSCOPE and SUBSCOPE: "These two attributes are commonly
+# used together to isolate a queue manager from interacting with other members of the
+# cluster on particular topics ... This situation does not prevent publication or
+# subscription if topic objects are defined on subtopics."
+# ---------------------------------------------------------------------------------------
+ISOLATED_WITH_SUBTOPIC = """
+    [qmgrs.QM1]
+    mqsc = '''
+    ALTER QMGR REPOS(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(C)
+    DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(C) PUBSCOPE(QMGR) SUBSCOPE(QMGR)
+    DEFINE TOPIC(TENNIS) TOPICSTR('Sport/Tennis') CLUSTER(C) PUBSCOPE(ALL) SUBSCOPE(ALL)
+    '''
+    [qmgrs.QM2]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C)
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "TENNIS", topic = "Sport/Tennis/Wimbledon" }
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "GOLF", topic = "Sport/Golf/Open" }
+    [[steps]]
+    subscribe = { qmgr = "QM1", name = "LOCALGOLF", topic = "Sport/Golf/Open" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sport/Tennis/Wimbledon" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "Sport/Golf/Open" }
+"""
+
+
+def test_scopes_qmgr_on_a_cluster_topic_do_not_isolate_a_subtopic_with_scopes_all():
+    """002 §Cluster topic attributes, PUBSCOPE and SUBSCOPE: SPORT, a cluster topic with
+    PUBSCOPE(QMGR) SUBSCOPE(QMGR), keeps Sport/Golf local ("the scope of publications that
+    are based on that topic is local only ... no proxy subscriptions are sent"), but its
+    subtopic object TENNIS with PUBSCOPE(ALL) SUBSCOPE(ALL) is published and subscribed to
+    across the cluster."""
+    got = run_text(ISOLATED_WITH_SUBTOPIC)
+    assert proxies_at(got["final"], "QM1") == [("QM2", "C", "Sport/Tennis/Wimbledon")]
+    assert got["deliveries"] == {"QM1": {"LOCALGOLF": ["Sport/Golf/Open"]},
+                                 "QM2": {"TENNIS": ["Sport/Tennis/Wimbledon"], "GOLF": []}}
+    assert got["errors"] == []
