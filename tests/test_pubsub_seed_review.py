@@ -555,3 +555,25 @@ def test_scopes_qmgr_on_a_cluster_topic_do_not_isolate_a_subtopic_with_scopes_al
     assert got["deliveries"] == {"QM1": {"LOCALGOLF": ["Sport/Golf/Open"]},
                                  "QM2": {"TENNIS": ["Sport/Tennis/Wimbledon"], "GOLF": []}}
     assert got["errors"] == []
+
+
+def test_receive_proxy_captures_block_nodes_once_and_drops_them_with_the_proxy():
+    """002 §Controlling wildcard usage with the WILDCARD property ("used when subscriptions
+    are defined"): the capture is made when the proxy subscription is new, kept by an update
+    of its demand paths (made after the BLOCK object went), and goes with its cancellation;
+    a restart takes the nodes from the topic space as it is then."""
+    blocked = TopicSpace((BASE, T("F", "Sports/Football", wildcard="BLOCK")))
+    plain = TopicSpace((BASE,))
+    key = ("QM2", "", "Sports/#")
+    first = pubsub.ProxySubMsg(pubsub.SUBSCRIBE, "Sports/#", "QM2", "", (("QM2",),))
+    ps, new = pubsub.receive_proxy(pubsub.LocalPubSub(), first, "QM1", space=blocked)
+    assert new and ps.proxy_blocking == ((key, (("Sports", "Football"),)),)
+    update = pubsub.ProxySubMsg(pubsub.SUBSCRIBE, "Sports/#", "QM2", "", (("QM2",), ("QM3", "QM2")))
+    ps, new = pubsub.receive_proxy(ps, update, "QM1", space=plain)
+    assert not new and ps.proxy_blocking == ((key, (("Sports", "Football"),)),)
+    assert pubsub.forward_targets(plain, ps, "Sports/Football/Arsenal", None, None) == ()
+    assert pubsub.proxies_after_restart(plain, ps).proxy_blocking == ()
+    assert [link.neighbour for link in pubsub.forward_targets(
+        plain, pubsub.proxies_after_restart(plain, ps), "Sports/Football/Arsenal", None, None)] == ["QM2"]
+    ps, _ = pubsub.receive_proxy(ps, pubsub.ProxySubMsg(pubsub.UNSUBSCRIBE, "Sports/#", "QM2", ""), "QM1")
+    assert ps.proxies == () and ps.proxy_blocking == ()
