@@ -577,3 +577,52 @@ def test_receive_proxy_captures_block_nodes_once_and_drops_them_with_the_proxy()
         plain, pubsub.proxies_after_restart(plain, ps), "Sports/Football/Arsenal", None, None)] == ["QM2"]
     ps, _ = pubsub.receive_proxy(ps, pubsub.ProxySubMsg(pubsub.UNSUBSCRIBE, "Sports/#", "QM2", ""), "QM1")
     assert ps.proxies == () and ps.proxy_blocking == ()
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Set up a publish/subscribe cluster: Scenario 1 and Scenario 2, with the seed's MQSC
+# (listeners left out: the model has no listeners; CONNAMEs with a host for $HOSTNAME).
+# ---------------------------------------------------------------------------------------
+DEMO_SCENARIOS = """
+    [qmgrs.QM1]
+    mqsc = '''
+    alter QMGR REPOS(DEMO)
+    DEFINE CHANNEL(DEMO.QM1) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('host(5000)') CLUSTER(DEMO) DESCR('TCP Cluster-receiver channel for queue manager QM1')
+    DEFINE CHANNEL(DEMO.QM2) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('host(5001)') CLUSTER(DEMO) DESCR('TCP Cluster-sender channel from QM1 to  queue manager QM2')
+    define topic(scores) TOPICSTR(/football) CLUSTER(DEMO)
+    '''
+    [qmgrs.QM2]
+    mqsc = '''
+    alter QMGR REPOS(DEMO)
+    DEFINE CHANNEL(DEMO.QM2) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('host(5001)') CLUSTER(DEMO) DESCR('TCP Cluster-receiver channel for queue manager QM2')
+    DEFINE CHANNEL(DEMO.QM1) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('host(5000)') CLUSTER(DEMO) DESCR('TCP Cluster-sender channel from qm2 to qm1')
+    '''
+    [qmgrs.QM3]
+    mqsc = '''
+    DEFINE CHANNEL(DEMO.QM3) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('host(5002)') CLUSTER (DEMO) DESCR('TCP Cluster-receiver channel for queue manager QM3')
+    DEFINE CHANNEL(DEMO.QM1) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('host(5000)') CLUSTER(DEMO) DESCR('TCP Cluster-sender channel from qm3 to qm1')
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "AMQSSUB2", topic = "/FOOTBALL/scores" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "/FOOTBALL/scores" }
+    [[steps]]
+    subscribe = { qmgr = "QM3", name = "AMQSSUB3", topic = "/FOOTBALL/scores" }
+    [[steps]]
+    publish = { qmgr = "QM2", topic = "/FOOTBALL/scores" }
+"""
+
+
+def test_publish_subscribe_cluster_scenarios_1_and_2():
+    """002 §Set up a publish/subscribe cluster: Scenario 1 ("amqspub /FOOTBALL/scores QM1",
+    "amqssub /FOOTBALL/scores QM2") and Scenario 2 (QM3 joins as a partial repository;
+    "amqspub /FOOTBALL/scores QM2", "amqssub /FOOTBALL/scores QM3"). The unquoted
+    TOPICSTR(/football) is folded to upper case by runmqsc, which is why the samples name
+    /FOOTBALL."""
+    got = run_text(DEMO_SCENARIOS)
+    final = got["final"]
+    assert [o.topicstr for o in final.qmgr("QM1").defs.topics if o.name == "SCORES"] == ["/FOOTBALL"]
+    assert pubsub_space(final.qmgr("QM3")).cluster_of("/FOOTBALL/scores") == "DEMO"
+    assert got["deliveries"] == {"QM2": {"AMQSSUB2": ["/FOOTBALL/scores", "/FOOTBALL/scores"]},
+                                 "QM3": {"AMQSSUB3": ["/FOOTBALL/scores"]}}
+    assert got["errors"] == []
