@@ -626,3 +626,54 @@ def test_publish_subscribe_cluster_scenarios_1_and_2():
     assert got["deliveries"] == {"QM2": {"AMQSSUB2": ["/FOOTBALL/scores", "/FOOTBALL/scores"]},
                                  "QM3": {"AMQSSUB3": ["/FOOTBALL/scores"]}}
     assert got["errors"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Key roles for publish/subscribe cluster queue managers, "Availability and
+# management", and §Multiple cluster topic definitions: the same cluster topic defined on
+# two hosts.
+# ---------------------------------------------------------------------------------------
+def two_hosts(second: str, tail: str = "") -> str:
+    def member(name: str, via: str, extra: str = "", repos: bool = False) -> str:
+        return (f"[qmgrs.{name}]\nmqsc = '''\n" + ("ALTER QMGR REPOS(DEMO)\n" if repos else "")
+                + f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)\n"
+                + f"DEFINE CHANNEL(TO.{via}) CHLTYPE(CLUSSDR) CONNAME('{via.lower()}(1414)') CLUSTER(DEMO)\n"
+                + extra + "'''\n")
+    return (member("FR1", "FR2", repos=True) + member("FR2", "FR1", repos=True)
+            + member("HOST1", "FR1", "DEFINE TOPIC(NEWS) TOPICSTR('News') CLUSTER(DEMO)\n")
+            + member("HOST2", "FR2") + member("PR3", "FR1")
+            + f'[[steps]]\nmqsc = {{ qmgr = "HOST2", commands = "DEFINE TOPIC(NEWS) TOPICSTR(\'News\') CLUSTER(DEMO){second}" }}\n'
+            + tail)
+
+
+def news_records(final, qmgr: str) -> list[tuple[str, str]]:
+    space = pubsub_space(final.qmgr(qmgr))
+    return sorted((r.name, r.pubscope) for r in space.cluster if r.topicstr == "News")
+
+
+def test_identical_definitions_on_two_hosts_are_no_conflict_and_outlive_one_host():
+    """002 §Availability and management: "You might adopt the practice of defining the same
+    cluster topic object on other queue managers ... Now if a cluster topic host becomes
+    unavailable for over 60 days, only its version of the cluster topic object is removed
+    from the other hosts. The other versions of the cluster topic object remain." 002
+    §Multiple cluster topic definitions: the error is for definitions that "have differing
+    attributes or exist in more than one cluster"."""
+    got = run_text(two_hosts(""))
+    assert got["errors"] == []
+    assert len(news_records(got["final"], "PR3")) == 2
+    later = two_hosts("", '[[steps]]\nqmgr = { name = "HOST1", action = "stop" }\n'
+                          '[[steps]]\nadvance = { days = 31 }\n[[steps]]\nadvance = { days = 31 }\n')
+    final = run_text(later)["final"]
+    space = pubsub_space(final.qmgr("PR3"))
+    assert len(news_records(final, "PR3")) == 1 and space.cluster_of("News/Today") == "DEMO"
+
+
+def test_a_newer_differing_definition_prevails_and_the_conflict_is_logged():
+    """002 §Replacing a cluster topic definition on a failed queue manager: "it is possible
+    to modify the version on QM2 in the knowledge that the QM2 definition is newer than the
+    QM1 definition, and therefore prevails. However, during this period, errors are written
+    to the error logs of the queue managers because there is a conflicting cluster topic
+    definition." """
+    got = run_text(two_hosts(" PUBSCOPE(QMGR)"))
+    assert ("PR3", "TOPIC_CONFLICT") in got["errors"]
+    assert pubsub_space(got["final"].qmgr("PR3")).effective("News/Today", "pubscope") == "QMGR"
