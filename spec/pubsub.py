@@ -7,8 +7,8 @@ The distributed parts of §3.3 are in the second half of this module, as pure fu
 of one queue manager's state and its links (``spec.network`` moves the messages):
 proxy subscriptions (:func:`desired_proxies`, :func:`reconcile`, :func:`receive_proxy`),
 publication routing with loop-detection fingerprints (:func:`route_publication`), the
-RFH2 ``<ibm><Rfp>`` folder that carries them (:func:`encode_rfp_folder`,
-:func:`decode_rfp_folder`, :func:`rfh2_bytes`, :func:`parse_rfh2`), and republishing
+RFH2 ``<ibm><Rfp>`` folder that carries them (``spec.rfh2``, re-exported here:
+``encode_rfp_folder``, ``decode_rfp_folder``, ``rfh2_bytes``, ``parse_rfh2``), and republishing
 applications. A publication that arrives from another queue manager is delivered by the
 same :func:`deliver`, with ``remote=True``.
 
@@ -19,10 +19,12 @@ recorded against its subscription; DEST is kept for display), authorities.
 
 from __future__ import annotations
 
-import struct
 from functools import lru_cache
 
 from spec import lookup
+from spec.rfh2 import (  # noqa: F401 (re-exported: pubsub.rfh2_bytes, pubsub.parse_rfh2, ...)
+    MQENC_BIG, MQENC_LITTLE, decode_rfp_folder, encode_rfp_folder, parse_rfh2, rfh2_bytes,
+)
 from spec.topic_tree import Node, TopicSpace, is_blocked, node_of
 from spec.topics import compile_subscription
 from spec.values import replace, value
@@ -128,6 +130,11 @@ class LocalPubSub:
     # ``proxies_sent`` (kept in step by ``_with_held`` / ``_with_sent``; see ``Path``)
     proxy_paths: tuple[HeldProxy, ...] = ()
     sent_paths: tuple[HeldProxy, ...] = ()
+    # the WILDCARD(BLOCK) nodes of each proxy subscription held here, captured when it was
+    # registered (a proxy subscription is a subscription at this queue manager: 002
+    # §Controlling wildcard usage with the WILDCARD property, "used when subscriptions are
+    # defined"), re-evaluated only at restart; (key, nodes) sorted, non-empty sets only
+    proxy_blocking: tuple[tuple[ProxyKey, tuple[Node, ...]], ...] = ()
     republishers: tuple[Republisher, ...] = ()  # applications republishing a subscription's publications
     published_log: tuple[PublishedEntry, ...] = ()  # ghost: this queue manager's own publications
     parent_judged: str = ""  # the PARENT value last checked (an unusable one is logged once per change)
@@ -407,120 +414,7 @@ class PublicationMsg:
         return decode_rfp_folder(self.rfp)
 
 
-# --- the RFH2 <ibm> folder (002 §Loop detection fingerprint format) -------------------------
-_RFH2_FIXED = 36  # StrucId, Version, StrucLength, Encoding, CodedCharSetId, Format, Flags, NameValueCCSID
-
-
-def encode_rfp_folder(fingerprints: tuple[str, ...]) -> str:
-    """The ``<ibm>`` folder listing each visited queue manager's fingerprint.
-
-    >>> encode_rfp_folder(("QMA_1", "QMB_1"))
-    '<ibm><Rfp>QMA_1</Rfp><Rfp>QMB_1</Rfp></ibm>'
-    """
-    for fp in fingerprints:
-        if not fp or any(c in fp for c in "<>&"):
-            raise ValueError(f"fingerprint {fp!r} cannot be carried in an RFH2 folder")
-    return "<ibm>" + "".join(f"<Rfp>{fp}</Rfp>" for fp in fingerprints) + "</ibm>"
-
-
-def decode_rfp_folder(folder: str) -> tuple[str, ...]:
-    """The fingerprints of an ``<ibm>`` folder, in order; blanks between tags are allowed
-    (002 shows one tag per line). Anything else is refused with ``ValueError``.
-
-    >>> decode_rfp_folder("<ibm>\\n <Rfp>uuid1</Rfp>\\n <Rfp>uuid2</Rfp>\\n</ibm>")
-    ('uuid1', 'uuid2')
-    """
-    text = folder.strip()
-    if not (text.startswith("<ibm>") and text.endswith("</ibm>")):
-        raise ValueError(f"not an <ibm> folder: {folder!r}")
-    body = text[len("<ibm>"):-len("</ibm>")].strip()
-    out = []
-    while body:
-        if not body.startswith("<Rfp>"):
-            raise ValueError(f"expected <Rfp> in the <ibm> folder at {body[:20]!r}")
-        end = body.find("</Rfp>")
-        if end < 0:
-            raise ValueError("unterminated <Rfp> in the <ibm> folder")
-        fp = body[len("<Rfp>"):end]
-        if not fp or "<" in fp:
-            raise ValueError(f"bad fingerprint {fp!r} in the <ibm> folder")
-        out.append(fp)
-        body = body[end + len("</Rfp>"):].strip()
-    return tuple(out)
-
-
-_INTEGER_ORDER = {1: ">", 2: "<"}  # MQENC_INTEGER_NORMAL (big-endian), MQENC_INTEGER_REVERSED
-MQENC_BIG, MQENC_LITTLE = 273, 546  # MQENC_NATIVE on big-endian platforms / on x86
-
-
-def _byte_order(encoding: int) -> str:
-    order = _INTEGER_ORDER.get(encoding & 0x0F)
-    if order is None:
-        raise ValueError(f"unsupported MQRFH2 Encoding {encoding} (integer encoding must be normal or reversed)")
-    return order
-
-
-def rfh2_bytes(fingerprints: tuple[str, ...], encoding: int = MQENC_BIG) -> bytes:
-    """A complete MQRFH2 header (version 2, UTF-8 name/value data) whose one folder is the
-    ``<ibm>`` fingerprint folder, padded with blanks to a multiple of four bytes as MQ
-    requires. Its integers are in the byte order of ``encoding`` (273 big-endian, 546
-    little-endian), which is also its Encoding field.
-
-    >>> parse_rfh2(rfh2_bytes(("QMA_1",)))
-    ('QMA_1',)
-    >>> parse_rfh2(rfh2_bytes(("QMA_1",), MQENC_LITTLE))
-    ('QMA_1',)
-    """
-    order = _byte_order(encoding)
-    data = encode_rfp_folder(fingerprints).encode("utf-8")
-    data += b" " * (-len(data) % 4)
-    length = _RFH2_FIXED + 4 + len(data)
-    head = struct.pack(order + "4siiii8sii", b"RFH ", 2, length, encoding, 1208, b"MQSTR   ", 0, 1208)
-    return head + struct.pack(order + "i", len(data)) + data
-
-
-def _header_order(raw: bytes, encoding: int | None) -> str:
-    # The header's own integers are in the encoding of the message carrying it (MQMD
-    # Encoding); without it, the byte order in which Version reads 2 is the one used
-    if encoding is not None:
-        return _byte_order(encoding)
-    for order in (">", "<"):
-        if struct.unpack(order + "i", raw[4:8])[0] == 2:
-            return order
-    raise ValueError("unsupported MQRFH2 (Version is not 2 in either byte order)")
-
-
-def parse_rfh2(raw: bytes, encoding: int | None = None) -> tuple[str, ...]:
-    """The fingerprints in an MQRFH2 header (002 §Loop detection fingerprint format): the
-    ``<ibm>`` folder among its NameValueData folders (others are skipped). ``encoding`` is
-    the carrying message's Encoding (the byte order of the header's integers); without it
-    the byte order is recognised from Version. A malformed header is refused with
-    ``ValueError``: a wrong StrucId or Version, a StrucLength outside the bytes, an Encoding
-    that is neither normal nor reversed, a NameValueCCSID other than UTF-8 (1208), or a
-    NameValueLength that is negative or runs past StrucLength.
-    """
-    if len(raw) < _RFH2_FIXED or raw[:4] != b"RFH ":
-        raise ValueError("not an MQRFH2 header (StrucId 'RFH ')")
-    order = _header_order(raw, encoding)
-    _, version, length, data_encoding, _, _, _, nv_ccsid = struct.unpack(order + "4siiii8sii", raw[:_RFH2_FIXED])
-    if version != 2 or not _RFH2_FIXED <= length <= len(raw):
-        size = f"{len(raw)} byte{'' if len(raw) == 1 else 's'}"
-        raise ValueError(f"unsupported MQRFH2 (version {version}, StrucLength {length}, {size})")
-    _byte_order(data_encoding)  # the Encoding of what follows must itself be valid
-    if nv_ccsid != 1208:
-        raise ValueError(f"unsupported MQRFH2 NameValueCCSID {nv_ccsid} (only UTF-8, 1208)")
-    pos, found = _RFH2_FIXED, ()
-    while pos < length:
-        if pos + 4 > length:
-            raise ValueError(f"MQRFH2 truncated: NameValueLength at offset {pos} runs past StrucLength {length}")
-        (n,) = struct.unpack(order + "i", raw[pos:pos + 4])
-        if n < 0 or pos + 4 + n > length:
-            raise ValueError(f"MQRFH2 NameValueLength {n} at offset {pos} is outside StrucLength {length}")
-        folder = raw[pos + 4:pos + 4 + n].decode("utf-8").strip()
-        if folder.startswith("<ibm>"):
-            found = decode_rfp_folder(folder)
-        pos += 4 + n
-    return found
+# --- the RFH2 <ibm> folder (002 §Loop detection fingerprint format): spec/rfh2.py ----------
 
 
 # --- proxy subscriptions -------------------------------------------------------------------
@@ -659,7 +553,34 @@ def desired_proxies(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...],
 
 def _with_held(ps: LocalPubSub, held) -> LocalPubSub:
     held = tuple(sorted(held))
-    return replace(ps, proxy_paths=held, proxies=tuple(k for k, _ in held))
+    keys = tuple(k for k, _ in held)
+    blocking = tuple(b for b in ps.proxy_blocking if b[0] in keys)  # a cancelled one's set goes with it
+    return replace(ps, proxy_paths=held, proxies=keys, proxy_blocking=blocking)
+
+
+def _captured(ps: LocalPubSub, space: TopicSpace | None, key: ProxyKey) -> LocalPubSub:
+    """``ps`` with the WILDCARD(BLOCK) nodes of the newly registered proxy subscription
+    ``key`` captured from ``space`` (002 §Controlling wildcard usage with the WILDCARD
+    property: "The value of this attribute is used when subscriptions are defined. If you
+    alter this attribute, the set of topics covered by existing subscriptions is not
+    affected"; a proxy subscription "is a subscription made by one queue manager for topics
+    published on another queue manager", 002 §Proxy subscription aggregation and
+    publication aggregation). Without ``space`` nothing is captured."""
+    if space is None:
+        return ps
+    nodes = space.blocking_nodes(key[2])
+    rest = tuple(b for b in ps.proxy_blocking if b[0] != key)
+    return replace(ps, proxy_blocking=tuple(sorted(rest + ((key, nodes),))) if nodes else rest)
+
+
+def proxies_after_restart(space: TopicSpace, ps: LocalPubSub) -> LocalPubSub:
+    """The WILDCARD(BLOCK) sets of the proxy subscriptions held here, taken from the topic
+    space as it is now: 002 §Controlling wildcard usage with the WILDCARD property, "To
+    force the matching set of topics to be re-evaluated for existing subscriptions, you must
+    restart the queue manager" (as ``spec.topic_tree.subscriptions_after_restart`` does for
+    local subscriptions)."""
+    captured = ((key, space.blocking_nodes(key[2])) for key in ps.proxies)
+    return replace(ps, proxy_blocking=tuple(sorted((k, nodes) for k, nodes in set(captured) if nodes)))
 
 
 def _with_sent(ps: LocalPubSub, sent) -> LocalPubSub:
@@ -709,17 +630,22 @@ def reconcile(space: TopicSpace, ps: LocalPubSub, links: tuple[Link, ...], me: s
     return _with_sent(ps, want), tuple(sends)
 
 
-def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bool = True
-                  ) -> tuple[LocalPubSub, bool]:
+def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bool = True,
+                  space: TopicSpace | None = None) -> tuple[LocalPubSub, bool]:
     """Register, update or cancel a neighbour's proxy subscription; returns (state, is_new).
     Paths through this queue manager (``me``) are dropped (002 §How loop detection works);
-    a proxy subscription left with none is as good as cancelled."""
+    a proxy subscription left with none is as good as cancelled. A new one's WILDCARD(BLOCK)
+    nodes are captured from ``space`` (:func:`_captured`); an update keeps them."""
     key = (msg.sender, msg.via, msg.topic)
     paths = tuple(sorted(p for p in msg.paths if me not in p))
     if not aggregate:
         held = list(ps.proxy_paths)
         if msg.op == SUBSCRIBE:
-            return (_with_held(ps, held + [(key, paths)]), True) if paths else (ps, False)
+            if not paths:
+                return ps, False
+            new = key not in ps.proxies
+            ps = _with_held(ps, held + [(key, paths)])
+            return (_captured(ps, space, key) if new else ps), True
         if (key, paths) not in held:
             return ps, False
         held.remove((key, paths))
@@ -729,7 +655,8 @@ def receive_proxy(ps: LocalPubSub, msg: ProxySubMsg, me: str = "", aggregate: bo
     had = key in ps.proxies
     rest = [h for h in ps.proxy_paths if h[0] != key]
     if paths:
-        return _with_held(ps, rest + [(key, paths)]), not had
+        ps = _with_held(ps, rest + [(key, paths)])
+        return (ps, False) if had else (_captured(ps, space, key), True)
     return (_with_held(ps, rest), False) if had else (ps, False)
 
 
@@ -756,18 +683,22 @@ def forward_targets(space: TopicSpace, ps: LocalPubSub, topic: str, came_from: s
                     links: tuple[Link, ...] = ()) -> tuple[Link, ...]:
     """The neighbours a publication on ``topic`` goes to: each neighbour other than the one
     it came from with a matching proxy subscription here (WILDCARD(BLOCK) applies to
-    wildcard proxy subscriptions: DESIGN §3.2), one copy per neighbour (publication
+    wildcard proxy subscriptions: DESIGN §3.2, with the nodes captured when each was
+    registered, ``LocalPubSub.proxy_blocking``), one copy per neighbour (publication
     aggregation) unless ``aggregate`` is off (a mutant: one per matching proxy). A
     publication that arrived is relayed only as :func:`_relay_allowed` says (``links`` are
     this queue manager's current links: they say who is a member of which cluster)."""
     out: list[Link] = []
     cluster = _topic_facts(space, topic)[1] if came_from is not None else ""
+    blocking = dict(ps.proxy_blocking)
     for n, v, t in ps.proxies:
         if n == came_from:
             continue
         if not relay_within_cluster and not _relay_allowed(cluster, came_from, came_via, Link(n, v), links):
             continue  # one hop, no routing between clusters, no duplicate route within a cluster
-        if not compile_subscription(t).matches(topic) or is_blocked(space.blocking_nodes(t), topic):
+        # WILDCARD(BLOCK) as captured when the proxy subscription was registered here
+        # (002 §Controlling wildcard usage with the WILDCARD property; ``_captured``)
+        if not compile_subscription(t).matches(topic) or is_blocked(blocking.get((n, v, t), ()), topic):
             continue
         link = Link(n, v)
         if aggregate and any(x.neighbour == n for x in out):
@@ -844,10 +775,17 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
     """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
     §3.3: a queue manager receiving a new proxy subscription sends its matching retained
     publications (those its PUBSCOPE lets out, and not published with MQPMO_SCOPE_QMGR) to
-    the requester, as answers to that proxy subscription (see :func:`receive_retained_answer`)."""
+    the requester, as answers to that proxy subscription (see :func:`receive_retained_answer`).
+    A wildcard proxy subscription is blocked by WILDCARD(BLOCK) here as for live publications
+    (002 §Controlling wildcard usage with the WILDCARD property: such subscriptions "do not
+    receive publications made to this topic or to topic strings more specific"); it has just
+    been registered, so its captured nodes are those of the topic space now."""
     matcher = compile_subscription(topic)
+    blocking = space.blocking_nodes(topic)
     out = []
     for pub in ps.retained:
+        if is_blocked(blocking, pub.topic):
+            continue
         if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL and not pub.local_only:
             rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
             out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None, topic))
@@ -890,10 +828,13 @@ def receive_retained_answer(space: TopicSpace, ps: LocalPubSub, pub: Publication
     ps = replace(ps, deliveries=ps.deliveries + new) if new else ps
     cluster = _topic_facts(space, answers)[1]
     rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
+    blocking = dict(ps.proxy_blocking)
     sends = []
     for n, v, t in ps.proxies:
         if t != answers or n == came_from or any(d == n for d, _ in sends):
             continue
+        if is_blocked(blocking.get((n, v, t), ()), pub.topic):
+            continue  # WILDCARD(BLOCK) here, as forward_targets relays a live publication
         if not relay_within_cluster and not _relay_allowed(cluster, came_from, came_via, Link(n, v), links):
             continue
         sends.append((n, PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, v, rfp, came_via, answers)))

@@ -152,7 +152,8 @@ def receive_proxy_subscription(state: NetworkState, dst: str, msg: pubsub.ProxyS
     if refused is not None:
         return refused
     q = state.qmgr(dst)
-    ps, new = pubsub.receive_proxy(q.pubsub, msg, q.name, aggregate=not mut.no_proxy_aggregation)
+    ps, new = pubsub.receive_proxy(q.pubsub, msg, q.name, aggregate=not mut.no_proxy_aggregation,
+                                   space=pubsub_space(q))
     state = put_qmgr(state, replace(q, pubsub=ps))
     if new:
         for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via):
@@ -281,18 +282,22 @@ def pubsub_refresh_cluster(state: NetworkState, name: str, cluster: str) -> Netw
     ps = replace(q.pubsub, proxies=tuple(p for p in q.pubsub.proxies if not hit(p[1])),
                  proxies_sent=tuple(p for p in q.pubsub.proxies_sent if not hit(p[1])),
                  proxy_paths=tuple(h for h in q.pubsub.proxy_paths if not hit(h[0][1])),
+                 proxy_blocking=tuple(b for b in q.pubsub.proxy_blocking if not hit(b[0][1])),
                  sent_paths=tuple(h for h in q.pubsub.sent_paths if not hit(h[0][1])))
     return put_qmgr(state, replace(q, pubsub=ps))
 
 
 def restarted(q: QmgrState) -> QmgrState:
     """A stopped queue manager starts again: its non-durable subscriptions ended with their
-    connections and the rest get their WILDCARD(BLOCK) sets re-evaluated (002 §Subscription
-    durability; §Controlling wildcard usage with the WILDCARD property). The demand change
-    is sent by ``pubsub_after_step`` after the step, as for any other step."""
+    connections and the rest get their WILDCARD(BLOCK) sets re-evaluated, and so do the
+    proxy subscriptions held here (002 §Subscription durability; §Controlling wildcard usage
+    with the WILDCARD property). The demand change is sent by ``pubsub_after_step`` after
+    the step, as for any other step."""
     ended = {s.name for s in q.pubsub.subscriptions if not s.durable}
-    ps = replace(q.pubsub, subscriptions=subscriptions_after_restart(pubsub_space(q), q.pubsub.subscriptions),
+    space = pubsub_space(q)
+    ps = replace(q.pubsub, subscriptions=subscriptions_after_restart(space, q.pubsub.subscriptions),
                  republishers=tuple(r for r in q.pubsub.republishers if r.subscription not in ended))
+    ps = pubsub.proxies_after_restart(space, ps)
     return replace(q, running=True, pubsub=ps)
 
 
