@@ -8,7 +8,7 @@ assumption literal) and a *claim*. The driver asserts the facts and ``Not(claim)
 * ``unsat`` -> ``proved`` at that bound. The unsat core over the tracked assumptions,
   shrunk to a minimal one (deletion, as Z3's ``examples/python/mus/marco.py`` grows and
   shrinks seeds), is the list of facts the proof rests on: drop any one and it fails.
-* ``sat`` -> ``counterexample``. The model is minimised with ``Optimize`` over the
+* ``sat`` -> ``counterexample``. The model is minimised (a binary search per term) over the
   encoding's cost terms (fewest queue managers first, then fewest non-default
   attributes, lexicographically) and handed to the claim's decoder, which turns it into a
   runnable scenario file.
@@ -160,18 +160,47 @@ def _minimal_core(solver: z3.Solver, lits: dict[str, z3.BoolRef], core: list[str
     return kept
 
 
-def _minimised_model(enc: Encoding, constraints: list[z3.BoolRef], deadline: float) -> z3.ModelRef | None:
+def _minimised_model(enc: Encoding, constraints: list[z3.BoolRef], deadline: float,
+                     check: Callable[[], None] = lambda: None) -> z3.ModelRef | None:
     """A model of ``constraints`` minimising ``enc.cost`` lexicographically, or None when
-    Optimize runs out of time (the caller keeps the plain solver's model then)."""
+    the time runs out (the caller keeps the plain solver's model then: a model minimised
+    part of the way would depend on the machine's speed).
+
+    A binary search per cost term with a plain :class:`z3.Solver`, not ``z3.Optimize``:
+    Optimize on WL-CFG-WEIGHTS' nonlinear arithmetic has a phase that heeds neither
+    ``Context.interrupt`` nor its timeout (Ctrl-C ended the run 12 s late). Each search
+    step is an ordinary check, which both stop, and ``check`` runs between steps. Every
+    cost term counts or measures something, so none is below 0."""
     if not enc.cost:
         return None
-    opt = z3.Optimize()
-    opt.set("timeout", _remaining_ms(deadline))
-    opt.set("priority", "lex")
-    opt.add(*constraints)
+    solver = z3.Solver()
+    solver.add(*constraints)
+
+    def ask() -> z3.CheckSatResult:
+        check()
+        solver.set("timeout", _remaining_ms(deadline))
+        return solver.check()
+
+    if ask() != z3.sat:
+        return None
+    model = solver.model()
     for term in enc.cost:
-        opt.minimize(term)
-    return opt.model() if opt.check() == z3.sat else None
+        low, high = 0, model.eval(term, model_completion=True).as_long()
+        while low < high:
+            middle = (low + high) // 2
+            solver.push()
+            solver.add(term <= middle)
+            answer = ask()
+            if answer == z3.sat:
+                model = solver.model()
+                high = model.eval(term, model_completion=True).as_long()
+            solver.pop()
+            if answer == z3.unsat:
+                low = middle + 1
+            elif answer != z3.sat:
+                return None
+        solver.add(term == high)
+    return model
 
 
 def _satisfiable(enc: Encoding, deadline: float) -> bool:
@@ -372,7 +401,7 @@ def _decide(claim: ConfigClaim, bound: int, deadline: float, timeout: float, exp
         model = solver.model()
         constraints = [*enc.domain, *enc.facts.values(), z3.Not(enc.claim)]
         check()   # a stop that came as the check ended: no minimising
-        better = _minimised_model(enc, constraints, deadline) if minimise else None
+        better = _minimised_model(enc, constraints, deadline, check) if minimise else None
         check()   # the decoder may build terms and ask Z3 again (WL-CFG-WEIGHTS): within the deadline
         detail["counterexample"] = enc.decode(better if better is not None else model)
         verdict = COUNTEREXAMPLE
