@@ -178,6 +178,8 @@ def _minimised_model(enc: Encoding, constraints: list[z3.BoolRef], deadline: flo
 
     def ask() -> z3.CheckSatResult:
         check()
+        if time.monotonic() >= deadline:
+            return z3.unknown
         solver.set("timeout", _remaining_ms(deadline))
         return solver.check()
 

@@ -525,3 +525,47 @@ def test_prove_stopped_by_sigterm_prints_what_it_decided(tmp_path):
     assert stopped and all(r.startswith("terminated (SIGTERM)") for r in stopped), verdicts
     assert "not proved" not in json.dumps(verdicts)   # said once, by the text output
     assert "Traceback" not in err
+
+
+# ------------------------------------------------------------ the counterexample minimiser (session 27)
+def _cost_encoding(cost):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(cost=cost)
+
+
+def test_the_minimiser_finds_the_lexicographic_minimum_in_order_of_the_terms():
+    """A binary search per term, most important first, each later term searched with the
+    earlier ones fixed at their minimum (it replaced z3.Optimize, which ignored Ctrl-C)."""
+    import time
+
+    from checker.prove import _minimised_model
+
+    x, y, z = z3.Ints("x y z")
+    constraints = [x >= 0, y >= 0, z >= 0, x + y >= 37, z * z >= x + 3]   # z*z: nonlinear, as WEIGHTS is
+    deadline = time.monotonic() + 60
+    model = _minimised_model(_cost_encoding([x, y, z]), constraints, deadline)
+    assert [model.eval(t).as_long() for t in (x, y, z)] == [0, 37, 2]
+    model = _minimised_model(_cost_encoding([y, z, x]), constraints, deadline)
+    assert [model.eval(t).as_long() for t in (x, y, z)] == [37, 0, 7]
+    assert _minimised_model(_cost_encoding([]), constraints, deadline) is None
+
+
+def test_the_minimiser_keeps_the_plain_model_out_of_time_and_stops_on_a_stop():
+    import time
+
+    from checker.prove import Abandoned, _minimised_model
+
+    x, y = z3.Ints("x y")
+    constraints = [x >= 0, y >= 0, x + y >= 1000]
+    assert _minimised_model(_cost_encoding([x, y]), constraints, time.monotonic() - 1) is None
+    asked = []
+
+    def check():
+        asked.append(1)
+        if len(asked) == 3:   # a stop between two steps of the search
+            raise Abandoned("terminated (SIGTERM)")
+
+    with pytest.raises(Abandoned):
+        _minimised_model(_cost_encoding([x, y]), constraints, time.monotonic() + 60, check)
+    assert len(asked) == 3
