@@ -35,7 +35,7 @@ from spec import objects
 from spec import repository as rp
 from spec import scenario as sc
 from spec import workload as wl
-from spec.network import NetworkState, channel_statuses, moves_to
+from spec.network import NO_MUTATIONS, ChannelRetry, NetworkState, channel_statuses, moves_to, retries
 from spec.network.views import READS_LOGS, READS_QMGRS
 
 CITE_001 = "001 The cluster workload management algorithm"
@@ -462,14 +462,18 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
     # sent down that channel will go through workload balancing again"; bound messages do
     # not (004: "Things that can prevent routing ... Binding messages to a target"), so a
     # bound handle's message violates this: the stuck-message counterexample.
-    # The re-balancing happens when the channel "goes into retry" (000): a NOT_FIXED message
-    # whose last run of the algorithm at the sender already saw that channel out of service
-    # (the re-drive when it went into retry, or a put while it was in retry) and chose it, for
-    # want of a better destination known then, is not balanced again because the sender learns
-    # of another destination later (issue #14 round 2's fuzzing: the stronger reading was not 000's).
+    # The re-balancing happens when the channel "goes into retry" (000) and again "every time
+    # the channel is retried" (004 §Channel availability routing): a NOT_FIXED message whose
+    # last run of the algorithm at the sender already saw that channel out of service (the
+    # re-drive when it went into retry or at a retry, or a put while it was in retry) and chose
+    # it, for want of a better destination known then, waits only until the channel's next
+    # retry — so that retry must be on offer (a ChannelRetry that moves it): it never stays
+    # for good while another destination is available (issue #14 round 2 item 8 excused it
+    # for good; the retry made that excuse wrong).
     stuck = list(stuck_messages(state))
     if not stuck:
         return True
+    offered = set(retries(state, getattr(model, "mutations", NO_MUTATIONS)))
     last: dict[tuple[str, str, int], bd.Decision] = {}
     for d in _decisions(state):
         last[(d.qmgr, d.handle, d.serial)] = d
@@ -481,7 +485,8 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
             return False
         return d.redrive or any(c.qmgr == ch.dst and c.status_class > running for c in d.candidates)
 
-    return all(not m.bound and balanced_in_retry(ch, m) for ch, m in stuck)
+    return all(not m.bound and balanced_in_retry(ch, m) and ChannelRetry(ch.src, ch.dst, m.route) in offered
+               for ch, m in stuck)
 
 
 _redriven_elsewhere = _some_decision(lambda d: bool(d.redrive and d.chosen and d.chosen[0] != d.away_from))
