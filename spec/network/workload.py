@@ -434,19 +434,34 @@ def retry_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mutat
     first put, it also occurs for queued transmission messages every time the channel is
     retried. So blocked messages can be re-routed, if they're not prevented" (bound ones,
     or a named target queue manager, are). The retry interval is the environment's timing,
-    so a retry may come at any time; one that moves no message changes nothing MQ shows
-    (only its own history and decisions would be re-run), so it is not a step: None."""
+    so a retry may come at any time; one that moves no message to where it is taken changes
+    nothing MQ shows (only its own history and decisions would be re-run), so it is not a
+    step: None."""
     ch = state.channel(src, dst)
     if ch is None or state.route_status(src, dst, route) != "RETRYING":
         return None
-    waiting = sum(1 for m in ch.messages if isinstance(m, bd.AppMessage) and m.route == route)
     if not any(isinstance(m, bd.AppMessage) and m.route == route and (not m.bound or mut.redrive_bound_messages)
                for m in ch.messages):
         return None
     after = redrive_channel(state, src, dst, step, mut, route)
     left = after.channel(src, dst)
-    still = 0 if left is None else sum(1 for m in left.messages if isinstance(m, bd.AppMessage) and m.route == route)
-    return after if still < waiting else None
+    still = {(m.handle, m.serial) for m in (left.messages if left is not None else ())
+             if isinstance(m, bd.AppMessage) and m.route == route}
+    moved = {(m.handle, m.serial) for m in ch.messages if isinstance(m, bd.AppMessage) and m.route == route} - still
+    # A move counts when the message left for a destination that takes it: the local queue,
+    # or a route that is not RETRYING afterwards. One chosen through a channel that looks
+    # available but leads to a queue manager that does not run goes straight back into retry
+    # (_send_or_arrive): that is no re-routing, and offering it would let messages bounce
+    # between two stopped queue managers' channels for ever.
+    queued = {}
+    for c in after.channels:
+        if c.src == src:
+            for m in c.messages:
+                if isinstance(m, bd.AppMessage) and (m.handle, m.serial) in moved:
+                    queued[(m.handle, m.serial)] = after.route_status(src, c.dst, m.route)
+    if any(queued.get(k) != "RETRYING" for k in moved):
+        return after
+    return None
 
 
 def retries(state: NetworkState, mut: Mutations = NO_MUTATIONS) -> tuple[ChannelRetry, ...]:
