@@ -443,6 +443,12 @@ def stuck_messages(state: NetworkState):
     """Messages waiting for a RETRYING channel although the algorithm, run for them now,
     would choose another available destination (004 §Channel availability routing;
     ``spec.network.workload.moves_to``)."""
+    for ch, m, _dest in _stuck(state):
+        yield ch, m
+
+
+def _stuck(state: NetworkState):
+    """``stuck_messages``, each with the destination the algorithm chooses for it now."""
     for ch, m in _app_messages(state):
         # the status of the route the message waits for (its own, on a separate route)
         if state.route_status(ch.src, ch.dst, m.route) != "RETRYING" or m.p2p:  # p2p: one route
@@ -454,7 +460,7 @@ def stuck_messages(state: NetworkState):
         view = bd.view_of(q, channel_statuses(state, q), obj is not None and obj.qtype != "QLOCAL")
         choice = wl.choose(view, wl.Put(m.queue, m.target_qmgr, len(m.hops) > 1), bd.thaw_history(q.wl_history))
         if moves_to(state, ch.src, ch.dst, m.route, choice.destination):
-            yield ch, m
+            yield ch, m, choice.destination
 
 
 def not_fixed_redriven(model, state: NetworkState) -> bool:
@@ -469,11 +475,14 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
     # it, for want of a better destination known then, waits only until the channel's next
     # retry — so that retry must be on offer (a ChannelRetry that moves it): it never stays
     # for good while another destination is available (issue #14 round 2 item 8 excused it
-    # for good; the retry made that excuse wrong).
-    stuck = list(stuck_messages(state))
+    # for good; the retry made that excuse wrong). A destination whose queue manager does not
+    # run is not available in fact, whatever its channel's status says: a move there goes
+    # straight back into retry, and no retry is offered for it.
+    stuck = list(_stuck(state))
     if not stuck:
         return True
     offered = set(retries(state, getattr(model, "mutations", NO_MUTATIONS)))
+    runs = {q.name for q in state.qmgrs if q.running}
     last: dict[tuple[str, str, int], bd.Decision] = {}
     for d in _decisions(state):
         last[(d.qmgr, d.handle, d.serial)] = d
@@ -485,8 +494,9 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
             return False
         return d.redrive or any(c.qmgr == ch.dst and c.status_class > running for c in d.candidates)
 
-    return all(not m.bound and balanced_in_retry(ch, m) and ChannelRetry(ch.src, ch.dst, m.route) in offered
-               for ch, m in stuck)
+    return all(not m.bound and balanced_in_retry(ch, m)
+               and (ChannelRetry(ch.src, ch.dst, m.route) in offered or not (dest.local or dest.qmgr in runs))
+               for ch, m, dest in stuck)
 
 
 _redriven_elsewhere = _some_decision(lambda d: bool(d.redrive and d.chosen and d.chosen[0] != d.away_from))
