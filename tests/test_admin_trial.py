@@ -482,6 +482,33 @@ def test_bd_not_fixed_redrive_wants_the_retry_offered(monkeypatch):
     assert not pw.not_fixed_redriven(model, state)
 
 
+def _stopped_servers_scenario():
+    """Both servers stopped by steps before NOT_FIXED puts, then SERVER2 started again."""
+    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
+        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+        '[[steps]]\nwait = { until = "settled" }\n'
+        '[[steps]]\nqmgr = { name = "SERVER1", action = "stop" }\n'
+        '[[steps]]\nqmgr = { name = "SERVER2", action = "stop" }\n'
+        '[[steps]]\nput = { handle = "app", count = 3 }\n'
+        '[[steps]]\nqmgr = { name = "SERVER2", action = "start" }\n')
+    return parse_scenario(text, file="retry-stopped.toml")
+
+
+def test_no_retry_bounces_messages_between_stopped_queue_managers():
+    # check may recover a channel to a stopped queue manager (RUNNING, but a message sent
+    # there goes straight back into RETRYING): a retry that would only move messages there
+    # re-routes nothing and is not offered, so messages do not bounce between the two
+    # stopped servers' channels for ever (the ghost decisions made that an endless space)
+    from properties.workload import PROPERTIES as WORKLOAD
+
+    scenario_ = _stopped_servers_scenario()
+    assert messages_of(run_scenario(scenario_).final)["app"] == {"SERVER2": 3}
+    result = explore(MQNetwork(scenario_, WORKLOAD), property_ids=["BD-NOT-FIXED-REDRIVE"], max_states=5000)
+    assert result.statistics.complete and result.statistics.distinct_states < 200
+    assert result.verdicts["BD-NOT-FIXED-REDRIVE"].status is Status.HOLDS
+    assert result.verdicts["BD-REDRIVEN"].status is Status.WITNESSED
+
+
 def test_expect_is_judged_when_a_step_leaves_a_message_on_a_stopped_channel():
     from checker.cli import _check_properties
 
