@@ -35,7 +35,7 @@ from spec import objects
 from spec import repository as rp
 from spec import scenario as sc
 from spec import workload as wl
-from spec.network import NetworkState, channel_statuses, moves_to
+from spec.network import NO_MUTATIONS, ChannelRetry, NetworkState, channel_statuses, moves_to, retries
 from spec.network.views import READS_LOGS, READS_QMGRS
 
 CITE_001 = "001 The cluster workload management algorithm"
@@ -443,6 +443,12 @@ def stuck_messages(state: NetworkState):
     """Messages waiting for a RETRYING channel although the algorithm, run for them now,
     would choose another available destination (004 §Channel availability routing;
     ``spec.network.workload.moves_to``)."""
+    for ch, m, _dest in _stuck(state):
+        yield ch, m
+
+
+def _stuck(state: NetworkState):
+    """``stuck_messages``, each with the destination the algorithm chooses for it now."""
     for ch, m in _app_messages(state):
         # the status of the route the message waits for (its own, on a separate route)
         if state.route_status(ch.src, ch.dst, m.route) != "RETRYING" or m.p2p:  # p2p: one route
@@ -454,7 +460,7 @@ def stuck_messages(state: NetworkState):
         view = bd.view_of(q, channel_statuses(state, q), obj is not None and obj.qtype != "QLOCAL")
         choice = wl.choose(view, wl.Put(m.queue, m.target_qmgr, len(m.hops) > 1), bd.thaw_history(q.wl_history))
         if moves_to(state, ch.src, ch.dst, m.route, choice.destination):
-            yield ch, m
+            yield ch, m, choice.destination
 
 
 def not_fixed_redriven(model, state: NetworkState) -> bool:
@@ -462,14 +468,21 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
     # sent down that channel will go through workload balancing again"; bound messages do
     # not (004: "Things that can prevent routing ... Binding messages to a target"), so a
     # bound handle's message violates this: the stuck-message counterexample.
-    # The re-balancing happens when the channel "goes into retry" (000): a NOT_FIXED message
-    # whose last run of the algorithm at the sender already saw that channel out of service
-    # (the re-drive when it went into retry, or a put while it was in retry) and chose it, for
-    # want of a better destination known then, is not balanced again because the sender learns
-    # of another destination later (issue #14 round 2's fuzzing: the stronger reading was not 000's).
-    stuck = list(stuck_messages(state))
+    # The re-balancing happens when the channel "goes into retry" (000) and again "every time
+    # the channel is retried" (004 §Channel availability routing): a NOT_FIXED message whose
+    # last run of the algorithm at the sender already saw that channel out of service (the
+    # re-drive when it went into retry or at a retry, or a put while it was in retry) and chose
+    # it, for want of a better destination known then, waits only until the channel's next
+    # retry — so that retry must be on offer (a ChannelRetry that moves it): it never stays
+    # for good while another destination is available (issue #14 round 2 item 8 excused it
+    # for good; the retry made that excuse wrong). A destination whose queue manager does not
+    # run is not available in fact, whatever its channel's status says: a move there goes
+    # straight back into retry, and no retry is offered for it.
+    stuck = list(_stuck(state))
     if not stuck:
         return True
+    offered = set(retries(state, getattr(model, "mutations", NO_MUTATIONS)))
+    runs = {q.name for q in state.qmgrs if q.running}
     last: dict[tuple[str, str, int], bd.Decision] = {}
     for d in _decisions(state):
         last[(d.qmgr, d.handle, d.serial)] = d
@@ -481,7 +494,9 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
             return False
         return d.redrive or any(c.qmgr == ch.dst and c.status_class > running for c in d.candidates)
 
-    return all(not m.bound and balanced_in_retry(ch, m) for ch, m in stuck)
+    return all(not m.bound and balanced_in_retry(ch, m)
+               and (ChannelRetry(ch.src, ch.dst, m.route) in offered or not (dest.local or dest.qmgr in runs))
+               for ch, m, dest in stuck)
 
 
 _redriven_elsewhere = _some_decision(lambda d: bool(d.redrive and d.chosen and d.chosen[0] != d.away_from))

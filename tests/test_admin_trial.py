@@ -369,6 +369,146 @@ def test_a_redrive_that_leaves_the_message_waiting_is_not_counted_nor_a_witness(
     assert result.verdicts["BD-REDRIVEN"].status is Status.NEVER_REACHED
 
 
+# -- 004 §Channel availability routing: "every time the channel is retried" ------------------------
+def _retry_scenario(bind: str = "NOT_FIXED", target: str = "", count: int = 3):
+    """Both servers' channels RETRYING, NOT_FIXED puts queue on them; then SERVER2's channel
+    runs again while SERVER1's still retries (its steps held: only retries move messages)."""
+    to = f', target_qmgr = "{target}"' if target else ""
+    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
+        f'[[steps]]\nopen = {{ qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "{bind}"{to} }}\n'
+        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER1", status = "RETRYING" }\n'
+        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "RETRYING" }\n'
+        f'[[steps]]\nput = {{ handle = "app", count = {count} }}\n'
+        '[[steps]]\nchannel = { qmgr = "QMAPP", to = "SERVER2", status = "RUNNING" }\n')
+    return parse_scenario(text, file=f"retry-{bind.lower()}.toml")
+
+
+def _stepped(model, scenario_):
+    """Every step taken, settling (deliveries and recoveries only) between them, no retry."""
+    from spec.network.model import reconnectable
+    from spec.network.state import ChannelDeliver, ScenarioStep
+
+    (state,) = model.init_states()
+    for i in range(len(scenario_.steps)):
+        state = model.next_state(state, ScenarioStep(i))
+        while True:
+            for r in reconnectable(state):
+                state = model.next_state(state, r)
+            delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
+            if not delivers:
+                break
+            state = model.next_state(state, delivers[0])
+    return state
+
+
+def _waiting(state, dst):
+    ch = state.channel("QMAPP", dst)
+    return [] if ch is None else [str(m) for m in ch.messages]
+
+
+def test_a_retry_reroutes_not_fixed_messages_queued_while_every_channel_was_retrying():
+    # 004 §Channel availability routing: "it also occurs for queued transmission messages
+    # every time the channel is retried. So blocked messages can be re-routed"
+    from spec.network import ChannelRetry
+    from spec.network.workload import redrive_channel
+
+    scenario_ = _retry_scenario()
+    model = MQNetwork(scenario_, ())
+    state = _stepped(model, scenario_)
+    assert len(_waiting(state, "SERVER1")) == 2  # app#0 and app#2 (the put alternated)
+    assert messages_of(state)["app"] == {"SERVER2": 1}
+    retry = ChannelRetry("QMAPP", "SERVER1")
+    assert retry in model.actions(state)
+    after = model.next_state(state, retry)
+    # the re-drive's mechanism, history and ghost decisions alike
+    assert after == redrive_channel(state, "QMAPP", "SERVER1", state.next_step - 1, model.mutations)
+    assert _waiting(after, "SERVER1") == [] and len(_waiting(after, "SERVER2")) == 2
+    assert after.route_status("QMAPP", "SERVER1", "") == "RETRYING"  # a retry that does not connect
+    assert retry not in model.actions(after)  # nothing left to move: no self-loop
+    assert messages_of(run_scenario(scenario_).final)["app"] == {"SERVER2": 3}  # `run` retries too
+
+
+def test_no_retry_is_offered_while_no_other_destination_is_available():
+    from spec.network import ChannelRetry
+
+    from spec.values import replace
+
+    short = replace(_retry_scenario(), steps=_retry_scenario().steps[:-1])  # SERVER2's still RETRYING
+    model = MQNetwork(short, ())
+    state = _stepped(model, short)
+    assert _waiting(state, "SERVER1") and _waiting(state, "SERVER2")
+    assert not any(isinstance(a, ChannelRetry) for a in model.actions(state))
+
+
+@pytest.mark.parametrize("bind,target", [("ON_OPEN", ""), ("NOT_FIXED", "SERVER1")])
+def test_a_retry_moves_no_bound_message_nor_one_naming_its_queue_manager(bind, target):
+    # 004: "if they're not prevented" — bound messages, or a named target queue manager
+    from spec.network import ChannelRetry
+    from spec.network.workload import retry_channel
+
+    scenario_ = _retry_scenario(bind, target)
+    model = MQNetwork(scenario_, ())
+    state = _stepped(model, scenario_)
+    assert len(_waiting(state, "SERVER1")) == 3
+    assert not any(isinstance(a, ChannelRetry) for a in model.actions(state))
+    assert retry_channel(state, "QMAPP", "SERVER1", state.next_step - 1, model.mutations) is None
+    assert messages_of(run_scenario(scenario_).final)["app"] == {}
+
+
+@pytest.mark.parametrize("bind,status", [("NOT_FIXED", Status.HOLDS), ("ON_OPEN", Status.VIOLATED)])
+def test_bd_not_fixed_redrive_with_retries(bind, status):
+    # with the retry, a NOT_FIXED message waits for its RETRYING channel only until the next
+    # retry (BD-REDRIVEN witnessed by it); a bound one still waits for good (the
+    # stuck-message trace of examples/wl-stuck-on-open.toml)
+    from properties.workload import PROPERTIES as WORKLOAD
+
+    result = explore(MQNetwork(_retry_scenario(bind), WORKLOAD), property_ids=["BD-NOT-FIXED-REDRIVE"])
+    assert result.statistics.complete
+    assert result.verdicts["BD-NOT-FIXED-REDRIVE"].status is status
+    if bind == "NOT_FIXED":
+        assert result.verdicts["BD-REDRIVEN"].status is Status.WITNESSED
+
+
+def test_bd_not_fixed_redrive_wants_the_retry_offered(monkeypatch):
+    # the excuse of a message whose last run saw its channel out of service holds only while
+    # the model offers the retry that moves it
+    import properties.workload as pw
+
+    scenario_ = _retry_scenario()
+    model = MQNetwork(scenario_, ())
+    state = _stepped(model, scenario_)
+    assert list(pw.stuck_messages(state)) and pw.not_fixed_redriven(model, state)
+    monkeypatch.setattr(pw, "retries", lambda state, mut: ())  # a model that never retries
+    assert not pw.not_fixed_redriven(model, state)
+
+
+def _stopped_servers_scenario():
+    """Both servers stopped by steps before NOT_FIXED puts, then SERVER2 started again."""
+    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
+        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+        '[[steps]]\nwait = { until = "settled" }\n'
+        '[[steps]]\nqmgr = { name = "SERVER1", action = "stop" }\n'
+        '[[steps]]\nqmgr = { name = "SERVER2", action = "stop" }\n'
+        '[[steps]]\nput = { handle = "app", count = 3 }\n'
+        '[[steps]]\nqmgr = { name = "SERVER2", action = "start" }\n')
+    return parse_scenario(text, file="retry-stopped.toml")
+
+
+def test_no_retry_bounces_messages_between_stopped_queue_managers():
+    # check may recover a channel to a stopped queue manager (RUNNING, but a message sent
+    # there goes straight back into RETRYING): a retry that would only move messages there
+    # re-routes nothing and is not offered, so messages do not bounce between the two
+    # stopped servers' channels for ever (the ghost decisions made that an endless space)
+    from properties.workload import PROPERTIES as WORKLOAD
+
+    scenario_ = _stopped_servers_scenario()
+    assert messages_of(run_scenario(scenario_).final)["app"] == {"SERVER2": 3}
+    result = explore(MQNetwork(scenario_, WORKLOAD), property_ids=["BD-NOT-FIXED-REDRIVE"], max_states=5000)
+    assert result.statistics.complete and result.statistics.distinct_states < 200
+    assert result.verdicts["BD-NOT-FIXED-REDRIVE"].status is Status.HOLDS
+    assert result.verdicts["BD-REDRIVEN"].status is Status.WITNESSED
+
+
 def test_expect_is_judged_when_a_step_leaves_a_message_on_a_stopped_channel():
     from checker.cli import _check_properties
 

@@ -25,18 +25,18 @@ from spec.network.pubsub import deliveries_of, proxy_subscriptions_of
 from spec.network.repositories import repositories_of
 from spec.network.run import ExpectationResult, RunReport, check_expectations, run_scenario
 from spec.network.state import (
-    FLOWING, INITIAL, NO_MUTATIONS, Channel, ChannelDeliver, ChannelFail, ChannelRecover, LogEntry, Mutations,
+    FLOWING, INITIAL, NO_MUTATIONS, Channel, ChannelDeliver, ChannelFail, ChannelRecover, ChannelRetry, LogEntry, Mutations,
     NetworkState, QmgrStart, QmgrState, QmgrStop, ScenarioStep, put_qmgr,
 )
 from spec.network.steps import describe_step
 from spec.network.topology import pubsub_links, pubsub_space, resolve_conname, topic_space, why_not_joined
-from spec.network.workload import explanations_of, messages_of, moves_to
+from spec.network.workload import explanations_of, messages_of, moves_to, retries
 
 __all__ = [
-    "FLOWING", "INITIAL", "NO_MUTATIONS", "Channel", "ChannelDeliver", "ChannelFail", "ChannelRecover",
+    "FLOWING", "INITIAL", "NO_MUTATIONS", "Channel", "ChannelDeliver", "ChannelFail", "ChannelRecover", "ChannelRetry",
     "ExpectationResult", "LogEntry", "MQNetwork", "Mutations", "NetworkState", "QmgrStart", "QmgrState",
     "QmgrStop", "RunReport", "SETTLE_LIMIT", "ScenarioStep", "channel_statuses", "check_expectations", "deliveries_of",
     "first_on", "route_for",
     "describe_step", "explanations_of", "messages_of", "moves_to", "proxy_subscriptions_of", "pubsub_links", "pubsub_space",
-    "put_qmgr", "repositories_of", "resolve_conname", "run_scenario", "settle", "topic_space", "why_not_joined",
+    "put_qmgr", "repositories_of", "resolve_conname", "retries", "run_scenario", "settle", "topic_space", "why_not_joined",
 ]

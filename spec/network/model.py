@@ -13,7 +13,9 @@ quiescence and termination are about message deliveries only, so a settled state
 judged even while a fault could still be injected, and a fail/recover cycle is not an
 endless run. A RETRYING channel recovers by itself (a fault's, or one that could not reach
 a stopped queue manager), except when a scenario step set its status: that stays until a
-later step changes it (``mqcheck run`` and ``check`` agree).
+later step changes it (``mqcheck run`` and ``check`` agree). Every RETRYING channel, a
+step's too, is retried, and a retry re-routes its waiting unbound messages when another
+destination is now available (``ChannelRetry``, 004 §Channel availability routing).
 """
 
 from __future__ import annotations
@@ -33,15 +35,17 @@ from spec.network.pubsub import (
 )
 from spec.network.repositories import advance_clock, process_repo_message, repositories_of
 from spec.network.state import (
-    FLOWING, INITIAL, NO_MUTATIONS, ChannelDeliver, ChannelFail, ChannelRecover, LogEntry, Mutations, NetworkState,
-    QmgrStart, QmgrState, QmgrStop, ScenarioStep, add_log, put_qmgr, ship, unship,
+    FLOWING, INITIAL, NO_MUTATIONS, ChannelDeliver, ChannelFail, ChannelRecover, ChannelRetry, LogEntry, Mutations,
+    NetworkState, QmgrStart, QmgrState, QmgrStop, ScenarioStep, add_log, put_qmgr, ship, unship,
 )
 from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
 )
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
 from spec.network.views import view_key
-from spec.network.workload import arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel, without_handle
+from spec.network.workload import (
+    arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel, retries, retry_channel, without_handle,
+)
 from spec.pubsub import LocalPubSub
 from spec.values import replace
 
@@ -117,6 +121,7 @@ class MQNetwork:
         if state.next_step < len(self.scenario.steps):
             acts.append(ScenarioStep(state.next_step))
         acts.extend(recoverable(state))
+        acts.extend(retries(state, self.mutations))  # 004 §Channel availability routing
         acts.extend(QmgrStart(name) for name in state.stopped_by_fault)
         if state.faults > 0:
             acts.extend(ChannelFail(ch.src, ch.dst, r) for ch in state.channels if ch.messages
@@ -192,6 +197,8 @@ class MQNetwork:
             if ch is None or ch.status != "RETRYING" or (ch.src, ch.dst) in state.held_by_step:
                 return None
             return set_channel(state, replace(ch, status="RUNNING"))
+        if isinstance(action, ChannelRetry):
+            return retry_channel(state, action.src, action.dst, state.next_step - 1, self.mutations, action.route)
         if not isinstance(action, ScenarioStep) or action.index != state.next_step:
             return None
         if action.index >= len(self.scenario.steps):
@@ -205,7 +212,7 @@ class MQNetwork:
         if isinstance(step, sc.AdvanceStep):
             return advance_clock(state, step, self.mutations)
         if isinstance(step, sc.WaitStep):  # taken only once the network has settled
-            return state if state.settled() else None
+            return state if self.settled(state) else None
         handler = STEP_HANDLERS.get(type(step))
         if handler is None:  # an unmodelled step: reported by unmodelled_in, no effect
             return state
@@ -221,6 +228,11 @@ class MQNetwork:
         if not held:
             return without_handle(state, step, qmgr)
         return handler(state, step, self.mutations)
+
+    def settled(self, state: NetworkState) -> bool:
+        """``NetworkState.settled`` and no retry would re-route a waiting message
+        (``ChannelRetry``): such a message does not wait for good."""
+        return state.settled() and not retries(state, self.mutations)
 
     def properties(self) -> Sequence[Any]:
         return self._properties
@@ -260,18 +272,25 @@ class MQNetwork:
         ``d``: whatever it sends there queues behind a delivery of the set), every channel
         out of ``d`` that delivers outside the set is RUNNING (a delivery sets RUNNING: no
         change that ``d``'s workload choice could read), no recovery of a channel into or
-        out of ``d`` is enabled, and no auto-defined channel can fail on a port mismatch."""
+        out of ``d`` is enabled, no auto-defined channel can fail on a port mismatch, and no
+        retry (``ChannelRetry``, a workload decision like the re-drive) is enabled or could
+        become so: no unbound application message waits on a RETRYING channel."""
         if reads is None or not reads <= POR_INVISIBLE:
             return None
         if (state.uniform is not None or self.mutations != NO_MUTATIONS
                 or state.next_step < len(self.scenario.steps) or state.faults or state.stopped_by_fault):
             return None
+        if any(isinstance(m, bd.AppMessage) and not m.bound and state.route_status(c.src, c.dst, m.route) == "RETRYING"
+               for c in state.channels for m in c.messages):
+            return None  # a recovery elsewhere could enable a ChannelRetry that sends into d (docs/por.md)
         dests = []
         for a in actions:
             if isinstance(a, ChannelDeliver):
                 if a.dst not in dests:
                     dests.append(a.dst)
             elif not isinstance(a, ChannelRecover):
+                # a ChannelRetry (a workload decision, like the re-drive of a ChannelFail)
+                # among them: expand fully (docs/por.md)
                 return None
         if len(dests) < 2 and len(dests) == len(actions):
             return None
@@ -402,15 +421,19 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     that is still busy after :data:`SETTLE_LIMIT` deliveries (a publication loop that no
     fingerprint stops, e.g. republishing with MQACTP_NEW) is left as it is, with a
     NOT_SETTLED entry in the log. Before each delivery, channels that can reconnect do
-    (:func:`reconnectable`)."""
+    (:func:`reconnectable`), then RETRYING channels whose retry would re-route a waiting
+    message are retried (``ChannelRetry``)."""
     for _ in range(SETTLE_LIMIT):
         for recover in reconnectable(state):
             state = model.next_state(state, recover)
+        for retry in retries(state, model.mutations):
+            after = model.next_state(state, retry)  # None: an earlier retry already moved them
+            state = state if after is None else after
         delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
         if not delivers:
             return state
         state = model.next_state(state, delivers[0])
-    if not any(isinstance(a, ChannelDeliver) for a in model.actions(state)):
+    if not any(isinstance(a, (ChannelDeliver, ChannelRetry)) for a in model.actions(state)):
         return state
     first = state.qmgrs[0].name if state.qmgrs else ""
     return add_log(state, [LogEntry(first, "NOT_SETTLED", f"messages still in flight after {SETTLE_LIMIT} deliveries "

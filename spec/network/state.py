@@ -254,6 +254,22 @@ class ChannelRecover:
 
 
 @value
+class ChannelRetry:
+    """The RETRYING channel from ``src`` to ``dst`` (its separate ``route``) is retried: its
+    waiting unbound messages go through the workload algorithm again and those for which it
+    now chooses another available destination move (004 §Channel availability routing:
+    "every time the channel is retried"). Enabled only when one would move; the channel stays
+    RETRYING (``ChannelRecover`` is the retry that connects)."""
+
+    src: str
+    dst: str
+    route: str = ""  # a separate route's CLUSSDR name (spec.binding.separate_routes); "" the pair's channel
+
+    def __str__(self) -> str:
+        return f"ChannelRetry({self.src}->{self.dst}{_via(self.route)})"
+
+
+@value
 class QmgrStop:
     """Fault: queue manager ``name`` stops (endmqm); its channels stop with it."""
 

@@ -3,7 +3,8 @@ and MQCLOSE make handles and put messages, ``spec.workload`` chooses where they 
 bind options of ``spec.binding``, they travel as ``AppMessage`` on the same channels as
 repository messages, and the receiving queue manager puts them to its local queue or runs
 the algorithm again (gateways, aliases). A channel entering RETRYING re-drives its unbound
-messages (004 §Channel availability routing). Each queue manager threads its own workload
+messages (004 §Channel availability routing), and so does every later retry of it that
+would move one (``ChannelRetry``). Each queue manager threads its own workload
 history (MQWDR DestSeqFactor/DestSeqNumber).
 """
 
@@ -12,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp, scenario as sc, workload as wl
-from spec.network.channels import channel_statuses, route_for, send, set_channel, set_route_status
+from spec.network.channels import channel_statuses, route_for, routes_waiting, send, set_channel, set_route_status
 from spec.network.repositories import Outbox, two_frs
 from spec.network.state import (
-    FLOWING, INITIAL, NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
+    FLOWING, INITIAL, NO_MUTATIONS, ChannelRetry, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache,
+    put_qmgr,
 )
 from spec.values import replace
 
@@ -421,6 +423,58 @@ def redrive_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mut
     for dest, m in moved:
         state = _send_or_arrive(state, src, dest, m, step, mut)
     return state
+
+
+def retry_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mutations,
+                  route: str = "") -> NetworkState | None:
+    """``ChannelRetry``: the RETRYING channel (a separate ``route``'s) from ``src`` to ``dst``
+    is retried and its unbound messages are re-driven — the same ``redrive_channel`` as on
+    entering retry, workload history and ghost decisions alike. 004 §Channel availability
+    routing: "Routing of messages based on availability doesn't just happen when they're
+    first put, it also occurs for queued transmission messages every time the channel is
+    retried. So blocked messages can be re-routed, if they're not prevented" (bound ones,
+    or a named target queue manager, are). The retry interval is the environment's timing,
+    so a retry may come at any time; one that moves no message to where it is taken changes
+    nothing MQ shows (only its own history and decisions would be re-run), so it is not a
+    step: None."""
+    ch = state.channel(src, dst)
+    if ch is None or state.route_status(src, dst, route) != "RETRYING":
+        return None
+    if not any(isinstance(m, bd.AppMessage) and m.route == route and (not m.bound or mut.redrive_bound_messages)
+               for m in ch.messages):
+        return None
+    after = redrive_channel(state, src, dst, step, mut, route)
+    left = after.channel(src, dst)
+    still = {(m.handle, m.serial) for m in (left.messages if left is not None else ())
+             if isinstance(m, bd.AppMessage) and m.route == route}
+    moved = {(m.handle, m.serial) for m in ch.messages if isinstance(m, bd.AppMessage) and m.route == route} - still
+    # A move counts when the message left for a destination that takes it: the local queue,
+    # or a route that is not RETRYING afterwards. One chosen through a channel that looks
+    # available but leads to a queue manager that does not run goes straight back into retry
+    # (_send_or_arrive): that is no re-routing, and offering it would let messages bounce
+    # between two stopped queue managers' channels for ever.
+    queued = {}
+    for c in after.channels:
+        if c.src == src:
+            for m in c.messages:
+                if isinstance(m, bd.AppMessage) and (m.handle, m.serial) in moved:
+                    queued[(m.handle, m.serial)] = after.route_status(src, c.dst, m.route)
+    if any(queued.get(k) != "RETRYING" for k in moved):
+        return after
+    return None
+
+
+def retries(state: NetworkState, mut: Mutations = NO_MUTATIONS) -> tuple[ChannelRetry, ...]:
+    """The enabled ``ChannelRetry`` actions: every RETRYING channel or separate route with
+    waiting application messages of which a retry would move one (``retry_channel``). A
+    scenario step that set a channel RETRYING holds its status, not its retries."""
+    out = []
+    for ch in state.channels:
+        for r in routes_waiting(ch) if ch.messages else ():
+            if (state.route_status(ch.src, ch.dst, r) == "RETRYING"
+                    and retry_channel(state, ch.src, ch.dst, state.next_step - 1, mut, r) is not None):
+                out.append(ChannelRetry(ch.src, ch.dst, r))
+    return tuple(out)
 
 
 def _waits_after_redrive(before: NetworkState, chosen: NetworkState, src: str, dst: str, route: str) -> NetworkState:
