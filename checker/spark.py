@@ -310,6 +310,11 @@ def _make_session(master, explicit, app_name, interrupts, cancel):
     from pyspark.sql import SparkSession
 
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # the JVM is already running
+    # Spark starts its Python workers with PYSPARK_PYTHON, else "python3" from PATH: run as
+    # .venv/bin/mqcheck without the virtualenv activated, that is a Python with neither
+    # mqcheck nor pyarrow, and every level failed in an executor. This interpreter has both
+    # (it is running mqcheck); a PYSPARK_PYTHON the user set still wins.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     user_keys = _spark_defaults_keys()
     if under_submit:
         SparkContext._ensure_initialized()

@@ -398,6 +398,7 @@ def test_spark_submit_ff_matches_local(tmp_path):
                 z.write(f, f.relative_to(ROOT))
         z.write(ROOT / "benchmarks" / "ff_model.py", "ff_model.py")
     env = dict(os.environ, PYTHONHASHSEED="4242")
+    env.setdefault("PYSPARK_PYTHON", sys.executable)   # spark-submit's driver: this venv's Python, as activated
     proc = subprocess.run(
         [
             _spark_submit(), "--master", "local[2]", "--py-files", str(bundle),
@@ -683,7 +684,9 @@ def test_spark_submit_readme_path_on_a_bundled_example(tmp_path):
             "checker/spark_submit.py", "examples/fr-mesh-broken.toml",
             "--run-dir", str(tmp_path / "run"), "--json",
         ],
+        # the README activates the virtualenv first: spark-submit's driver is then its Python
         capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**os.environ, "PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable)},
     )
     local = explore(_example_model("fr-mesh-broken.toml"))
     assert proc.returncode == local.exit_status() == 1, proc.stderr[-3000:]
@@ -774,3 +777,26 @@ def test_a_repeated_interrupt_while_the_result_is_built_cuts_the_wait_short(spar
     assert running() == 0
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
     thread.join(60)
+
+
+def test_spark_workers_use_mqchecks_python_without_the_virtualenv_activated(tmp_path):
+    """Run as .venv/bin/mqcheck with the virtualenv not on PATH, Spark started its Python
+    workers with "python3" from PATH (a Python with neither mqcheck nor pyarrow) and every
+    level run on an executor failed. The workers now default to mqcheck's own Python."""
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "VIRTUAL_ENV")}
+    env.update(PATH=path, PYTHONPATH=str(ROOT))
+    results = {}
+    for backend in ("local", "spark"):
+        spark = ["--driver-threshold", "0", "--master", "local[2]", "--conf", "spark.ui.enabled=false",
+                 "--run-dir", str(tmp_path / "run")] if backend == "spark" else []
+        proc = subprocess.run(
+            [sys.executable, "-m", "checker.cli", "check", "examples/wl-put-disabled.toml", "--max-states", "400",
+             "--backend", backend, *spark, "--json"],
+            capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+        assert proc.returncode == 3, proc.stderr[-3000:]   # the bound: incomplete on both
+        results[backend] = Result.from_dict(json.loads(proc.stdout))
+    local, remote = results["local"], results["spark"]
+    assert remote.backend == "spark" and remote.distinct_states == local.distinct_states == 400
+    assert {p: v.status for p, v in remote.verdicts.items()} == {p: v.status for p, v in local.verdicts.items()}
