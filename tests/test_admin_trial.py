@@ -495,10 +495,11 @@ def _stopped_servers_scenario():
 
 
 def test_no_retry_bounces_messages_between_stopped_queue_managers():
-    # check may recover a channel to a stopped queue manager (RUNNING, but a message sent
-    # there goes straight back into RETRYING): a retry that would only move messages there
-    # re-routes nothing and is not offered, so messages do not bounce between the two
-    # stopped servers' channels for ever (the ghost decisions made that an endless space)
+    # Until session 28 check could recover a channel to a stopped queue manager (RUNNING in
+    # name only: a message sent there went straight back into RETRYING), and retries bounced
+    # messages between the two stopped servers' channels for ever (the ghost decisions made
+    # that an endless space). Now a channel in retry connects only to a running queue
+    # manager; the space stays small and the one outcome is run's
     from properties.workload import PROPERTIES as WORKLOAD
 
     scenario_ = _stopped_servers_scenario()
@@ -507,6 +508,53 @@ def test_no_retry_bounces_messages_between_stopped_queue_managers():
     assert result.statistics.complete and result.statistics.distinct_states < 200
     assert result.verdicts["BD-NOT-FIXED-REDRIVE"].status is Status.HOLDS
     assert result.verdicts["BD-REDRIVEN"].status is Status.WITNESSED
+
+
+def test_a_channel_in_retry_connects_only_once_its_partner_runs():
+    # 000 §Checking initial definitions: a channel RETRYING means "check ... that the listener
+    # ... is running"; 004 §Clustering for availability: "routing messages to running queue
+    # managers". The channel to the still-stopped SERVER1 stays in retry, and its retry
+    # re-routes the message that waits there to SERVER2 (004 §Channel availability routing).
+    from spec.network import ChannelRecover, ChannelRetry
+    from spec.network.channels import reconnectable, recoverable
+
+    scenario_ = _stopped_servers_scenario()
+    model = MQNetwork(scenario_, ())
+    state = _stepped(model, scenario_)
+    assert state.route_status("QMAPP", "SERVER1") == "RETRYING" and _waiting(state, "SERVER1")
+    acts = model.actions(state)
+    assert ChannelRecover("QMAPP", "SERVER1") not in acts
+    assert model.next_state(state, ChannelRecover("QMAPP", "SERVER1")) is None
+    assert recoverable(state) == reconnectable(state)  # check and run: one rule
+    assert ChannelRetry("QMAPP", "SERVER1") in acts
+    after = model.next_state(state, ChannelRetry("QMAPP", "SERVER1"))
+    assert _waiting(after, "SERVER1") == [] and after.route_status("QMAPP", "SERVER1") == "RETRYING"
+
+
+def test_a_channel_in_retry_to_a_queue_manager_a_fault_stopped_connects_after_its_restart():
+    # the fault model: QmgrStop/QmgrStart by the budget; the recovery waits for QmgrStart
+    from spec.network import ChannelDeliver, ChannelFail, ChannelRecover, QmgrStart, QmgrStop
+    from spec.network.state import ScenarioStep
+
+    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
+        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "ON_OPEN" }\n'
+        '[[steps]]\nput = { handle = "app", count = 1 }\n')
+    scenario_ = parse_scenario(text, file="fault-stopped.toml")
+    model = MQNetwork(scenario_, (), faults=2)
+    (state,) = model.init_states()
+    state = model.next_state(state, ScenarioStep(0))
+    while (delivers := [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]):
+        state = model.next_state(state, delivers[0])
+    state = model.next_state(state, ScenarioStep(1))
+    dst = next(c.dst for c in state.channels if c.src == "QMAPP" and c.messages)  # bound: it stays there
+    state = model.next_state(model.next_state(state, ChannelFail("QMAPP", dst)), QmgrStop(dst))
+    assert state.route_status("QMAPP", dst) == "RETRYING"
+    assert ChannelRecover("QMAPP", dst) not in model.actions(state)
+    assert model.next_state(state, ChannelRecover("QMAPP", dst)) is None
+    state = model.next_state(state, QmgrStart(dst))
+    assert ChannelRecover("QMAPP", dst) in model.actions(state)
+    state = model.next_state(state, ChannelRecover("QMAPP", dst))
+    assert ChannelDeliver("QMAPP", dst) in model.actions(state)
 
 
 def test_expect_is_judged_when_a_step_leaves_a_message_on_a_stopped_channel():

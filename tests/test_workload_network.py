@@ -271,6 +271,33 @@ def test_check_finds_the_stuck_bind_on_open_message(capsys):
     assert "MSG app#0 to DEMOQ (bound) via QMAPP" in trace
 
 
+def test_check_reroutes_a_message_queued_for_a_queue_manager_that_stays_stopped(tmp_path, capsys):
+    # Both servers stopped by steps, three NOT_FIXED puts queue on their RETRYING channels,
+    # then SERVER2 starts. `run` delivers all three to SERVER2 (004 §Channel availability
+    # routing: queued messages are re-routed "every time the channel is retried"). `check`
+    # used to let QMAPP->SERVER1 recover while SERVER1 was still stopped: RUNNING in name
+    # only, so no retry re-routed app#1 and it waited there for good ({'SERVER2': 2}). A
+    # channel in retry connects only once its partner runs (000 §Checking initial
+    # definitions: RETRYING means "check ... that the listener ... is running").
+    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
+        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
+        '[[steps]]\nwait = { until = "settled" }\n'
+        '[[steps]]\nqmgr = { name = "SERVER1", action = "stop" }\n'
+        '[[steps]]\nqmgr = { name = "SERVER2", action = "stop" }\n'
+        '[[steps]]\nput = { handle = "app", count = 3 }\n'
+        '[[steps]]\nqmgr = { name = "SERVER2", action = "start" }\n'
+        '[[expect]]\nmessages = { app = { SERVER2 = 3 } }\n')
+    path = tmp_path / "stopped-server.toml"
+    path.write_text(text)
+    assert main(["run", str(path)]) == 0
+    capsys.readouterr()
+    code = main(["check", str(path), "--quiet", "--property", "EXPECT", "--property", "BD-NOT-FIXED-REDRIVE"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "ChannelRecover(QMAPP->SERVER1)" not in out
+    assert re.search(r"EXPECT\s+at_quiescence\s+holds \(complete", out)
+
+
 @pytest.mark.parametrize("example,status", [
     # 000 §Rank and Overlapping Clusters: without rank B -> C -> B happens
     ("wl-overlap-bounce.toml", Status.VIOLATED),

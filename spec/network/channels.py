@@ -120,21 +120,27 @@ def set_status_by_name(state: NetworkState, name: str, channel: str, status: str
 
 
 def reconnectable(state: NetworkState) -> tuple[ChannelRecover, ...]:
-    """The deterministic scheduler's channel recovery (the checker's ``ChannelRecover``,
-    taken at the first chance): a RETRYING channel whose two ends run reconnects, unless a
-    scenario step set its status. 000 §Resource definition for Full Repositories: channels
-    "in retry ... hit a retry interval"; 000 §Workload management features: messages "wait
-    on the transmission queue for the network to come back up" (retry intervals abstracted
-    to: at the next chance once the partner runs)."""
-    running = {q.name for q in state.qmgrs if q.running}
-    return tuple(r for r in recoverable(state) if r.src in running and r.dst in running)
+    """The deterministic scheduler's channel recovery: the checker's ``ChannelRecover``
+    (:func:`recoverable`), every one taken at the first chance. 000 §Resource definition for
+    Full Repositories: channels "in retry ... hit a retry interval"; 000 §Workload
+    management features: messages "wait on the transmission queue for the network to come
+    back up" (retry intervals abstracted to: at the next chance once the partner runs)."""
+    return recoverable(state)
 
 
 def recoverable(state: NetworkState) -> tuple[ChannelRecover, ...]:
-    """The checker's ``ChannelRecover`` actions: every RETRYING channel or separate route a
-    scenario step did not set."""
+    """The checker's ``ChannelRecover`` actions (the retry that connects): every RETRYING
+    channel or separate route a scenario step did not set, whose two ends run. A channel
+    cannot run to a stopped queue manager: it stays in retry (000 §Checking initial
+    definitions: RETRYING means "check ... that the listener on the Full Repository is
+    running"), and each retry re-routes its queued unbound messages (``ChannelRetry``; 004
+    §Channel availability routing: "every time the channel is retried"; 004 §Clustering for
+    availability: "routing messages to running queue managers"). Nor does a stopped queue
+    manager run its own channels."""
+    running = {q.name for q in state.qmgrs if q.running}
     return tuple(ChannelRecover(ch.src, *split_route_key(ch.dst)) for ch in state.channels
-                 if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step)
+                 if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step
+                 and ch.src in running and split_route_key(ch.dst)[0] in running)
 
 
 def channel_statuses(state: NetworkState, q: QmgrState) -> dict[str, str]:

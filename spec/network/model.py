@@ -12,8 +12,8 @@ start. Faults and recoveries are the environment's doing, like scenario steps (e
 quiescence and termination are about message deliveries only, so a settled state is
 judged even while a fault could still be injected, and a fail/recover cycle is not an
 endless run. A RETRYING channel recovers by itself (a fault's, or one that could not reach
-a stopped queue manager), except when a scenario step set its status: that stays until a
-later step changes it (``mqcheck run`` and ``check`` agree). Every RETRYING channel, a
+a stopped queue manager) once both its ends run, except when a scenario step set its
+status: that stays until a later step changes it (``mqcheck run`` and ``check`` agree). Every RETRYING channel, a
 step's too, is retried, and a retry re-routes its waiting unbound messages when another
 destination is now available (``ChannelRetry``, 004 §Channel availability routing).
 """
@@ -196,6 +196,8 @@ class MQNetwork:
             ch = state.channel(action.src, key)
             if ch is None or ch.status != "RETRYING" or (ch.src, ch.dst) in state.held_by_step:
                 return None
+            if not all((q := state.find(n)) is not None and q.running for n in (action.src, action.dst)):
+                return None  # no channel runs to or from a stopped queue manager (recoverable)
             return set_channel(state, replace(ch, status="RUNNING"))
         if isinstance(action, ChannelRetry):
             return retry_channel(state, action.src, action.dst, state.next_step - 1, self.mutations, action.route)

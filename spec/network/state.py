@@ -243,7 +243,8 @@ class ChannelFail:
 
 @value
 class ChannelRecover:
-    """The channel from ``src`` to ``dst`` leaves RETRYING and runs again."""
+    """The channel from ``src`` to ``dst`` leaves RETRYING and runs again (the retry that
+    connects: only while both ends run, ``channels.recoverable``)."""
 
     src: str
     dst: str

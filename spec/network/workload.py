@@ -450,9 +450,10 @@ def retry_channel(state: NetworkState, src: str, dst: str, step: int, mut: Mutat
     moved = {(m.handle, m.serial) for m in ch.messages if isinstance(m, bd.AppMessage) and m.route == route} - still
     # A move counts when the message left for a destination that takes it: the local queue,
     # or a route that is not RETRYING afterwards. One chosen through a channel that looks
-    # available but leads to a queue manager that does not run goes straight back into retry
-    # (_send_or_arrive): that is no re-routing, and offering it would let messages bounce
-    # between two stopped queue managers' channels for ever.
+    # available (RUNNING or INACTIVE since before its partner stopped: not tried since) but
+    # leads to a queue manager that does not run goes straight back into retry
+    # (_send_or_arrive): that is no re-routing. (A channel in retry never connects to a
+    # stopped queue manager: ``channels.recoverable``.)
     queued = {}
     for c in after.channels:
         if c.src == src:
