@@ -168,6 +168,9 @@ def test_cli_json_walks(capsys, tmp_path):
 @pytest.mark.parametrize("argv,expected", [
     (("--examples", "0"), "must be at least 1"),
     (("--mode", "deep"), "invalid choice"),
+    # no upper limit used to hang in the first example (10**9) or take minutes (100)
+    (("--max-qmgrs", "33"), "argument --max-qmgrs: must be at most 32, got 33"),
+    (("--max-qmgrs", str(10**9)), "must be at most 32, got 1000000000"),
 ])
 def test_cli_bad_options_exit_2(capsys, argv, expected):
     with pytest.raises(SystemExit) as exc:
