@@ -1632,8 +1632,21 @@ def _version() -> str:
 SCENARIO_HELP = 'a scenario file (TOML; see "Scenario files" in the README)'
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but an option error is one line and a pointer to --help, not the usage
+    block first (a user trial: the error came after six lines of usage), and what the user
+    typed is quoted escaped and shortened, as every other error (``unrecognized arguments``
+    quoted it raw: an ESC sequence drove the terminal). Exit status 2, as before."""
+
+    def error(self, message: str):
+        from spec.errors import shorten_words
+
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {printable(shorten_words(message))}\n"
+                                  f"(see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mqcheck",
         description="A model checker for IBM MQ clusters and distributed publish/subscribe.",
     )
@@ -1781,7 +1794,10 @@ def _lift_shield() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mqcheck``; return the exit status (DESIGN §2.3)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:   # said by the command's parser, which names the command and its --help
+        command = parser._subparsers._group_actions[0].choices[args.command]  # noqa: SLF001 - argparse keeps them here
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return _run_command(args)
     finally:
