@@ -685,6 +685,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             raise _unknown_property(pid, catalogue)
     if args.exclude:
         args.property = [pid for pid in (args.property or catalogue) if pid not in set(args.exclude)]
+        if not args.property:   # an empty selection meant "no selection": every property was checked
+            raise InputError("--exclude leaves no property to check", file="<command line>",
+                             suggestion="exclude fewer, or name the properties to check")
     _report_target(args.report)
     _out_dir(args.out)
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps, foci=fuzz_foci(args.property))

@@ -181,3 +181,14 @@ def test_cli_bad_options_exit_2(capsys, argv, expected):
 def test_cli_unknown_property_exits_2(capsys):
     code, out, err = run_cli(capsys, "PS-SCOOP", "--examples", "1", "--no-database")
     assert code == 2 and "unknown property PS-SCOOP" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [("PS-SCOPE", "--exclude", "PS-SCOPE"),
+                                  ("PS-SCOPE", "PS-PROXY-AGGREGATION", "--exclude", "PS-SCOPE",
+                                   "--exclude", "PS-PROXY-AGGREGATION")])
+def test_cli_excluding_every_property_given_is_an_error_not_the_whole_catalogue(capsys, tmp_path, argv):
+    # the empty selection was passed on as "no selection": all 89 properties were checked
+    code, out, err = run_cli(capsys, *argv, "--examples", "1", "--no-database", "--out", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == ("mqcheck: error: <command line>: --exclude leaves no property to check "
+                   "(exclude fewer, or name the properties to check)\n")
