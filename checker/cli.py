@@ -35,6 +35,13 @@ def _json_text(data: dict) -> str:
 def _cmd_match(args: argparse.Namespace) -> int:
     from spec.topics import compile_subscription, validate_topic_string
 
+    for what, text in (("SUBSCRIPTION", args.subscription), ("TOPIC", args.topic)):
+        # bytes that are not UTF-8 reach argv as lone surrogates (PEP 383): the answer was a
+        # "no" about a string shown as 'a\udcff', which no publication's topic can be
+        bad = next((i for i, ch in enumerate(text) if "\udc80" <= ch <= "\udcff"), None)
+        if bad is not None:
+            raise InputError(f"{what}: not UTF-8 text: byte 0x{ord(text[bad]) - 0xdc00:02x} at character {bad + 1}",
+                             file="<command line>", suggestion="topic strings are Unicode: give them as UTF-8")
     for what, check in (("TOPIC", lambda: validate_topic_string(args.topic)),
                         ("SUBSCRIPTION", lambda: compile_subscription(args.subscription, args.scheme))):
         try:
