@@ -697,6 +697,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                              suggestion="exclude fewer, or name the properties to check")
     _report_target(args.report)
     _out_dir(args.out)
+    if args.no_database and args.database is not None:
+        raise InputError("give --database DIR or --no-database, not both", file="<command line>")
+    args.database = FUZZ_DATABASE if args.database is None else args.database
+    if not args.no_database:   # Hypothesis ignores a database it cannot write: failures were silently not kept
+        _out_dir(args.database, "--database", "the example database is a directory of failures kept")
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps, foci=fuzz_foci(args.property))
     progress = None
     if sys.stderr.isatty() and not args.quiet:
@@ -768,6 +773,7 @@ def _render_fuzz(report, timings: bool = True) -> str:
 # and 10**9 hung in the first one, while the bound of states explored covers ever less of
 # each configuration (a user trial; a larger K is refused, exit 2, not silently clamped)
 FUZZ_MAX_QMGRS = 32
+FUZZ_DATABASE = ".hypothesis/mqcheck-fuzz"
 
 
 def _add_fuzz_parser(sub) -> None:
@@ -803,8 +809,8 @@ def _add_fuzz_parser(sub) -> None:
                            "per walk (default 300)")
     fuzz.add_argument("--out", default="fuzz-counterexamples", metavar="DIR",
                       help="where a shrunk counterexample is written (default fuzz-counterexamples)")
-    fuzz.add_argument("--database", default=".hypothesis/mqcheck-fuzz", metavar="DIR",
-                      help="Hypothesis example database keeping failures found (default .hypothesis/mqcheck-fuzz)")
+    fuzz.add_argument("--database", default=None, metavar="DIR",
+                      help=f"Hypothesis example database keeping failures found (default {FUZZ_DATABASE})")
     fuzz.add_argument("--no-database", action="store_true", help="neither replay nor keep failures")
     fuzz.add_argument("--json", action="store_true", help="print the report as JSON (\"command\": \"fuzz\")")
     fuzz.add_argument("--no-timings", action="store_true",
@@ -950,7 +956,8 @@ def _add_report_option(parser: argparse.ArgumentParser) -> None:
                         help="also write a self-contained HTML report of the result to this file")
 
 
-def _out_dir(path: str, option: str = "--out") -> None:
+def _out_dir(path: str, option: str = "--out",
+             purpose: str = "counterexamples are written as scenario files into a directory") -> None:
     """Refuse a directory for counterexample files that cannot be one, before the command
     works (it used to fail with a traceback after every claim was proved): an empty name,
     an existing file, or a place where no directory can be made."""
@@ -966,7 +973,7 @@ def _out_dir(path: str, option: str = "--out") -> None:
         what = "is a file, not a directory" if probe == os.path.abspath(path) else \
             f"cannot be made: {printable(probe)} is not a directory"
         raise InputError(f"{option} {printable(path)} {what}", file="<command line>",
-                         suggestion="counterexamples are written as scenario files into a directory")
+                         suggestion=purpose)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise InputError(f"{option} {printable(path)}: cannot create files in {printable(probe)}: permission denied",
                          file="<command line>")

@@ -192,3 +192,23 @@ def test_cli_excluding_every_property_given_is_an_error_not_the_whole_catalogue(
     assert (code, out) == (2, "")
     assert err == ("mqcheck: error: <command line>: --exclude leaves no property to check "
                    "(exclude fewer, or name the properties to check)\n")
+
+
+@pytest.mark.parametrize("database, message", [
+    # Hypothesis ignores a database it cannot write: the failures found were silently not kept
+    ("FILE", "--database {FILE} is a file, not a directory (the example database is a directory of failures kept)"),
+    ("", "--database: expected a directory name"),
+])
+def test_cli_a_database_that_cannot_be_a_directory_is_refused(capsys, tmp_path, database, message):
+    file = tmp_path / "a-file"
+    file.write_text("x")
+    code, out, err = run_cli(capsys, "--examples", "1", "--out", str(tmp_path), "--database",
+                             database.replace("FILE", str(file)))
+    assert (code, out) == (2, "")
+    assert err == f"mqcheck: error: <command line>: {message.replace('{FILE}', str(file))}\n"
+
+
+def test_cli_database_and_no_database_conflict(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "--examples", "1", "--out", str(tmp_path), "--no-database",
+                           "--database", str(tmp_path / "db"))
+    assert code == 2 and err == "mqcheck: error: <command line>: give --database DIR or --no-database, not both\n"
