@@ -898,6 +898,8 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     for item in args.disable or ():
         rule, _, reason = item.partition("=")
         rule = rule.strip().upper()
+        if not rule:   # was "unknown rule ; expected one of ..."
+            raise InputError(f"--disable: expected RULE or RULE=REASON, got {item!r}", file="<command line>")
         if rule not in RULE_IDS:
             raise InputError(f"--disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
                              file="<command line>", suggestion=near_miss(rule, RULE_IDS))
