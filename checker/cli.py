@@ -822,10 +822,10 @@ def _add_fuzz_parser(sub) -> None:
 def _not_utf8(err: UnicodeDecodeError, path: str, suggestion: str) -> InputError:
     """A file that is not UTF-8, located at its first bad byte (file:line:column) as
     ``run`` reports a scenario or an ``mqsc_file`` (spec.scenario.utf8_error_position)."""
-    from spec.scenario import utf8_error_position
+    from spec.scenario import utf8_error_position, utf8_problem
 
     line, column = utf8_error_position(err)
-    return InputError(f"not UTF-8 text: byte 0x{err.object[err.start]:02x} cannot start or continue a character here",
+    return InputError(utf8_problem(err),
                       file=path, line=line, column=column, suggestion=suggestion)
 
 
