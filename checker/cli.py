@@ -1668,6 +1668,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mqcheck",
         description="A model checker for IBM MQ clusters and distributed publish/subscribe.",
+        epilog="Each command's exit statuses are in its --help (mqcheck COMMAND --help); a bad option or "
+               "bad input is exit status 2 with a one-line error.",
     )
     parser.add_argument("--version", action="version", version=f"mqcheck {_version()}",
                         help="print mqcheck's version and exit")

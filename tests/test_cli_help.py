@@ -67,3 +67,10 @@ def test_an_unrecognized_argument_is_quoted_escaped_and_shortened():
     status, _, err = _errors_of("run", "examples/sports-qma.toml", "--x\x1b[31m", "y" * 5000)
     assert status == 2 and "\x1b" not in err and "--x\\x1b[31m" in err
     assert len(err.splitlines()[0]) < 300 and "(5,000 characters)" in err
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_every_help_says_its_exit_statuses(capsys, command):
+    # mqcheck --help said nothing of them (a user trial); each command's help does
+    text = help_of(capsys, *([command] if command else []))
+    assert "exit status" in text.lower() and " 2 " in text
