@@ -81,14 +81,35 @@ def _load_scenario(path: str, command: str):
     try:
         return load_scenario(path)
     except InputError as err:
-        if not err.message.startswith("invalid TOML") or not _looks_like_mqsc(path):
+        if not err.message.startswith("invalid TOML"):
             raise
         import shlex
+
+        if _looks_like_json(path):   # a saved --json result, or a CCDT (a user trial: "see toml.io")
+            raise InputError(err.message, file=err.file, line=err.line, column=err.column,
+                             suggestion=f"this looks like JSON: {command} takes a scenario file (TOML); a saved "
+                                        f"--json result goes to `mqcheck report {shlex.quote(path)} --out "
+                                        f"report.html`, a JSON CCDT is named from a scenario with "
+                                        f"ccdt = \"{os.path.basename(path)}\"") from None
+        if not _looks_like_mqsc(path):
+            raise
 
         raise InputError(err.message, file=err.file, line=err.line, column=err.column,
                          suggestion=f"this looks like an MQSC file: {command} takes a scenario file (TOML); "
                                     f"check MQSC with `mqcheck lint {shlex.quote(path)}`, or name it from a "
                                     f"scenario's queue manager with mqsc_file = \"{os.path.basename(path)}\"") from None
+
+
+def _looks_like_json(path: str) -> bool:
+    """A ``.json`` file, or one whose first character that is not blank is ``{``."""
+    from spec.scenario import _read_text
+
+    if path.lower().endswith(".json"):
+        return True
+    try:
+        return _read_text(path).lstrip().startswith("{")
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _looks_like_mqsc(path: str) -> bool:

@@ -264,3 +264,15 @@ def test_the_footer_says_what_stopped_the_exploration(reason, footer):
     text = _render_check(SimpleNamespace(name="s", file="s.toml"),
                          SimpleNamespace(explore_initial=False, properties=lambda: ()), result, format_verdict)
     assert text.splitlines()[-1] == footer + "no verdict above claims more than the states explored."
+
+
+@pytest.mark.parametrize("name", ["result.json", "result.txt"])
+def test_a_json_file_given_as_the_scenario_says_where_json_goes(tmp_path, name):
+    # a saved --json result (or a CCDT) given to check: the hint was "see https://toml.io"
+    path = tmp_path / name
+    path.write_text('{"command": "run", "deliveries": {}}\n')
+    proc = check(str(path))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"mqcheck: error: {path}:1:1: invalid TOML: Invalid statement (this looks like JSON: "
+                           f"check takes a scenario file (TOML); a saved --json result goes to `mqcheck report "
+                           f"{path} --out report.html`, a JSON CCDT is named from a scenario with ccdt = \"{name}\")\n")
