@@ -1199,11 +1199,14 @@ def _check_report_data(args: argparse.Namespace, scenario, model, data: dict) ->
     the start state, trace events, evidence links and replay commands."""
     import shlex
 
-    (start,) = model.init_states()[:1]
     data["command"] = "check"
     data["scenario_file"] = str(scenario.file)
     data["description"] = scenario.description
-    data["topology"] = _topology_data(start)
+    if data["statistics"]["distinct_states"]:
+        # not when a timeout, Ctrl-C or SIGTERM stopped the run before its start state was
+        # settled: settling it again here took as long once more (42 s after --timeout 3)
+        (start,) = model.init_states()[:1]
+        data["topology"] = _topology_data(start)
     data["evidence"] = {p.id: p.evidence for p in model.properties() if p.evidence and p.id in data["verdicts"]}
     _annotate_traces(model, data)
     bounds = []
