@@ -915,6 +915,8 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     from properties.lint import RULE_IDS, RULES
     from spec.errors import near_miss
 
+    if args.json and args.format not in (None, "json"):   # --json used to win silently
+        raise InputError(f"give --json or --format {args.format}, not both", file="<command line>")
     disabled = {}
     for item in args.disable or ():
         rule, _, reason = item.partition("=")
@@ -927,7 +929,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         disabled[rule] = reason.strip() or "--disable on the command line"
     configs, files = _lint_configs(args.files, args.whole_network)
     report = lint.run_rules(configs, RULES, disabled, files)
-    fmt = "json" if args.json else args.format
+    fmt = "json" if args.json else args.format or "text"
     if fmt == "json":
         print(_json_text(lint.to_dict(report)))
     elif fmt == "sarif":
@@ -956,8 +958,8 @@ def _add_lint_parser(sub) -> None:
         ),
     )
     lint.add_argument("files", nargs="+", metavar="SCENARIO|MQSC", help="scenario files (.toml) and MQSC files")
-    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text",
-                      help="text (grouped by file), json, or sarif (SARIF 2.1.0 for code scanning)")
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default=None,
+                      help="text (grouped by file, the default), json, or sarif (SARIF 2.1.0 for code scanning)")
     lint.add_argument("--json", action="store_true", help="the same as --format json")
     lint.add_argument("--fail-on", choices=("error", "warning", "info"), default="warning",
                       help="exit 1 when a finding has this severity or a higher one (default warning)")
