@@ -1355,12 +1355,14 @@ class _Explorer:
 
         signal.signal(signal.SIGALRM, on_alarm)
         try:
-            signal.setitimer(signal.ITIMER_REAL, remaining)
-            return list(self.model.init_states())
+            try:
+                signal.setitimer(signal.ITIMER_REAL, remaining)
+                return list(self.model.init_states())
+            finally:   # the timer fires once: if it fires here, it is caught below all the same
+                signal.setitimer(signal.ITIMER_REAL, 0)
         except _InitTimeout:
             raise _Stop(f"timeout ({self.timeout:g} s)") from None
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
     def _init_level(self) -> list:
