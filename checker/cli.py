@@ -35,6 +35,13 @@ def _json_text(data: dict) -> str:
 def _cmd_match(args: argparse.Namespace) -> int:
     from spec.topics import compile_subscription, validate_topic_string
 
+    for what, text in (("SUBSCRIPTION", args.subscription), ("TOPIC", args.topic)):
+        # bytes that are not UTF-8 reach argv as lone surrogates (PEP 383): the answer was a
+        # "no" about a string shown as 'a\udcff', which no publication's topic can be
+        bad = next((i for i, ch in enumerate(text) if "\udc80" <= ch <= "\udcff"), None)
+        if bad is not None:
+            raise InputError(f"{what}: not UTF-8 text: byte 0x{ord(text[bad]) - 0xdc00:02x} at character {bad + 1}",
+                             file="<command line>", suggestion="topic strings are Unicode: give them as UTF-8")
     for what, check in (("TOPIC", lambda: validate_topic_string(args.topic)),
                         ("SUBSCRIPTION", lambda: compile_subscription(args.subscription, args.scheme))):
         try:
@@ -74,14 +81,35 @@ def _load_scenario(path: str, command: str):
     try:
         return load_scenario(path)
     except InputError as err:
-        if not err.message.startswith("invalid TOML") or not _looks_like_mqsc(path):
+        if not err.message.startswith("invalid TOML"):
             raise
         import shlex
+
+        if _looks_like_json(path):   # a saved --json result, or a CCDT (a user trial: "see toml.io")
+            raise InputError(err.message, file=err.file, line=err.line, column=err.column,
+                             suggestion=f"this looks like JSON: {command} takes a scenario file (TOML); a saved "
+                                        f"--json result goes to `mqcheck report {shlex.quote(path)} --out "
+                                        f"report.html`, a JSON CCDT is named from a scenario with "
+                                        f"ccdt = \"{os.path.basename(path)}\"") from None
+        if not _looks_like_mqsc(path):
+            raise
 
         raise InputError(err.message, file=err.file, line=err.line, column=err.column,
                          suggestion=f"this looks like an MQSC file: {command} takes a scenario file (TOML); "
                                     f"check MQSC with `mqcheck lint {shlex.quote(path)}`, or name it from a "
                                     f"scenario's queue manager with mqsc_file = \"{os.path.basename(path)}\"") from None
+
+
+def _looks_like_json(path: str) -> bool:
+    """A ``.json`` file, or one whose first character that is not blank is ``{``."""
+    from spec.scenario import _read_text
+
+    if path.lower().endswith(".json"):
+        return True
+    try:
+        return _read_text(path).lstrip().startswith("{")
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _looks_like_mqsc(path: str) -> bool:
@@ -548,8 +576,9 @@ def _evidence_lines(model, result) -> list[str]:
     return lines
 
 
-def _at_least(lowest: int | float, kind=int):
-    """An argparse type: a number no smaller than ``lowest`` (bad values exit 2 with usage)."""
+def _at_least(lowest: int | float, kind=int, highest: int | float | None = None):
+    """An argparse type: a number no smaller than ``lowest`` and, given ``highest``, no
+    larger (bad values exit 2 with a one-line error)."""
     def parse(text: str):
         try:
             value = kind(text)
@@ -559,6 +588,8 @@ def _at_least(lowest: int | float, kind=int):
             raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
         if value < lowest:
             raise argparse.ArgumentTypeError(f"must be at least {lowest}, got {text}")
+        if highest is not None and value > highest:
+            raise argparse.ArgumentTypeError(f"must be at most {highest}, got {text}")
         return value
     return parse
 
@@ -682,8 +713,16 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             raise _unknown_property(pid, catalogue)
     if args.exclude:
         args.property = [pid for pid in (args.property or catalogue) if pid not in set(args.exclude)]
+        if not args.property:   # an empty selection meant "no selection": every property was checked
+            raise InputError("--exclude leaves no property to check", file="<command line>",
+                             suggestion="exclude fewer, or name the properties to check")
     _report_target(args.report)
     _out_dir(args.out)
+    if args.no_database and args.database is not None:
+        raise InputError("give --database DIR or --no-database, not both", file="<command line>")
+    args.database = FUZZ_DATABASE if args.database is None else args.database
+    if not args.no_database:   # Hypothesis ignores a database it cannot write: failures were silently not kept
+        _out_dir(args.database, "--database", "the example database is a directory of failures kept")
     fuzz = fuzz_target(args.mode, args.max_qmgrs, max_steps=args.max_steps, foci=fuzz_foci(args.property))
     progress = None
     if sys.stderr.isatty() and not args.quiet:
@@ -751,6 +790,13 @@ def _render_fuzz(report, timings: bool = True) -> str:
     return "\n".join(lines)
 
 
+# The largest --max-qmgrs: past it an example takes many seconds (64: about 14 s, 100: 18 s)
+# and 10**9 hung in the first one, while the bound of states explored covers ever less of
+# each configuration (a user trial; a larger K is refused, exit 2, not silently clamped)
+FUZZ_MAX_QMGRS = 32
+FUZZ_DATABASE = ".hypothesis/mqcheck-fuzz"
+
+
 def _add_fuzz_parser(sub) -> None:
     fuzz = sub.add_parser(
         "fuzz",
@@ -772,10 +818,10 @@ def _add_fuzz_parser(sub) -> None:
     fuzz.add_argument("--examples", type=_at_least(1), default=100, metavar="N",
                       help="examples to run (default 100; Hypothesis may run a few more, which the report counts)")
     fuzz.add_argument("--seed", type=_at_least(0), default=0, metavar="S", help="random seed (default 0)")
-    fuzz.add_argument("--max-qmgrs", type=_at_least(1), default=3, metavar="K",
-                      help="at most K queue managers per configuration (default 3); the cluster-membership "
-                           "focus always has four, the smallest cluster where choosing among full repositories "
-                           "matters")
+    fuzz.add_argument("--max-qmgrs", type=_at_least(1, highest=FUZZ_MAX_QMGRS), default=3, metavar="K",
+                      help=f"at most K queue managers per configuration (default 3, at most {FUZZ_MAX_QMGRS}); "
+                           "the cluster-membership focus always has four, the smallest cluster where choosing "
+                           "among full repositories matters")
     fuzz.add_argument("--max-steps", type=_at_least(0), default=None, metavar="N",
                       help="at most N scenario steps per configuration (default 5 for configs, 30 for walks)")
     fuzz.add_argument("--mode", choices=("configs", "walks"), default="configs")
@@ -784,8 +830,8 @@ def _add_fuzz_parser(sub) -> None:
                            "per walk (default 300)")
     fuzz.add_argument("--out", default="fuzz-counterexamples", metavar="DIR",
                       help="where a shrunk counterexample is written (default fuzz-counterexamples)")
-    fuzz.add_argument("--database", default=".hypothesis/mqcheck-fuzz", metavar="DIR",
-                      help="Hypothesis example database keeping failures found (default .hypothesis/mqcheck-fuzz)")
+    fuzz.add_argument("--database", default=None, metavar="DIR",
+                      help=f"Hypothesis example database keeping failures found (default {FUZZ_DATABASE})")
     fuzz.add_argument("--no-database", action="store_true", help="neither replay nor keep failures")
     fuzz.add_argument("--json", action="store_true", help="print the report as JSON (\"command\": \"fuzz\")")
     fuzz.add_argument("--no-timings", action="store_true",
@@ -797,10 +843,10 @@ def _add_fuzz_parser(sub) -> None:
 def _not_utf8(err: UnicodeDecodeError, path: str, suggestion: str) -> InputError:
     """A file that is not UTF-8, located at its first bad byte (file:line:column) as
     ``run`` reports a scenario or an ``mqsc_file`` (spec.scenario.utf8_error_position)."""
-    from spec.scenario import utf8_error_position
+    from spec.scenario import utf8_error_position, utf8_problem
 
     line, column = utf8_error_position(err)
-    return InputError(f"not UTF-8 text: byte 0x{err.object[err.start]:02x} cannot start or continue a character here",
+    return InputError(utf8_problem(err),
                       file=path, line=line, column=column, suggestion=suggestion)
 
 
@@ -869,17 +915,21 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     from properties.lint import RULE_IDS, RULES
     from spec.errors import near_miss
 
+    if args.json and args.format not in (None, "json"):   # --json used to win silently
+        raise InputError(f"give --json or --format {args.format}, not both", file="<command line>")
     disabled = {}
     for item in args.disable or ():
         rule, _, reason = item.partition("=")
         rule = rule.strip().upper()
+        if not rule:   # was "unknown rule ; expected one of ..."
+            raise InputError(f"--disable: expected RULE or RULE=REASON, got {item!r}", file="<command line>")
         if rule not in RULE_IDS:
             raise InputError(f"--disable: unknown rule {rule}; expected one of {', '.join(RULE_IDS)}",
                              file="<command line>", suggestion=near_miss(rule, RULE_IDS))
         disabled[rule] = reason.strip() or "--disable on the command line"
     configs, files = _lint_configs(args.files, args.whole_network)
     report = lint.run_rules(configs, RULES, disabled, files)
-    fmt = "json" if args.json else args.format
+    fmt = "json" if args.json else args.format or "text"
     if fmt == "json":
         print(_json_text(lint.to_dict(report)))
     elif fmt == "sarif":
@@ -908,8 +958,8 @@ def _add_lint_parser(sub) -> None:
         ),
     )
     lint.add_argument("files", nargs="+", metavar="SCENARIO|MQSC", help="scenario files (.toml) and MQSC files")
-    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text",
-                      help="text (grouped by file), json, or sarif (SARIF 2.1.0 for code scanning)")
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default=None,
+                      help="text (grouped by file, the default), json, or sarif (SARIF 2.1.0 for code scanning)")
     lint.add_argument("--json", action="store_true", help="the same as --format json")
     lint.add_argument("--fail-on", choices=("error", "warning", "info"), default="warning",
                       help="exit 1 when a finding has this severity or a higher one (default warning)")
@@ -931,7 +981,8 @@ def _add_report_option(parser: argparse.ArgumentParser) -> None:
                         help="also write a self-contained HTML report of the result to this file")
 
 
-def _out_dir(path: str, option: str = "--out") -> None:
+def _out_dir(path: str, option: str = "--out",
+             purpose: str = "counterexamples are written as scenario files into a directory") -> None:
     """Refuse a directory for counterexample files that cannot be one, before the command
     works (it used to fail with a traceback after every claim was proved): an empty name,
     an existing file, or a place where no directory can be made."""
@@ -947,7 +998,7 @@ def _out_dir(path: str, option: str = "--out") -> None:
         what = "is a file, not a directory" if probe == os.path.abspath(path) else \
             f"cannot be made: {printable(probe)} is not a directory"
         raise InputError(f"{option} {printable(path)} {what}", file="<command line>",
-                         suggestion="counterexamples are written as scenario files into a directory")
+                         suggestion=purpose)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise InputError(f"{option} {printable(path)}: cannot create files in {printable(probe)}: permission denied",
                          file="<command line>")
@@ -1150,11 +1201,14 @@ def _check_report_data(args: argparse.Namespace, scenario, model, data: dict) ->
     the start state, trace events, evidence links and replay commands."""
     import shlex
 
-    (start,) = model.init_states()[:1]
     data["command"] = "check"
     data["scenario_file"] = str(scenario.file)
     data["description"] = scenario.description
-    data["topology"] = _topology_data(start)
+    if data["statistics"]["distinct_states"]:
+        # not when a timeout, Ctrl-C or SIGTERM stopped the run before its start state was
+        # settled: settling it again here took as long once more (42 s after --timeout 3)
+        (start,) = model.init_states()[:1]
+        data["topology"] = _topology_data(start)
     data["evidence"] = {p.id: p.evidence for p in model.properties() if p.evidence and p.id in data["verdicts"]}
     _annotate_traces(model, data)
     bounds = []
@@ -1623,10 +1677,25 @@ def _version() -> str:
 SCENARIO_HELP = 'a scenario file (TOML; see "Scenario files" in the README)'
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but an option error is one line and a pointer to --help, not the usage
+    block first (a user trial: the error came after six lines of usage), and what the user
+    typed is quoted escaped and shortened, as every other error (``unrecognized arguments``
+    quoted it raw: an ESC sequence drove the terminal). Exit status 2, as before."""
+
+    def error(self, message: str):
+        from spec.errors import shorten_words
+
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {printable(shorten_words(message))}\n"
+                                  f"(see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mqcheck",
         description="A model checker for IBM MQ clusters and distributed publish/subscribe.",
+        epilog="Each command's exit statuses are in its --help (mqcheck COMMAND --help); a bad option or "
+               "bad input is exit status 2 with a one-line error.",
     )
     parser.add_argument("--version", action="version", version=f"mqcheck {_version()}",
                         help="print mqcheck's version and exit")
@@ -1772,7 +1841,10 @@ def _lift_shield() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mqcheck``; return the exit status (DESIGN §2.3)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:   # said by the command's parser, which names the command and its --help
+        command = parser._subparsers._group_actions[0].choices[args.command]  # noqa: SLF001 - argparse keeps them here
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return _run_command(args)
     finally:

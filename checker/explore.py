@@ -145,6 +145,10 @@ class ExplorationError(RuntimeError):
     process died."""
 
 
+class _InitTimeout(BaseException):
+    """The timeout, while the initial states are computed (``_Explorer._initial_within_timeout``)."""
+
+
 class _Stop(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -1331,11 +1335,41 @@ class _Explorer:
             print(f"  done: {self.count} states, depth {max(len(self.level_start) - 2, 0)}"
                   + (f" ({self.stop_reason})" if self.stop_reason else ""), file=sys.stderr, flush=True)
 
+    def _initial_within_timeout(self) -> list:
+        """``model.init_states()`` within ``timeout``. It is one call (the settled initial
+        configuration) that never reaches ``_check_bounds``: 30 full repositories in a full
+        mesh took 42 s to settle, and ``check --timeout 10`` ran that long (a user trial).
+        A real-time timer stops it at the timeout, where no caller uses SIGALRM or the
+        timer (main thread only). What it raises is no ``Exception``, which the model may
+        catch (spec.network.memo)."""
+        if (self.timeout is None or threading.current_thread() is not threading.main_thread()
+                or signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL
+                or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)):
+            return list(self.model.init_states())
+        remaining = self.timeout - (time.perf_counter() - self.start)
+        if remaining <= 0:
+            raise _Stop(f"timeout ({self.timeout:g} s)")
+
+        def on_alarm(signum, frame):
+            raise _InitTimeout
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        try:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, remaining)
+                return list(self.model.init_states())
+            finally:   # the timer fires once: if it fires here, it is caught below all the same
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _InitTimeout:
+            raise _Stop(f"timeout ({self.timeout:g} s)") from None
+        finally:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
     def _init_level(self) -> list:
         part = _Part()
         level: dict = {}
         ctx = self.ctx
-        inits = list(self.model.init_states())
+        inits = self._initial_within_timeout()
         for i, s in enumerate(inits):
             part.generated += 1
             if s in level:

@@ -509,6 +509,20 @@ def utf8_error_position(err: UnicodeDecodeError) -> tuple[int, int]:
     return before.count(b"\n") + 1, column
 
 
+def utf8_problem(err: UnicodeDecodeError) -> str:
+    """What is wrong with a file UTF-8 cannot decode: its first bad byte, or, for a file
+    that starts with a UTF-16 byte-order mark (Windows PowerShell 5's ``>`` writes UTF-16),
+    that it is UTF-16, which "byte 0xff cannot start a character" did not say.
+
+    >>> utf8_problem(UnicodeDecodeError("utf-8", b"\\xff\\xfeD\\x00", 0, 1, "invalid start byte"))
+    'not UTF-8 text: UTF-16 (the file starts with the byte-order mark 0xff 0xfe)'
+    """
+    raw = bytes(err.object)
+    if err.start == 0 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return f"not UTF-8 text: UTF-16 (the file starts with the byte-order mark 0x{raw[0]:02x} 0x{raw[1]:02x})"
+    return f"not UTF-8 text: byte 0x{raw[err.start]:02x} cannot start or continue a character here"
+
+
 def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read a scenario file and the ``mqsc_file``s it names (the module's only I/O)."""
     path = os.fspath(path)
@@ -519,8 +533,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         raise InputError(f"cannot read the scenario file: {e.strerror or e}", file=path) from None
     except UnicodeDecodeError as e:
         line, column = utf8_error_position(e)
-        raise InputError(f"not UTF-8 text: byte 0x{e.object[e.start]:02x} cannot start or continue a "
-                         "character here", file=path, line=line, column=column,
+        raise InputError(utf8_problem(e), file=path, line=line, column=column,
                          suggestion="TOML files are UTF-8; save the file as UTF-8") from None
 
     read: list[str] = [path]
@@ -1163,8 +1176,7 @@ class _Parser(UniformParsing):
                              "mqsc_file is relative to the scenario file") from None
         except UnicodeDecodeError as e:
             line, column = utf8_error_position(e)
-            raise InputError(f"not UTF-8 text: byte 0x{e.object[e.start]:02x} cannot start or continue a "
-                             f"character here (read as {_render_path(path + ('mqsc_file',))} of {self.file})",
+            raise InputError(f"{utf8_problem(e)} (read as {_render_path(path + ('mqsc_file',))} of {self.file})",
                              file=shown, line=line, column=column,
                              suggestion="MQSC files are read as UTF-8; save the file as UTF-8") from None
         except OSError as e:

@@ -264,3 +264,44 @@ def test_the_footer_says_what_stopped_the_exploration(reason, footer):
     text = _render_check(SimpleNamespace(name="s", file="s.toml"),
                          SimpleNamespace(explore_initial=False, properties=lambda: ()), result, format_verdict)
     assert text.splitlines()[-1] == footer + "no verdict above claims more than the states explored."
+
+
+@pytest.mark.parametrize("name", ["result.json", "result.txt"])
+def test_a_json_file_given_as_the_scenario_says_where_json_goes(tmp_path, name):
+    # a saved --json result (or a CCDT) given to check: the hint was "see https://toml.io"
+    path = tmp_path / name
+    path.write_text('{"command": "run", "deliveries": {}}\n')
+    proc = check(str(path))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"mqcheck: error: {path}:1:1: invalid TOML: Invalid statement (this looks like JSON: "
+                           f"check takes a scenario file (TOML); a saved --json result goes to `mqcheck report "
+                           f"{path} --out report.html`, a JSON CCDT is named from a scenario with ccdt = \"{name}\")\n")
+
+
+SLOW_START = (
+    "import sys, time\n"
+    "from spec.network import MQNetwork\n"
+    "settled = MQNetwork.init_states\n"
+    "def init_states(self):  # a start state that takes long to settle (30 full repositories: 42 s)\n"
+    "    time.sleep(15)\n"
+    "    return settled(self)\n"
+    "MQNetwork.init_states = init_states\n"
+    "from checker.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n")
+
+
+def test_the_timeout_also_bounds_settling_the_start_state():
+    # a user trial: --timeout 10 ran 42 s, settling the start state before any bound was
+    # looked at, and --json then settled it once more for the topology
+    import time
+
+    began = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", SLOW_START, "check", "examples/sports-qma.toml", "--timeout", "0.5",
+                           "--json", "--quiet"], capture_output=True, text=True, cwd=ROOT, check=False, timeout=120)
+    spent = time.monotonic() - began
+    assert proc.returncode == 3, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["statistics"]["stop_reason"] == "timeout (0.5 s)" and data["statistics"]["distinct_states"] == 0
+    assert "topology" not in data
+    assert {v["status"] for v in data["verdicts"].values()} <= {"holds up to bound", "not reached up to bound"}
+    assert spent < 10

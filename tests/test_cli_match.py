@@ -89,3 +89,15 @@ def test_control_characters_are_escaped_in_answers_and_errors():
     assert "\x1b" not in proc.stderr and "\x9b" not in proc.stderr and "not '\\x1b'" in proc.stderr
     proc = run_cli("match", "a/\u202e#", "a/\u202eb", "--json")
     assert "\u202e" not in proc.stdout and json.loads(proc.stdout)["topic"] == "a/\u202eb"
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([b"Sports/\xff", b"Sports/x"], "SUBSCRIPTION: not UTF-8 text: byte 0xff at character 8"),
+    ([b"Sports/#", b"Sports/caf\xe9"], "TOPIC: not UTF-8 text: byte 0xe9 at character 11"),
+])
+def test_a_topic_string_that_is_not_utf8_is_bad_input(argv, message):
+    # Latin-1 bytes on the command line: the answer was "no: 'Sports/\udcff' ...", exit 1
+    proc = subprocess.run([sys.executable, "-m", "checker.cli", "match", *argv], capture_output=True, check=False)
+    assert (proc.returncode, proc.stdout) == (2, b"")
+    assert proc.stderr.decode() == (f"mqcheck: error: <command line>: {message} "
+                                    "(topic strings are Unicode: give them as UTF-8)\n")

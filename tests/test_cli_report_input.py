@@ -254,6 +254,23 @@ def test_lint_locates_the_first_byte_that_is_not_utf8_as_run_does(tmp_path, caps
     assert where in by_run
 
 
+@pytest.mark.parametrize("bom", [b"\xff\xfe", b"\xfe\xff"])
+def test_a_utf16_file_is_called_utf16_by_lint_run_and_report(tmp_path, capsys, bom):
+    # what Windows PowerShell 5's `dmpmqcfg ... > qm.mqsc` writes; the error said only
+    # "byte 0xff cannot start or continue a character here"
+    encoding = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
+    said = f"not UTF-8 text: UTF-16 (the file starts with the byte-order mark 0x{bom[0]:02x} 0x{bom[1]:02x})"
+    mqsc = tmp_path / "qm.mqsc"
+    mqsc.write_bytes(bom + "DEFINE QLOCAL(A)\r\n".encode(encoding))
+    (tmp_path / "s.toml").write_text('[qmgrs.QMA]\nmqsc_file = "qm.mqsc"\n')
+    (tmp_path / "r.json").write_bytes(bom + '{"command": "run"}'.encode(encoding))
+    for argv, where in ((["lint", str(mqsc)], mqsc), (["run", str(tmp_path / "s.toml")], mqsc),
+                        (["report", str(tmp_path / "r.json"), "--out", str(tmp_path / "x.html")], tmp_path / "r.json")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{where}:1:1: {said}" in err, err
+
+
 # ======================= where a report is written: never over an input, never a device
 def _copy_scenario(tmp_path: Path) -> Path:
     """sports-qma.toml and the mqsc_file it names, copied into ``tmp_path``."""

@@ -168,6 +168,9 @@ def test_cli_json_walks(capsys, tmp_path):
 @pytest.mark.parametrize("argv,expected", [
     (("--examples", "0"), "must be at least 1"),
     (("--mode", "deep"), "invalid choice"),
+    # no upper limit used to hang in the first example (10**9) or take minutes (100)
+    (("--max-qmgrs", "33"), "argument --max-qmgrs: must be at most 32, got 33"),
+    (("--max-qmgrs", str(10**9)), "must be at most 32, got 1000000000"),
 ])
 def test_cli_bad_options_exit_2(capsys, argv, expected):
     with pytest.raises(SystemExit) as exc:
@@ -178,3 +181,34 @@ def test_cli_bad_options_exit_2(capsys, argv, expected):
 def test_cli_unknown_property_exits_2(capsys):
     code, out, err = run_cli(capsys, "PS-SCOOP", "--examples", "1", "--no-database")
     assert code == 2 and "unknown property PS-SCOOP" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [("PS-SCOPE", "--exclude", "PS-SCOPE"),
+                                  ("PS-SCOPE", "PS-PROXY-AGGREGATION", "--exclude", "PS-SCOPE",
+                                   "--exclude", "PS-PROXY-AGGREGATION")])
+def test_cli_excluding_every_property_given_is_an_error_not_the_whole_catalogue(capsys, tmp_path, argv):
+    # the empty selection was passed on as "no selection": all 89 properties were checked
+    code, out, err = run_cli(capsys, *argv, "--examples", "1", "--no-database", "--out", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == ("mqcheck: error: <command line>: --exclude leaves no property to check "
+                   "(exclude fewer, or name the properties to check)\n")
+
+
+@pytest.mark.parametrize("database, message", [
+    # Hypothesis ignores a database it cannot write: the failures found were silently not kept
+    ("FILE", "--database {FILE} is a file, not a directory (the example database is a directory of failures kept)"),
+    ("", "--database: expected a directory name"),
+])
+def test_cli_a_database_that_cannot_be_a_directory_is_refused(capsys, tmp_path, database, message):
+    file = tmp_path / "a-file"
+    file.write_text("x")
+    code, out, err = run_cli(capsys, "--examples", "1", "--out", str(tmp_path), "--database",
+                             database.replace("FILE", str(file)))
+    assert (code, out) == (2, "")
+    assert err == f"mqcheck: error: <command line>: {message.replace('{FILE}', str(file))}\n"
+
+
+def test_cli_database_and_no_database_conflict(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "--examples", "1", "--out", str(tmp_path), "--no-database",
+                           "--database", str(tmp_path / "db"))
+    assert code == 2 and err == "mqcheck: error: <command line>: give --database DIR or --no-database, not both\n"

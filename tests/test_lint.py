@@ -375,6 +375,23 @@ def test_fail_on_and_disable(capsys, tmp_path):
     assert "did you mean HIERARCHY" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("fmt", ["sarif", "text"])
+def test_json_and_another_format_conflict(capsys, fmt):
+    # --format sarif --json printed JSON: --json won silently
+    loop = os.path.join(ROOT, "examples", "ps-hierarchy-loop.toml")
+    assert main(["lint", loop, "--format", fmt, "--json"]) == 2
+    assert capsys.readouterr() == ("", f"mqcheck: error: <command line>: give --json or --format {fmt}, not both\n")
+    assert main(["lint", loop, "--format", "json", "--json", "--fail-on", "error"]) == 0   # the same thing twice
+
+
+@pytest.mark.parametrize("item", ["", "=a reason", " "])
+def test_disable_without_a_rule_says_what_it_expects(capsys, item):
+    # was "--disable: unknown rule ; expected one of MQSC-REJECTED, ..." (an empty name)
+    loop = os.path.join(ROOT, "examples", "ps-hierarchy-loop.toml")
+    assert main(["lint", loop, "--disable", item]) == 2
+    assert capsys.readouterr().err == f"mqcheck: error: <command line>: --disable: expected RULE or RULE=REASON, got {item!r}\n"
+
+
 def test_a_lint_table_disables_with_a_reason_and_bad_rule_ids_are_located(tmp_path, capsys):
     text = open(os.path.join(ROOT, "examples", "ps-hierarchy-loop.toml")).read()
     good = tmp_path / "loop.toml"

@@ -308,7 +308,7 @@ def test_report_command_combines_saved_results(tmp_path, capsys):
     ('{"command": "check",\n  oops}', "bad.json:2:3: not JSON"),
     ("[1, 2]", "bad.json: expected a JSON object"),
     ('{"x": 1}', 'bad.json: no "command" field'),
-    (b"\xff\xfe", "bad.json:1:1: not UTF-8 text: byte 0xff"),
+    (b"\xff\xfe", "bad.json:1:1: not UTF-8 text: UTF-16 (the file starts with the byte-order mark 0xff 0xfe)"),
 ])
 def test_report_bad_input_is_one_line_exit_2(tmp_path, capsys, content, expected):
     path = tmp_path / "bad.json"
