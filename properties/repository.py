@@ -383,6 +383,15 @@ def topics_everywhere(model, state: NetworkState) -> bool:
         ref = _reference_fr(state, cache.cluster)
         if ref is None or cache.tempqmgr:
             continue
+        if not cache.full and not {r.owner_name for r in cache.full_repositories()} & {
+                fq.name for fq, _ in _frs(state)[cache.cluster]}:
+            # 000 §Considerations for Full Repositories: with the full repositories it uses
+            # off-line, a queue manager "will not find out about administrative changes ...
+            # even if there are other Full Repositories available" — a partial repository
+            # that knows no running full repository is not expected to hold what the others
+            # do (Session 28: its only one stopped, unreachable since its CLUSRCVR CONNAME
+            # has no port, 003 §Auto-definition of channels)
+            continue
         # equality, not inclusion: a deleted (or expired, or removed) topic must go too.
         # Full repositories with PSCLUS(DISABLED) refuse cluster topics, so a member's own
         # are then held by it alone (002 §Inhibiting clustered publish/subscribe in a cluster)

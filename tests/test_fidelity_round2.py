@@ -375,7 +375,7 @@ def test_a_partial_repository_with_a_full_repository_up_converges():
 # default port number is used and the channel fails."
 # =======================================================================================
 
-def portless(fr1_rcvr: str, to_fr1: str) -> str:
+def portless(fr1_rcvr: str, to_fr1: str, pr1_to_fr1: str | None = None) -> str:
     return (f"[qmgrs.FR1]\nmqsc = '''\nALTER QMGR REPOS(DEMO)\n"
             f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('{fr1_rcvr}') CLUSTER(DEMO)\n"
             "DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(DEMO)\n'''\n"
@@ -384,7 +384,7 @@ def portless(fr1_rcvr: str, to_fr1: str) -> str:
             f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('{to_fr1}') CLUSTER(DEMO)\n'''\n"
             f"[qmgrs.PR1]\nmqsc = '''\n"
             "DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)\n"
-            f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('{to_fr1}') CLUSTER(DEMO)\n'''\n"
+            f"DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('{pr1_to_fr1 or to_fr1}') CLUSTER(DEMO)\n'''\n"
             + steps("mqsc = { qmgr = \"PR1\", commands = \"DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\" }"))
 
 
@@ -411,6 +411,17 @@ def test_a_clusrcvr_without_a_port_joins_then_its_auto_defined_channel_fails():
 ], ids=["both-ports", "no-ports", "default-port"])
 def test_matching_connames_never_fail(fr1_rcvr, to_fr1):
     data = run(portless(fr1_rcvr, to_fr1)).to_json()
+    assert data["not_joined"] == [] and data["errors"] == []
+    assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}
+
+
+@pytest.mark.parametrize("fr2_to_fr1, pr1_to_fr1", [("fr1(1414)", "fr1(1420)"), ("fr1(1420)", "fr1(1414)")],
+                         ids=["fr2-default", "pr1-default"])
+def test_a_listener_at_the_default_port_too_is_reached_by_the_auto_defined_channels(fr2_to_fr1, pr1_to_fr1):
+    # Session 28 (fuzzing): both manual CLUSSDRs reach FR1, so it listens at both ports; the
+    # channel fails only because "the default port number is used" where nothing listens,
+    # and here one manual CLUSSDR reached FR1 at the default port
+    data = run(portless("fr1", fr2_to_fr1, pr1_to_fr1)).to_json()
     assert data["not_joined"] == [] and data["errors"] == []
     assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}
 

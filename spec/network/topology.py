@@ -101,21 +101,32 @@ def listener_port_mismatch(state: NetworkState, owner: str, conname: str) -> str
     ``owner`` name its listener at another port. 003 §Auto-definition of channels: "When
     the auto-defined CLUSSDR replaces the manually defined one, the port number (taken from
     the CLUSRCVR) becomes blank. The default port number is used and the channel fails."
+    The channel fails because nothing listens at the default port: when a manual CLUSSDR
+    that reaches ``owner`` names its host at the default port (``resolve_conname`` matches
+    'qm1(1414)' to CONNAME('qm1') as the same address), a listener is there too, and the
+    auto-defined CLUSSDR connects like that manual one did (Session 28: one manual CLUSSDR
+    naming another port no longer cuts off a full repository others reach at the default).
     """
     if "(" in conname or not conname.strip():
         return ""
     used = norm_conname(conname)
+    elsewhere = None
     for q in state.qmgrs:
         for ch in q.defs.channels:
             if ch.chltype != "CLUSSDR" or "(" not in ch.conname:
                 continue
             given = norm_conname(ch.conname)
-            if (tuple(h for h, _ in given) == tuple(h for h, _ in used) and given != used
+            if (tuple(h for h, _ in given) == tuple(h for h, _ in used)
                     and resolve_conname(state, ch.conname, ch.cluster) == owner):
-                return (f"CONNAME('{conname}') from {owner}'s CLUSRCVR has no port: the default port is used, "
-                        f"but {owner} listens where {q.name}'s manual CLUSSDR {ch.name} reached it "
-                        f"('{ch.conname}') (003 §Auto-definition of channels)")
-    return ""
+                if given == used:
+                    return ""  # a listener at the default port: the auto-defined channel reaches it
+                elsewhere = elsewhere or (q, ch)
+    if elsewhere is None:
+        return ""
+    q, ch = elsewhere
+    return (f"CONNAME('{conname}') from {owner}'s CLUSRCVR has no port: the default port is used, "
+            f"but {owner} listens where {q.name}'s manual CLUSSDR {ch.name} reached it "
+            f"('{ch.conname}') (003 §Auto-definition of channels)")
 
 
 def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:
