@@ -36,10 +36,16 @@ def test_cli_output_identical_under_two_hash_seeds(argv):
     assert first == second
 
 
-def test_topic_suite_passes_under_two_hash_seeds():
+def test_topic_suite_passes_under_two_hash_seeds(tmp_path, monkeypatch):
+    # in one process (-n 0: pyproject's addopts would start two workers) with a base
+    # directory of its own: an inherited --basetemp (PYTEST_ADDOPTS) would be cleared by the
+    # inner run, under the outer run's workers
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
     for seed in SEEDS:
-        code, out, err = run_with_seed(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_topics.py"], seed)
+        code, out, err = run_with_seed(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                                        f"--basetemp={tmp_path / seed}", "tests/test_topics.py"], seed)
         assert code == 0, out + err
+        assert " passed" in out, out
 
 
 def _without_timings(text: str) -> dict:
