@@ -360,6 +360,22 @@ def test_a_partial_repository_whose_full_repositories_are_off_line_misses_a_chan
     assert status == 0
 
 
+def test_the_thirty_day_resubscription_goes_to_a_full_repository_that_is_up():
+    # 000 §Considerations for Full Repositories: "Partial Repositories will re-subscribe for
+    # cluster queue and cluster queue manager information every 30 days", and a partial
+    # repository whose preferred full repository "is unavailable ... will then use any other
+    # Full Repositories that it knows about". The missed change of the case above reaches
+    # PR3 at its next 30-day cycle, from FR3, with FR1 and FR2 still off-line.
+    text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',
+                           'qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }',
+                           CHANGE)
+    assert pr3_put_of_cq1(run(text + steps("advance = { days = 29 }"))) == "ENABLED"  # not yet due
+    report = run(text + steps("advance = { days = 31 }"))
+    assert pr3_put_of_cq1(report) == "DISABLED"
+    subscribers = report.final.qmgr("FR3").cache("DEMO").subscribers
+    assert ("QUEUE", "CQ1") in {(s[2], s[3]) for s in subscribers if s[1] == "PR3"}
+
+
 def test_a_partial_repository_with_a_full_repository_up_converges():
     # neighbouring case: only one of its two FRs is off-line: the other notifies it
     text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',

@@ -745,7 +745,14 @@ def republish_overdue(state: NetworkState, name: str, step: int, mut: Mutations)
 
 
 def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
-    """Every 30 days an owner republishes its records with new sequence numbers."""
+    """Every 30 days an owner republishes its records with new sequence numbers, and a
+    partial repository subscribes again for what it subscribed for. 000 §Considerations for
+    Full Repositories: "Partial Repositories will re-subscribe for cluster queue and cluster
+    queue manager information every 30 days"; the subscription goes where any other does
+    (:func:`two_frs`: the available full repositories first, "if that Full Repository is
+    unavailable, it will then use any other Full Repositories that it knows about"), so a
+    partial repository whose two full repositories went off-line learns again, at its next
+    cycle, what it missed (a review in session 28)."""
     q = state.qmgr(name)
     out = Outbox()
     for cache in q.caches:
@@ -764,6 +771,9 @@ def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) ->
             targets, known = two_frs(state, q, cache, mut)
             for fr in targets:
                 out.update(fr, cache.cluster, fresh)
+                if cache.interests:
+                    out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False,
+                                            keys=cache.interests))
             q = put_cache(q, replace(cache, last_publish=(targets, known)))
     state = put_qmgr(state, q)
     return out.flush(state, q)
