@@ -442,6 +442,28 @@ def test_a_listener_at_the_default_port_too_is_reached_by_the_auto_defined_chann
     assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}
 
 
+def test_correcting_the_clusrcvr_conname_lets_the_retrying_channels_connect():
+    # 000 §Resource definition for Full Repositories: "If you alter a cluster receiver
+    # channel, the changes are not immediately reflected in the corresponding automatically
+    # defined cluster sender channels. ... If the sender channels are in retry, the next time
+    # they hit a retry interval, they will pick up the changes." 003's failing channel, then
+    # the administrator puts the listener's port into FR1's CLUSRCVR: FR2 receives FR1's
+    # new record over the running FR1->FR2 channel, and its channel to FR1, in retry, picks
+    # up the port and connects; FR1 hears from FR2 at last.
+    fix = steps("mqsc = { qmgr = \"FR1\", commands = \"ALTER CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1420)')\" }")
+    report = run(portless("fr1", "fr1(1420)") + fix)
+    data = report.to_json()
+    assert report.final.channel("FR2", "FR1").status == "RUNNING"
+    assert ("FR2", "FR1") not in report.final.held_by_step
+    assert "FR2" in data["repositories"]["FR1"]["DEMO"]["qmgrs"]
+    assert not any(q.startswith("SYSTEM.TEMPQMGR") for q in data["repositories"]["FR1"]["DEMO"]["qmgrs"])
+    assert data["not_joined"] == []
+    # a channel a step set RETRYING stays so: only the CONNAME's failure is lifted
+    held = steps('channel = { qmgr = "FR2", to = "FR1", status = "RETRYING" }')
+    report = run(portless("fr1(1420)", "fr1(1420)") + held + fix)
+    assert report.final.channel("FR2", "FR1").status == "RETRYING"
+
+
 # =======================================================================================
 # 4. Demoting full repositories — 000 §Considerations for Full Repositories: "If the Full
 # Repositories are taken off-line as part of scheduled maintenance, then this can be

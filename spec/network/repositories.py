@@ -416,6 +416,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
     """The repository task of ``dst`` processes one message from its command queue."""
     q = state.qmgr(dst)
     cache = q.cache(msg.cluster)
+    cache_before = cache
     if cache is None:
         return add_log(state, [LogEntry(dst, "NOT_A_MEMBER",
                                      f"{msg.op} from {msg.sender_name} for cluster {msg.cluster}: "
@@ -474,20 +475,39 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
                     out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
     state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(dst))
-    state = _auto_defined_fails(state, dst, msg, step)
+    state = _auto_defined_fails(state, dst, msg, step, before=cache_before)
     return add_log(state, log)
 
 
-def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int) -> NetworkState:
+def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int,
+                        before: rp.ClusterCache | None = None) -> NetworkState:
     """Once ``dst`` holds another queue manager's record, its channel there is the
     auto-defined CLUSSDR, with the CLUSRCVR's CONNAME (even over a manual CLUSSDR: 003
     §Auto-definition of channels); a CONNAME without a port where the listener is on
-    another port cannot connect: the channel goes into RETRYING and stays there."""
+    another port cannot connect: the channel goes into RETRYING and stays there — until a
+    corrected record arrives. 000 §Resource definition for Full Repositories: "If you
+    alter a cluster receiver channel, the changes are not immediately reflected in the
+    corresponding automatically defined cluster sender channels. ... If the sender channels
+    are in retry, the next time they hit a retry interval, they will pick up the changes."
+    So when the record ``dst`` held (``before``) failed that way and the one it now holds
+    does not, the channel is no longer held in retry: its next retry connects
+    (``ChannelRecover``). A channel a scenario step set stays as the step left it: only a
+    channel whose previous record failed is released, and only while RETRYING."""
+    cache_now = state.qmgr(dst).cache(msg.cluster)
     for r in msg.records:
         if r.kind != rp.QMGR or r.deleted or r.owner_name == dst or state.find(r.owner_name) is None:
             continue
         why = listener_port_mismatch(state, r.owner_name, r.info.conname)
         ch = state.channel(dst, r.owner_name)
+        if not why and ch is not None and ch.status == "RETRYING" and before is not None and cache_now is not None:
+            old = before.get(r.ident)
+            held = [h for h in cache_now.qmgr_records() if h.owner == r.owner]
+            if (cache_now.get(r.ident) == r and old is not None and not old.deleted
+                    and listener_port_mismatch(state, r.owner_name, old.info.conname)
+                    and not any(listener_port_mismatch(state, r.owner_name, h.info.conname) for h in held)):
+                state = replace(state, held_by_step=tuple(p for p in state.held_by_step
+                                                          if p != (dst, r.owner_name)))
+            continue
         if not why or (ch is not None and ch.status == "RETRYING"):
             continue
         state = set_channel(state, replace(ch or Channel(dst, r.owner_name), status="RETRYING"))
