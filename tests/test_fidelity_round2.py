@@ -464,6 +464,23 @@ def test_correcting_the_clusrcvr_conname_lets_the_retrying_channels_connect():
     assert report.final.channel("FR2", "FR1").status == "RETRYING"
 
 
+def test_a_partial_repository_that_joined_through_a_full_repository_picks_up_its_corrected_clusrcvr():
+    # The same correction seen from PR1, which knows FR1 only from joining through it (it
+    # uses no queue there). 003 §Queue managers and repositories: a queue manager that joins
+    # "immediately learns which other queue managers in the cluster hold full
+    # repositories", and a partial repository asks "that thereafter they be notified of any
+    # new information concerning that queue or queue manager"; 000 §Resource definition for
+    # Full Repositories: the auto-defined CLUSSDRs "pick up the changes" of an altered
+    # CLUSRCVR. So FR1's new record reaches PR1, PR1's channel connects, and the queue PR1
+    # defined while it failed reaches both full repositories.
+    fix = steps("mqsc = { qmgr = \"FR1\", commands = \"ALTER CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1420)')\" }")
+    report = run(portless("fr1", "fr1(1420)") + fix)
+    data = report.to_json()
+    assert report.final.qmgr("PR1").cache("DEMO").qmgr_record_of("FR1").info.conname == "fr1(1420)"
+    assert report.final.channel("PR1", "FR1").status == "RUNNING"
+    assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]} == data["repositories"]["FR2"]["DEMO"]["queues"]
+
+
 # =======================================================================================
 # 4. Demoting full repositories — 000 §Considerations for Full Repositories: "If the Full
 # Repositories are taken off-line as part of scheduled maintenance, then this can be

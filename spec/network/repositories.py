@@ -441,8 +441,20 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             # the others: it gets every record held here, tombstones included (003 §Queue
             # managers and repositories; 002 §REFRESH CLUSTER considerations)
             answer = [r for r in cache.records if r.owner != msg.sender]
-        elif cache.is_pubsub_cluster():
-            answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
+        else:
+            # 003 §Queue managers and repositories: the joining queue manager "immediately
+            # learns which other queue managers in the cluster hold full repositories", and a
+            # partial repository asks "that thereafter they be notified of any new
+            # information concerning that queue or queue manager": it is subscribed here to
+            # the full repositories' records it is given, so an altered CLUSRCVR of one of
+            # them reaches it (000 §Resource definition for Full Repositories: the
+            # auto-defined CLUSSDRs "pick up the changes"; a review in session 28)
+            for r in cache.full_repositories():
+                if r.owner != msg.sender:
+                    cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, (rp.QMGR, r.owner_name))
+            q = put_cache(q, cache)
+            if cache.is_pubsub_cluster():
+                answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
         _fr_after_apply(state, q, before_join, cache, applied, msg.sender_name, msg.sender_full, out, mut)
     elif msg.op == rp.UPDATE:
