@@ -947,3 +947,36 @@ def test_reset_cluster_of_a_lost_topic_host_removes_its_cluster_topic_everywhere
     for qmgr in ("FR1", "FR2", "PR3"):
         assert view(reset, qmgr)["topics"] == [], qmgr
         assert "PR1" not in view(reset, qmgr)["qmgrs"], qmgr
+
+
+def test_a_reply_to_a_queue_manager_used_for_the_first_time():
+    """000 §WMQ Cluster Architecture, (4)-(6): "When an MQPUT1 or MQOPEN request is made to
+    send a message to a ReplyToQMgr for the first time, the queue manager sends an internal
+    message (4) to the repository requesting the channel definition required to reach the
+    client. The returned definition (5) is used to automatically define a channel to the
+    request queue manager (6) to get the message back to the request queue manager where
+    local queue resolution puts the message on the ReplyToQ." PR1 serves CQ1; PR3, the
+    requester, has a private (not clustered) reply queue that PR1 knows only by the
+    queue manager's name. (No cluster topic here: in a publish/subscribe cluster every
+    queue-manager record is pushed to every member, 002 §Cluster topics.)"""
+    text = TWO_FRS + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR2") + """
+[[steps]]
+mqsc = { qmgr = "PR3", commands = "DEFINE QLOCAL(REPLYQ)" }
+[[steps]]
+open = { qmgr = "PR1", handle = "reply", queue = "REPLYQ", target_qmgr = "PR3" }
+[[steps]]
+put = { handle = "reply", count = 1 }
+"""
+    model = MQNetwork(scenario(text))
+    (s,) = model.init_states()
+    s = deliver_all(model, step(model, s))
+    assert "PR3" not in view(s, "PR1")["qmgrs"]
+    s = step(model, s)  # (4): a subscription for the queue manager, at two full repositories
+    subs = {(c.dst, m.op) for c in s.channels if c.src == "PR1" for m in c.messages
+            if isinstance(m, rp.RepoMsg) and ("QMGR", "PR3") in m.keys}
+    assert subs == {("FR1", "SUBSCRIBE"), ("FR2", "SUBSCRIBE")}
+    s = deliver_all(model, s)  # (5): the definition comes back
+    assert s.qmgr("PR1").cache("DEMO").qmgr_record_of("PR3").info.channel == "TO.PR3"
+    s = deliver_all(model, step(model, s))  # (6): the channel to PR3, and local resolution there
+    assert messages_of(s) == {"reply": {"PR3": 1}}
+    assert s.channel("PR1", "PR3") is not None
