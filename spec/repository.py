@@ -22,8 +22,10 @@ log entries. ``spec.network`` moves the messages over channels.
 
 Abstracted away: the repository task's internal queues (SYSTEM.CLUSTER.COMMAND.QUEUE is
 read as soon as a message arrives; SYSTEM.CLUSTER.REPOSITORY.QUEUE is the cache itself and
-survives a restart), channel attributes other than the workload ones, message expiry of
-subscriptions (PRs re-subscribe on the same 30-day cycle as republishing), and the
+survives a restart), channel attributes other than the workload ones, the expiry of
+subscriptions at full repositories (a subscription stays until REFRESH CLUSTER or RESET
+CLUSTER; partial repositories re-subscribe on the same 30-day cycle as they republish,
+``spec.network.repositories._republish_all``), and the
 "hourly" repetition of missing-refresh messages (one entry per missing record).
 """
 

@@ -360,6 +360,22 @@ def test_a_partial_repository_whose_full_repositories_are_off_line_misses_a_chan
     assert status == 0
 
 
+def test_the_thirty_day_resubscription_goes_to_a_full_repository_that_is_up():
+    # 000 §Considerations for Full Repositories: "Partial Repositories will re-subscribe for
+    # cluster queue and cluster queue manager information every 30 days", and a partial
+    # repository whose preferred full repository "is unavailable ... will then use any other
+    # Full Repositories that it knows about". The missed change of the case above reaches
+    # PR3 at its next 30-day cycle, from FR3, with FR1 and FR2 still off-line.
+    text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',
+                           'qmgr = { name = "FR1", action = "stop" }', 'qmgr = { name = "FR2", action = "stop" }',
+                           CHANGE)
+    assert pr3_put_of_cq1(run(text + steps("advance = { days = 29 }"))) == "ENABLED"  # not yet due
+    report = run(text + steps("advance = { days = 31 }"))
+    assert pr3_put_of_cq1(report) == "DISABLED"
+    subscribers = report.final.qmgr("FR3").cache("DEMO").subscribers
+    assert ("QUEUE", "CQ1") in {(s[2], s[3]) for s in subscribers if s[1] == "PR3"}
+
+
 def test_a_partial_repository_with_a_full_repository_up_converges():
     # neighbouring case: only one of its two FRs is off-line: the other notifies it
     text = OFFLINE + steps('open = { qmgr = "PR3", handle = "h1", queue = "CQ1" }',
@@ -424,6 +440,45 @@ def test_a_listener_at_the_default_port_too_is_reached_by_the_auto_defined_chann
     data = run(portless("fr1", fr2_to_fr1, pr1_to_fr1)).to_json()
     assert data["not_joined"] == [] and data["errors"] == []
     assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]}
+
+
+def test_correcting_the_clusrcvr_conname_lets_the_retrying_channels_connect():
+    # 000 §Resource definition for Full Repositories: "If you alter a cluster receiver
+    # channel, the changes are not immediately reflected in the corresponding automatically
+    # defined cluster sender channels. ... If the sender channels are in retry, the next time
+    # they hit a retry interval, they will pick up the changes." 003's failing channel, then
+    # the administrator puts the listener's port into FR1's CLUSRCVR: FR2 receives FR1's
+    # new record over the running FR1->FR2 channel, and its channel to FR1, in retry, picks
+    # up the port and connects; FR1 hears from FR2 at last.
+    fix = steps("mqsc = { qmgr = \"FR1\", commands = \"ALTER CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1420)')\" }")
+    report = run(portless("fr1", "fr1(1420)") + fix)
+    data = report.to_json()
+    assert report.final.channel("FR2", "FR1").status == "RUNNING"
+    assert ("FR2", "FR1") not in report.final.held_by_step
+    assert "FR2" in data["repositories"]["FR1"]["DEMO"]["qmgrs"]
+    assert not any(q.startswith("SYSTEM.TEMPQMGR") for q in data["repositories"]["FR1"]["DEMO"]["qmgrs"])
+    assert data["not_joined"] == []
+    # a channel a step set RETRYING stays so: only the CONNAME's failure is lifted
+    held = steps('channel = { qmgr = "FR2", to = "FR1", status = "RETRYING" }')
+    report = run(portless("fr1(1420)", "fr1(1420)") + held + fix)
+    assert report.final.channel("FR2", "FR1").status == "RETRYING"
+
+
+def test_a_partial_repository_that_joined_through_a_full_repository_picks_up_its_corrected_clusrcvr():
+    # The same correction seen from PR1, which knows FR1 only from joining through it (it
+    # uses no queue there). 003 §Queue managers and repositories: a queue manager that joins
+    # "immediately learns which other queue managers in the cluster hold full
+    # repositories", and a partial repository asks "that thereafter they be notified of any
+    # new information concerning that queue or queue manager"; 000 §Resource definition for
+    # Full Repositories: the auto-defined CLUSSDRs "pick up the changes" of an altered
+    # CLUSRCVR. So FR1's new record reaches PR1, PR1's channel connects, and the queue PR1
+    # defined while it failed reaches both full repositories.
+    fix = steps("mqsc = { qmgr = \"FR1\", commands = \"ALTER CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1420)')\" }")
+    report = run(portless("fr1", "fr1(1420)") + fix)
+    data = report.to_json()
+    assert report.final.qmgr("PR1").cache("DEMO").qmgr_record_of("FR1").info.conname == "fr1(1420)"
+    assert report.final.channel("PR1", "FR1").status == "RUNNING"
+    assert data["repositories"]["FR1"]["DEMO"]["queues"] == {"CQ1": ["PR1"]} == data["repositories"]["FR2"]["DEMO"]["queues"]
 
 
 # =======================================================================================

@@ -274,8 +274,10 @@ def test_check_memo_verify_reports_a_lying_declaration_in_one_line(monkeypatch, 
 
     real = cli._check_properties
     # holds where it is first judged, and fails later on a state with the same queue managers
-    lie = Property.always("LIES", "fewer than ten messages in flight",
-                          lambda m, s: sum(len(c.messages) for c in s.channels) < 10, reads=READS_QMGRS)
+    # (eleven since session 28: full repositories record the joiners' subscriptions, so at
+    # ten the first state over the limit has a view of its own and is judged directly)
+    lie = Property.always("LIES", "fewer than eleven messages in flight",
+                          lambda m, s: sum(len(c.messages) for c in s.channels) < 11, reads=READS_QMGRS)
     monkeypatch.setattr(cli, "_check_properties", lambda scenario, faults=None: (*real(scenario, faults), lie))
     example = next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml")
     args = ["check", str(example), "--explore-initial", "--max-states", "300", "--workers", "1", "--quiet"]

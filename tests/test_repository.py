@@ -865,3 +865,118 @@ def test_refresh_cluster_repos_yes_at_a_full_repository_logs_amq9406():
         '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(INV) REPOS(YES)" }\n'
     report = run_scenario(scenario(text))
     assert [(e.qmgr, e.code) for e in report.final.log if e.step == 0] == [("FR1", "AMQ9406")]
+
+
+# ---------------------------------------------------------------------------------------
+# Session 28: a fidelity review of 000 and 003 — worked statements that had no test
+# ---------------------------------------------------------------------------------------
+REVIEW = TWO_FRS + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)\nDEFINE TOPIC(T1) TOPICSTR('Sport') CLUSTER(DEMO)") + pr("PR3", "FR2")
+
+
+def test_with_no_full_repository_user_messages_flow_and_changes_do_not():
+    # 000 §Considerations for Full Repositories: "If at least one FR is not available ...
+    # Cluster definition changes via FRs will not flow; User messages between Partial
+    # Repositories over existing channels will flow"; "if no Full Repositories are available
+    # ... this does not effect application messages ... however it does mean that the
+    # clustered queue managers will not find out about administrative changes in the cluster
+    # until the Full Repositories are active again."
+    text = REVIEW + """
+[[steps]]
+open = { qmgr = "PR3", handle = "h", queue = "CQ1" }
+[[steps]]
+put = { handle = "h", count = 1 }
+[[steps]]
+qmgr = { name = "FR1", action = "stop" }
+[[steps]]
+qmgr = { name = "FR2", action = "stop" }
+[[steps]]
+put = { handle = "h", count = 2 }
+[[steps]]
+mqsc = { qmgr = "PR1", commands = "ALTER QLOCAL(CQ1) PUT(DISABLED)" }
+"""
+    def put_at_pr3(final):
+        return [r.info.put for r in final.qmgr("PR3").cache("DEMO").live() if r.kind == rp.QUEUE]
+
+    down = run_scenario(scenario(text)).final
+    assert messages_of(down) == {"h": {"PR1": 3}}
+    assert put_at_pr3(down) == ["ENABLED"]
+    back = run_scenario(scenario(text + '[[steps]]\nqmgr = { name = "FR2", action = "start" }\n')).final
+    assert put_at_pr3(back) == ["DISABLED"]
+
+
+def test_a_second_mqopen_of_a_known_queue_subscribes_no_more():
+    # 000 §WMQ Cluster Architecture: "channels are only automatically defined once on the
+    # first MQOPEN that resolves to a queue on the remote queue manager, not for every
+    # MQOPEN or MQPUT" (§First MQOPEN of a Queue: the subscription is made when "No
+    # information is available in the cache")
+    model = MQNetwork(scenario(REVIEW + '[[steps]]\nopen = { qmgr = "PR3", handle = "h", queue = "CQ1" }\n'
+                               '[[steps]]\nopen = { qmgr = "PR3", handle = "h2", queue = "CQ1" }\n'
+                               '[[steps]]\nput = { handle = "h2", count = 1 }\n'))
+    (s,) = model.init_states()
+    s = step(model, s)
+    assert {m.op for c in s.channels if c.src == "PR3" for m in c.messages} == {"SUBSCRIBE"}
+    s = deliver_all(model, s)
+    for _ in range(2):  # the second open, then a put
+        s = step(model, s)
+        assert not any(isinstance(m, rp.RepoMsg) for c in s.channels if c.src == "PR3" for m in c.messages)
+        s = deliver_all(model, s)
+    assert messages_of(s)["h2"] == {"PR1": 1}
+
+
+def test_an_auto_defined_clussdr_cannot_be_altered():
+    # 003 §Auto-definition of channels: "You cannot modify an auto-defined cluster-sender
+    # definition." PR3's channel to PR1 is auto-defined from PR1's CLUSRCVR TO.PR1; an ALTER
+    # of it at PR3 finds no such object and changes nothing
+    text = REVIEW + ('[[steps]]\nopen = { qmgr = "PR3", handle = "h", queue = "CQ1" }\n'
+                     '[[steps]]\nmqsc = { qmgr = "PR3", commands = "ALTER CHANNEL(TO.PR1) CHLTYPE(CLUSSDR) CLWLWGHT(10)" }\n')
+    final = run_scenario(scenario(text)).final
+    assert [e.code for e in final.log] == ["AMQ8147"]
+    assert final.qmgr("PR3").cache("DEMO").qmgr_record_of("PR1").info.clwlwght == 70  # PR1's CLUSRCVR's
+
+
+def test_reset_cluster_of_a_lost_topic_host_removes_its_cluster_topic_everywhere():
+    # 000 §Cluster Topic Hosts: "If topic host is lost, cluster topic will remain usable for
+    # up to 30 days - RESET CLUSTER the lost queue manager"; 000 §Incorrectly deleted queue
+    # managers: the full repository can "inform the other queue managers in the cluster to
+    # delete them"
+    lost = REVIEW + '[[steps]]\nqmgr = { name = "PR1", action = "delete" }\n'
+    still = run_scenario(scenario(lost)).final
+    assert view(still, "PR3")["topics"] == ["Sport"]  # still usable: the cached record stays
+    reset = run_scenario(scenario(lost + '[[steps]]\nmqsc = { qmgr = "FR1", commands = '
+                                  '"RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(PR1) QUEUES(YES)" }\n')).final
+    for qmgr in ("FR1", "FR2", "PR3"):
+        assert view(reset, qmgr)["topics"] == [], qmgr
+        assert "PR1" not in view(reset, qmgr)["qmgrs"], qmgr
+
+
+def test_a_reply_to_a_queue_manager_used_for_the_first_time():
+    """000 §WMQ Cluster Architecture, (4)-(6): "When an MQPUT1 or MQOPEN request is made to
+    send a message to a ReplyToQMgr for the first time, the queue manager sends an internal
+    message (4) to the repository requesting the channel definition required to reach the
+    client. The returned definition (5) is used to automatically define a channel to the
+    request queue manager (6) to get the message back to the request queue manager where
+    local queue resolution puts the message on the ReplyToQ." PR1 serves CQ1; PR3, the
+    requester, has a private (not clustered) reply queue that PR1 knows only by the
+    queue manager's name. (No cluster topic here: in a publish/subscribe cluster every
+    queue-manager record is pushed to every member, 002 §Cluster topics.)"""
+    text = TWO_FRS + pr("PR1", "FR1", "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)") + pr("PR3", "FR2") + """
+[[steps]]
+mqsc = { qmgr = "PR3", commands = "DEFINE QLOCAL(REPLYQ)" }
+[[steps]]
+open = { qmgr = "PR1", handle = "reply", queue = "REPLYQ", target_qmgr = "PR3" }
+[[steps]]
+put = { handle = "reply", count = 1 }
+"""
+    model = MQNetwork(scenario(text))
+    (s,) = model.init_states()
+    s = deliver_all(model, step(model, s))
+    assert "PR3" not in view(s, "PR1")["qmgrs"]
+    s = step(model, s)  # (4): a subscription for the queue manager, at two full repositories
+    subs = {(c.dst, m.op) for c in s.channels if c.src == "PR1" for m in c.messages
+            if isinstance(m, rp.RepoMsg) and ("QMGR", "PR3") in m.keys}
+    assert subs == {("FR1", "SUBSCRIBE"), ("FR2", "SUBSCRIBE")}
+    s = deliver_all(model, s)  # (5): the definition comes back
+    assert s.qmgr("PR1").cache("DEMO").qmgr_record_of("PR3").info.channel == "TO.PR3"
+    s = deliver_all(model, step(model, s))  # (6): the channel to PR3, and local resolution there
+    assert messages_of(s) == {"reply": {"PR3": 1}}
+    assert s.channel("PR1", "PR3") is not None

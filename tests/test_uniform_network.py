@@ -166,11 +166,15 @@ BEFORE = {
     # session 27: LocalPubSub.proxy_blocking (a proxy subscription's WILDCARD(BLOCK) nodes,
     # captured when it is registered) joined every queue manager's state (docs/decisions.md,
     # "Session 27"); the values are the same, only the field list grew
-    "cluster-two-frs.toml": "c6460037e3c95f8cb30dfd87da7fec77",
+    # All three re-pinned again in session 28: a full repository that answers a partial
+    # repository's JOIN now subscribes it to the full repositories' records it is given
+    # (ClusterCache.subscribers holds more entries in the settled initial state;
+    # docs/decisions.md, "Session 28: repository and auto-definition fidelity review").
+    "cluster-two-frs.toml": "f126fed7ffcf704c44608993c00857bc",
     # re-pinned in session 12: its partial repositories now learn both full repositories in
     # the initial settling (docs/decisions.md, "Session 12")
-    "wl-amqsclm.toml": "539c433c45b2c49aa91cb27ccc0e56e6",
-    "ps-sports-cluster.toml": "82da6d40418f52da535b9b6a7d2653bb",
+    "wl-amqsclm.toml": "b0da0e44b5bf915357a94e0c4bcfc169",
+    "ps-sports-cluster.toml": "b221c41e213621a21682d923d4175ada",
 }
 
 

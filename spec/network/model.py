@@ -393,7 +393,8 @@ POR_INVISIBLE: frozenset[str] = frozenset()
 
 def _port_mismatch_possible(state: NetworkState) -> bool:
     """Could a delivery make an auto-defined CLUSSDR fail (``_auto_defined_fails``: it
-    sets another channel's status and holds it)? Only for a CONNAME without a port
+    sets another channel's status and holds it), or release one that failed (the record it
+    failed on, port-less, is held in a cache)? Only for a CONNAME without a port
     (``listener_port_mismatch``); the CONNAMEs records can carry come from CLUSRCVR
     definitions, which no delivery changes — so: any portless one defined, in a cache or in
     flight."""

@@ -416,6 +416,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
     """The repository task of ``dst`` processes one message from its command queue."""
     q = state.qmgr(dst)
     cache = q.cache(msg.cluster)
+    cache_before = cache
     if cache is None:
         return add_log(state, [LogEntry(dst, "NOT_A_MEMBER",
                                      f"{msg.op} from {msg.sender_name} for cluster {msg.cluster}: "
@@ -440,8 +441,20 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             # the others: it gets every record held here, tombstones included (003 §Queue
             # managers and repositories; 002 §REFRESH CLUSTER considerations)
             answer = [r for r in cache.records if r.owner != msg.sender]
-        elif cache.is_pubsub_cluster():
-            answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
+        else:
+            # 003 §Queue managers and repositories: the joining queue manager "immediately
+            # learns which other queue managers in the cluster hold full repositories", and a
+            # partial repository asks "that thereafter they be notified of any new
+            # information concerning that queue or queue manager": it is subscribed here to
+            # the full repositories' records it is given, so an altered CLUSRCVR of one of
+            # them reaches it (000 §Resource definition for Full Repositories: the
+            # auto-defined CLUSSDRs "pick up the changes"; a review in session 28)
+            for r in cache.full_repositories():
+                if r.owner != msg.sender:
+                    cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, (rp.QMGR, r.owner_name))
+            q = put_cache(q, cache)
+            if cache.is_pubsub_cluster():
+                answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
         _fr_after_apply(state, q, before_join, cache, applied, msg.sender_name, msg.sender_full, out, mut)
     elif msg.op == rp.UPDATE:
@@ -474,20 +487,39 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
                     out.send(fr, replace(msg, sender=q.qmid, sender_name=q.name, sender_full=True))
     state = put_qmgr(state, q)
     state = out.flush(state, state.qmgr(dst))
-    state = _auto_defined_fails(state, dst, msg, step)
+    state = _auto_defined_fails(state, dst, msg, step, before=cache_before)
     return add_log(state, log)
 
 
-def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int) -> NetworkState:
+def _auto_defined_fails(state: NetworkState, dst: str, msg: rp.RepoMsg, step: int,
+                        before: rp.ClusterCache | None = None) -> NetworkState:
     """Once ``dst`` holds another queue manager's record, its channel there is the
     auto-defined CLUSSDR, with the CLUSRCVR's CONNAME (even over a manual CLUSSDR: 003
     §Auto-definition of channels); a CONNAME without a port where the listener is on
-    another port cannot connect: the channel goes into RETRYING and stays there."""
+    another port cannot connect: the channel goes into RETRYING and stays there — until a
+    corrected record arrives. 000 §Resource definition for Full Repositories: "If you
+    alter a cluster receiver channel, the changes are not immediately reflected in the
+    corresponding automatically defined cluster sender channels. ... If the sender channels
+    are in retry, the next time they hit a retry interval, they will pick up the changes."
+    So when the record ``dst`` held (``before``) failed that way and the one it now holds
+    does not, the channel is no longer held in retry: its next retry connects
+    (``ChannelRecover``). A channel a scenario step set stays as the step left it: only a
+    channel whose previous record failed is released, and only while RETRYING."""
+    cache_now = state.qmgr(dst).cache(msg.cluster)
     for r in msg.records:
         if r.kind != rp.QMGR or r.deleted or r.owner_name == dst or state.find(r.owner_name) is None:
             continue
         why = listener_port_mismatch(state, r.owner_name, r.info.conname)
         ch = state.channel(dst, r.owner_name)
+        if not why and ch is not None and ch.status == "RETRYING" and before is not None and cache_now is not None:
+            old = before.get(r.ident)
+            held = [h for h in cache_now.qmgr_records() if h.owner == r.owner]
+            if (cache_now.get(r.ident) == r and old is not None and not old.deleted
+                    and listener_port_mismatch(state, r.owner_name, old.info.conname)
+                    and not any(listener_port_mismatch(state, r.owner_name, h.info.conname) for h in held)):
+                state = replace(state, held_by_step=tuple(p for p in state.held_by_step
+                                                          if p != (dst, r.owner_name)))
+            continue
         if not why or (ch is not None and ch.status == "RETRYING"):
             continue
         state = set_channel(state, replace(ch or Channel(dst, r.owner_name), status="RETRYING"))
@@ -745,7 +777,14 @@ def republish_overdue(state: NetworkState, name: str, step: int, mut: Mutations)
 
 
 def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
-    """Every 30 days an owner republishes its records with new sequence numbers."""
+    """Every 30 days an owner republishes its records with new sequence numbers, and a
+    partial repository subscribes again for what it subscribed for. 000 §Considerations for
+    Full Repositories: "Partial Repositories will re-subscribe for cluster queue and cluster
+    queue manager information every 30 days"; the subscription goes where any other does
+    (:func:`two_frs`: the available full repositories first, "if that Full Repository is
+    unavailable, it will then use any other Full Repositories that it knows about"), so a
+    partial repository whose two full repositories went off-line learns again, at its next
+    cycle, what it missed (a review in session 28)."""
     q = state.qmgr(name)
     out = Outbox()
     for cache in q.caches:
@@ -764,6 +803,9 @@ def _republish_all(state: NetworkState, name: str, step: int, mut: Mutations) ->
             targets, known = two_frs(state, q, cache, mut)
             for fr in targets:
                 out.update(fr, cache.cluster, fresh)
+                if cache.interests:
+                    out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False,
+                                            keys=cache.interests))
             q = put_cache(q, replace(cache, last_publish=(targets, known)))
     state = put_qmgr(state, q)
     return out.flush(state, q)
