@@ -14,3 +14,25 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+# The slowest test files first (seconds in one process, stop 34's suite; benchmarks/RESULTS.md,
+# "Session 28"). pyproject's addopts run the suite on two xdist workers, a file per worker
+# at a time (--dist loadfile), in collection order (--no-loadscope-reorder): a worker that
+# finishes a file takes the next one, so the long files start first and the many short
+# ones fill the gaps, instead of a long file starting last while the other worker idles.
+SLOWEST_FIRST = (
+    "test_spark.py",                 # 437 s
+    "test_fuzz_mutants.py",          # 336 s
+    "test_delivery_memo.py",         # 192 s
+    "test_spark_resume_bounds.py",   # 165 s
+    "test_spark_standalone.py",      # 122 s
+    "test_property_views.py",        # 107 s
+    "test_spark_interrupt.py",       # 97 s
+    "test_cli_prove.py",             # 96 s
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOWEST_FIRST)))  # stable: files keep their order
