@@ -204,10 +204,21 @@ def local_candidate_seen(model, state: NetworkState) -> bool:
 
 
 # --- WL-MRUC ------------------------------------------------------------------------------
+def _waits(d: bd.Decision) -> bool:
+    """A re-drive whose pick was no better than the RETRYING channel the message waits for:
+    ``chosen`` is where it waits, not a final choice (000 §Workload management features:
+    with all channels in RETRY the messages "will have to wait on the transmission queue")."""
+    return d.redrive and d.reason == bd.REDRIVE_WAITS
+
+
 def _mruc_ok(d: bd.Decision) -> bool:
-    # 001 rule 15: at most CLWLMRUC channels reach the final choice, and the choice is one
+    # 001 rule 15: at most CLWLMRUC channels reach the final choice, and the choice is one.
+    # A re-drive that leaves the message waiting made no final choice: only the cut is judged
+    # (the waiting channel may be one rule 12's NETPRTY removed; fuzz --seed 5, Session 28)
     if d.chosen is None or not d.finalists:
         return True
+    if _waits(d):
+        return len(d.finalists) <= d.clwlmruc
     return len(d.finalists) <= d.clwlmruc and (d.chosen[0], d.chosen[1]) in {(q, c) for q, c, _ in d.finalists}
 
 
@@ -228,6 +239,8 @@ def _runs(decisions: tuple[bd.Decision, ...]):
     """One queue manager's runs of choices from a fresh history over one finalist set."""
     run: list[bd.Decision] = []
     for d in decisions:
+        if _waits(d):
+            continue  # no pick: the history is untouched, the run goes on
         if d.fresh or (run and d.finalists != run[0].finalists):
             if run:
                 yield run

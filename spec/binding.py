@@ -191,6 +191,14 @@ class Candidate:
     weight: int
 
 
+# The ``reason`` of a re-drive's ghost decision when the algorithm's pick is no better than
+# the RETRYING channel the message waits for (000 §Workload management features: with all
+# channels in RETRY the messages "will have to wait on the transmission queue"): ``chosen``
+# is where it waits, ``finalists`` what the algorithm picked among; nothing was chosen,
+# sent or charged (``spec.network.workload._waits_after_redrive``).
+REDRIVE_WAITS = "no available destination: it waits for its channel"
+
+
 @value
 class Decision:
     """A ghost record of one run of the algorithm at ``qmgr`` for a message of ``handle``.

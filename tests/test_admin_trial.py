@@ -369,6 +369,39 @@ def test_a_redrive_that_leaves_the_message_waiting_is_not_counted_nor_a_witness(
     assert result.verdicts["BD-REDRIVEN"].status is Status.NEVER_REACHED
 
 
+def test_a_redrive_that_leaves_the_message_waiting_is_no_final_choice():
+    # fuzz --seed 5 --max-qmgrs 5 (Session 28): QM1's second CLUSRCVR has NETPRTY(1); QM1
+    # stops, the message moves to the NETPRTY(0) channel while that looks available, then it
+    # enters RETRYING too. Both RETRYING, rule 12 keeps the NETPRTY(1) channel, so the
+    # re-drive's pick is no better and the message waits where it is (000 §Workload
+    # management features). The ghost decision's ``chosen`` is where it waits, outside
+    # ``finalists``: that is not a choice rule 15 made, and WL-MRUC holds. The same record
+    # is no pick for WL-ROUND-ROBIN's counts (the history is untouched).
+    from properties import workload as pw
+    from properties.workload import PROPERTIES as WORKLOAD
+    from spec import binding as bd
+
+    path = ROOT / "tests" / "regressions" / "real-redrive-waits-netprty.toml"
+    result = explore(MQNetwork(parse_scenario(path.read_text(), file=path.name), WORKLOAD),
+                     property_ids=["WL-MRUC", "WL-ROUND-ROBIN"], workers=1)
+    assert result.statistics.complete
+    assert result.verdicts["WL-MRUC"].status is Status.HOLDS
+    assert result.verdicts["WL-ROUND-ROBIN"].status is Status.HOLDS
+
+    def decision(chosen, finalists, reason="MQRC_NONE", **kw):
+        return bd.Decision("h1", 0, "QM4", "CQ1", "NOT_FIXED", False, "", 999_999_999, (),
+                           chosen, reason, tuple((q, c, 50) for q, c in finalists), **kw)
+
+    waits = decision(("QM1", "TO.QM1", False), [("QM1", "TO.QM1.B")], redrive=True,
+                     reason=bd.REDRIVE_WAITS, away_from="QM1")
+    assert pw._mruc_ok(waits)
+    assert not pw._mruc_ok(decision(("QM1", "TO.QM1", False), [("QM1", "TO.QM1.B")], redrive=True))
+    both = [("S1", "TO.S1"), ("S2", "TO.S2")]
+    picks = [decision(("S1", "TO.S1", False), both, fresh=True), decision(("S2", "TO.S2", False), both)]
+    waiting = decision(("S1", "TO.S1", False), both, redrive=True, reason=bd.REDRIVE_WAITS)
+    assert list(pw._runs(tuple(picks[:1] + [waiting] + picks[1:]))) == [picks]
+
+
 # -- 004 §Channel availability routing: "every time the channel is retried" ------------------------
 def _retry_scenario(bind: str = "NOT_FIXED", target: str = "", count: int = 3):
     """Both servers' channels RETRYING, NOT_FIXED puts queue on them; then SERVER2's channel

@@ -486,7 +486,7 @@ def _waits_after_redrive(before: NetworkState, chosen: NetworkState, src: str, d
     q0, q1 = before.qmgr(src), chosen.qmgr(src)
     decision = q1.decisions[-1]
     channel = route or next((c.channel for c in decision.candidates if c.qmgr == dst and not c.local), "")
-    kept = replace(decision, chosen=(dst, channel, False), reason="no available destination: it waits for its channel")
+    kept = replace(decision, chosen=(dst, channel, False), reason=bd.REDRIVE_WAITS)
     explained = q1.explained
     if len(explained) > len(q0.explained):  # --explain: the algorithm's lines, then what happened
         *rest, last = explained
