@@ -734,7 +734,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                   database=database, progress=progress)
     from checker.explore import StopSignals
 
-    with StopSignals():   # Ctrl-C and SIGTERM end the fuzzing with a report (exit 3)
+    # Ctrl-C and SIGTERM end the fuzzing with a report (exit 3), wherever Hypothesis is
+    with StopSignals(raise_where_it_lands=True):
         if args.mode == "configs":
             report = fuzz_configs(fuzz, max_states=bound, **common)
         else:

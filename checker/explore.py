@@ -183,12 +183,40 @@ class StopSignals:
     caller raises :class:`RunStopped` with it), and gives them back afterwards."""
 
     active: "StopSignals | None" = None   # the one entered last in this process
+    RETRY_SECONDS = 0.25
 
-    def __init__(self, on_signal: Callable[[str], None] | None = None) -> None:
+    def __init__(self, on_signal: Callable[[str], None] | None = None, *, raise_where_it_lands: bool = False) -> None:
         self.reason: str | None = None
         self.on_signal = on_signal   # called with the reason on the first signal and on each repeat
+        # The command's loop is a library's (Hypothesis's engine runs between the command's
+        # calls, and its target phase can run for minutes without calling them: a `fuzz`
+        # run ignored SIGTERM and SIGINT for 5 minutes, a fuzz campaign in session 28). Then
+        # the signal raises RunStopped where it lands, and again every RETRY_SECONDS (a
+        # SIGALRM timer) until the command says it has it (:meth:`caught`): a raise that lands
+        # in a garbage-collector callback is discarded by Python.
+        self.raise_where_it_lands = raise_where_it_lands
+        self._caught = False
+        self._alarm: Any = None   # the SIGALRM handler replaced while retrying
         self._installed: list = []
         self._outer: StopSignals | None = None
+
+    @classmethod
+    def caught(cls) -> None:
+        """The command has the RunStopped: no more raising (the retry timer stops)."""
+        stopper = cls.active
+        if stopper is not None:
+            stopper._stop_retrying()
+
+    def _stop_retrying(self) -> None:
+        self._caught = True
+        if self._alarm is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._alarm)
+            self._alarm = None
+
+    def _on_alarm(self, signum: int, frame: Any) -> None:
+        if not self._caught and self.reason is not None:
+            raise RunStopped(self.reason)
 
     @classmethod
     def poll(cls) -> None:
@@ -209,6 +237,7 @@ class StopSignals:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stop_retrying()
         while self._installed:
             signum, previous = self._installed.pop()
             signal.signal(signum, previous)
@@ -223,6 +252,13 @@ class StopSignals:
             self.reason = INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted"
         if self.on_signal is not None:
             self.on_signal(self.reason)
+        if self.raise_where_it_lands and not self._caught:
+            if (self._alarm is None and threading.current_thread() is threading.main_thread()
+                    and signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+                    and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)):
+                self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, self.RETRY_SECONDS, self.RETRY_SECONDS)
+            raise RunStopped(self.reason)
 
 
 # --------------------------------------------------------------------------- fingerprints

@@ -498,7 +498,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 # --------------------------------------------------------------------------- shared
 def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[], _Run | None],
              fuzz: FuzzTarget) -> FuzzReport:
-    from checker.explore import RunStopped
+    from checker.explore import RunStopped, StopSignals
 
     wall, cpu = time.perf_counter(), time.process_time()
     found: _Found | None = None
@@ -513,6 +513,7 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
             raise
         found = _first_found(firsts)
     except KeyboardInterrupt as stop:   # Ctrl-C, or SIGTERM under checker.explore.StopSignals
+        StopSignals.caught()   # (a signal raises where it lands while Hypothesis runs: mqcheck fuzz)
         report.stop_reason = stop.reason if isinstance(stop, RunStopped) else "interrupted"
     finally:
         report.seconds = time.perf_counter() - wall

@@ -373,3 +373,51 @@ def test_spark_backend_check_killed_with_sigterm_prints_its_incomplete_result():
     assert data["statistics"]["complete"] is False
     assert data["statistics"]["stop_reason"] == "terminated (SIGTERM)"
     assert "Traceback" not in err
+
+
+# A loop that never calls StopSignals.poll(): Hypothesis's target phase, which ran for 5
+# minutes under `mqcheck fuzz --seed 8 --max-qmgrs 3 --examples 800` calling none of the
+# command's code, so SIGTERM and SIGINT were recorded and never acted on (session 28).
+_LIBRARY_LOOP = textwrap.dedent("""
+    import os, signal, sys, threading, time
+    from checker.explore import RunStopped, StopSignals
+
+    discard = int(sys.argv[2])   # raises to swallow, as Python swallows one raised in a gc callback
+    got = 0
+    with StopSignals(raise_where_it_lands=sys.argv[1] == "raise"):
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        try:
+            while True:
+                try:
+                    start = time.monotonic()
+                    while time.monotonic() - start < float(sys.argv[3]):
+                        pass
+                    break
+                except RunStopped:
+                    got += 1
+                    if got <= discard:
+                        continue
+                    raise
+            print("ran to its end", got)
+        except RunStopped as stop:
+            StopSignals.caught()
+            time.sleep(3 * StopSignals.RETRY_SECONDS)   # no retry lands once caught
+            print("stopped:", stop.reason, got)
+""")
+
+
+@pytest.mark.parametrize("discard", [0, 2])
+def test_fuzz_signals_stop_a_loop_that_is_not_the_commands(discard):
+    proc = subprocess.run([sys.executable, "-c", _LIBRARY_LOOP, "raise", str(discard), "60"], env=ENV, cwd=ROOT,
+                          capture_output=True, text=True, timeout=50)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"stopped: terminated (SIGTERM) {discard + 1}", proc.stdout
+    assert proc.stderr == ""
+
+
+def test_without_raising_where_it_lands_such_a_loop_runs_on():
+    # what `mqcheck fuzz` did before: the signal is only recorded (right for `prove`,
+    # whose main thread polls)
+    proc = subprocess.run([sys.executable, "-c", _LIBRARY_LOOP, "record", "0", "1.5"], env=ENV, cwd=ROOT,
+                          capture_output=True, text=True, timeout=50)
+    assert proc.stdout.strip() == "ran to its end 0", (proc.stdout, proc.stderr)
