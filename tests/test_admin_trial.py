@@ -26,6 +26,7 @@ from checker.model import Status  # noqa: E402
 from properties.repository import PROPERTIES  # noqa: E402
 from spec.network import MQNetwork, deliveries_of, messages_of, repositories_of, run_scenario  # noqa: E402
 from spec.scenario import parse_scenario  # noqa: E402
+from scenarios import stopped_servers_text  # noqa: E402
 
 def qmgr(name: str, *, repos: bool = False, to: tuple[str, ...] = (), extra: str = "") -> str:
     """A [qmgrs.NAME] table in cluster DEMO: CLUSRCVR DEMO.NAME, a CLUSSDR to each of ``to``."""
@@ -517,14 +518,7 @@ def test_bd_not_fixed_redrive_wants_the_retry_offered(monkeypatch):
 
 def _stopped_servers_scenario():
     """Both servers stopped by steps before NOT_FIXED puts, then SERVER2 started again."""
-    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
-        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
-        '[[steps]]\nwait = { until = "settled" }\n'
-        '[[steps]]\nqmgr = { name = "SERVER1", action = "stop" }\n'
-        '[[steps]]\nqmgr = { name = "SERVER2", action = "stop" }\n'
-        '[[steps]]\nput = { handle = "app", count = 3 }\n'
-        '[[steps]]\nqmgr = { name = "SERVER2", action = "start" }\n')
-    return parse_scenario(text, file="retry-stopped.toml")
+    return parse_scenario(stopped_servers_text(), file="retry-stopped.toml")
 
 
 def test_no_retry_bounces_messages_between_stopped_queue_managers():

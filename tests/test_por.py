@@ -20,6 +20,7 @@ from checker.model import Kind, Property, Status, por_reads
 from spec.network import MQNetwork
 from spec.scenario import load_scenario, parse_scenario
 from spec.strategies import configurations
+from scenarios import stopped_servers_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -248,14 +249,7 @@ def test_retries_keep_the_reduction_sound():
     # ChannelRetry is a workload decision, like the re-drive a fault makes: while an unbound
     # message waits on a RETRYING channel nothing is reduced (docs/por.md condition 8), and
     # the verdicts and settled states are those of the full search
-    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
-        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
-        '[[steps]]\nwait = { until = "settled" }\n'
-        '[[steps]]\nqmgr = { name = "SERVER1", action = "stop" }\n'
-        '[[steps]]\nqmgr = { name = "SERVER2", action = "stop" }\n'
-        '[[steps]]\nput = { handle = "app", count = 3 }\n'
-        '[[steps]]\nqmgr = { name = "SERVER2", action = "start" }\n'
-        '[[expect]]\nmessages = { app = { SERVER2 = 3 } }\n')
+    text = stopped_servers_text() + '[[expect]]\nmessages = { app = { SERVER2 = 3 } }\n'
     scenario = parse_scenario(text, file="retry-por.toml")
     catalogue = _check_properties(scenario)
 

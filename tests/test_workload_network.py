@@ -30,6 +30,7 @@ from checker.model import Status  # noqa: E402
 from properties.workload import PROPERTIES  # noqa: E402
 from spec.scenario import load_scenario  # noqa: E402
 from spec.network import MQNetwork, Mutations, explanations_of, messages_of, run_scenario  # noqa: E402
+from scenarios import stopped_servers_text  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
@@ -279,14 +280,7 @@ def test_check_reroutes_a_message_queued_for_a_queue_manager_that_stays_stopped(
     # only, so no retry re-routed app#1 and it waited there for good ({'SERVER2': 2}). A
     # channel in retry connects only once its partner runs (000 §Checking initial
     # definitions: RETRYING means "check ... that the listener ... is running").
-    text = (ROOT / "tests" / "data" / "scenarios" / "redrive-both-retrying.toml").read_text().split("[[steps]]")[0] + (
-        '[[steps]]\nopen = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }\n'
-        '[[steps]]\nwait = { until = "settled" }\n'
-        '[[steps]]\nqmgr = { name = "SERVER1", action = "stop" }\n'
-        '[[steps]]\nqmgr = { name = "SERVER2", action = "stop" }\n'
-        '[[steps]]\nput = { handle = "app", count = 3 }\n'
-        '[[steps]]\nqmgr = { name = "SERVER2", action = "start" }\n'
-        '[[expect]]\nmessages = { app = { SERVER2 = 3 } }\n')
+    text = stopped_servers_text() + '[[expect]]\nmessages = { app = { SERVER2 = 3 } }\n'
     path = tmp_path / "stopped-server.toml"
     path.write_text(text)
     assert main(["run", str(path)]) == 0
