@@ -172,6 +172,14 @@ class RunStopped(KeyboardInterrupt):
         self.reason = reason
 
 
+def sigalrm_free() -> bool:
+    """Can this process take SIGALRM and the real-time timer for a while? Only in the main
+    thread, and where no caller uses either (pytest-timeout does, for one)."""
+    return (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+            and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+
+
 class StopSignals:
     """SIGINT and SIGTERM for a command that runs one exploration after another (``mqcheck
     fuzz``), as a context manager: the first of them is recorded, and the command's next
@@ -253,9 +261,7 @@ class StopSignals:
         if self.on_signal is not None:
             self.on_signal(self.reason)
         if self.raise_where_it_lands and not self._caught:
-            if (self._alarm is None and threading.current_thread() is threading.main_thread()
-                    and signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
-                    and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)):
+            if self._alarm is None and sigalrm_free():
                 self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, self.RETRY_SECONDS, self.RETRY_SECONDS)
             raise RunStopped(self.reason)
@@ -1378,9 +1384,7 @@ class _Explorer:
         A real-time timer stops it at the timeout, where no caller uses SIGALRM or the
         timer (main thread only). What it raises is no ``Exception``, which the model may
         catch (spec.network.memo)."""
-        if (self.timeout is None or threading.current_thread() is not threading.main_thread()
-                or signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL
-                or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)):
+        if self.timeout is None or not sigalrm_free():
             return list(self.model.init_states())
         remaining = self.timeout - (time.perf_counter() - self.start)
         if remaining <= 0:
