@@ -292,7 +292,8 @@ def member_stopped(u: UniformState, ctx: Context, name: str, fx: Effects) -> Uni
     its clients: reconnectable ones through a group reconnect at once through the CCDT group
     (004: "client auto-reconnect and CCDT queue manager groups will enable initial
     re-connection on failure"), reconnectable ones to a named queue manager wait for it,
-    the others lose their connection."""
+    the others lose their connection. Its peers give up the donation requests they had
+    outstanding with it."""
     changed: dict[int, Instance | None] = {}
     for inst in u.instances:
         if inst.qmgr != name:
@@ -309,6 +310,15 @@ def member_stopped(u: UniformState, ctx: Context, name: str, fx: Effects) -> Uni
     m = u.member(name)
     if m is not None:
         u = _put_member(u, Member(m.name, m.cluster))
+    # A request outstanding with the stopped member is given up by its requester, which sees
+    # the stop at once (module docstring): otherwise the requester would wait for an answer
+    # that only a restart brings, and never ask a running member, against 004 §Automatic
+    # Application balancing: "Automatically handle rebalancing following planned and
+    # unplanned queue manager outages" and "Every member ... will detect an imbalance and
+    # request other queue managers to donate" (docs/decisions.md, session 29).
+    for other in u.members:
+        if any(donor == name for _, donor in other.pending):
+            u = _put_member(u, replace(other, pending=tuple(p for p in other.pending if p[1] != name)))
     return u
 
 

@@ -265,6 +265,31 @@ def test_outage_reconnects_through_the_group_and_recovery_rebalances():
     assert "RESTARTED UNID002" in u.events
 
 
+def test_a_request_to_a_donor_that_stops_does_not_block_rebalancing():
+    """004 §Automatic Application balancing: "Automatically handle rebalancing following
+    planned and unplanned queue manager outages"; "Every member of the uniform cluster will
+    detect an imbalance and request other queue managers to donate". UNID002 and UNID003 ask
+    UNID001 for instances; UNID001 stops before answering and its three instances reconnect
+    through the group to UNID002. The unanswered requests must not stop UNID003 from asking
+    UNID002 (it used to wait for UNID001's answer for ever: 0/3/0, BALANCED(NO))."""
+    ctx = context()
+    fx = uc.Effects()
+    u = uc.reconcile(uc.connect(start(), ctx, "R", 3, "*ANY_QM", True, fx), ctx, fx)
+    fx2 = uc.Effects()
+    for src, dst, msg in fx.sends:
+        if src == "UNID001":
+            u = uc.receive(u, ctx, dst, msg, fx2)
+    u = uc.reconcile(u, ctx, fx2)
+    assert [m.pending for m in u.members] == [(), (("R", "UNID001"),), (("R", "UNID001"),)]
+    down = context(running=("UNID002", "UNID003"))
+    fx3 = uc.Effects()
+    u = uc.member_stopped(u, down, "UNID001", fx3)
+    assert counts(u, "R") == (0, 3, 0)
+    u, _ = settle(u, down, fx3)
+    assert counts(u, "R") == (0, 2, 1)
+    assert uc.apstatus_appl(u, down.running)[0]["BALANCED"] == "YES"
+
+
 def test_non_reconnectable_instances_are_lost_with_their_queue_manager():
     ctx = context()
     u = uc.connect(start(), ctx, "F", 2, "*ANY_QM", False, uc.Effects())

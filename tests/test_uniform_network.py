@@ -134,6 +134,28 @@ def test_mixed_reconnect_options_violate_balance():
     assert result.verdicts["UC-FIXED-AT-DONOR"].status.value == "witnessed"
 
 
+def test_a_donor_stopping_with_requests_unanswered_still_settles_balanced(tmp_path):
+    """004 §Automatic Application balancing: "Automatically handle rebalancing following
+    planned and unplanned queue manager outages". The three members of the AMQSPHAC demo,
+    three reconnectable instances (all on UNID001 at first), and UNID001 stopped for good at
+    any point of the balancing: whatever was asked of UNID001 before it stopped, the running
+    members end balanced. The checker used to find a 4-step trace where UNID003's request to
+    UNID001 was never answered and UNID003 never asked again (0/3/0)."""
+    demo = (EXAMPLES / "uc-amqsphac-demo.toml").read_text().split("[[steps]]")[0]
+    (tmp_path / "s.toml").write_text(demo + """
+[[steps]]
+connect = { app = "R", count = 3, via = "*ANY_QM", reconnect = true }
+[[steps]]
+qmgr = { name = "UNID001", action = "stop" }
+""")
+    (tmp_path / "uc-ccdt.json").write_text((EXAMPLES / "uc-ccdt.json").read_text())
+    scenario = load_scenario(tmp_path / "s.toml")
+    result = explore(MQNetwork(scenario, _check_properties(scenario)), workers=1, max_states=50_000)
+    assert result.statistics.complete
+    assert result.verdicts["UC-BALANCED"].status.value == "holds"
+    assert result.verdicts["UC-TERMINATION"].status.value == "holds"
+
+
 # --- mutants: each breaks one documented rule; the checker must catch it -----------------
 def test_mutant_moving_non_reconnectable_instances_is_caught():
     result = check("uc-mixed-reconnect.toml", uc.Rules(mutant_move_fixed=True))
