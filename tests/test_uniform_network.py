@@ -156,6 +156,54 @@ qmgr = { name = "UNID001", action = "stop" }
     assert result.verdicts["UC-TERMINATION"].status.value == "holds"
 
 
+def two_fulls_two_partials(tmp_path, steps: str) -> Path:
+    """A uniform cluster of four members: FR1 and FR2 full repositories of UNIDEMO, PR3 and
+    PR4 partial repositories that each know FR1 by a manual CLUSSDR (so neither holds the
+    other's record). The CCDT group lists PR3 first: every instance lands on PR3."""
+    hosts = {"FR1": "host1", "FR2": "host2", "PR3": "host3", "PR4": "host4"}
+
+    def entry(qm: str, host: str) -> dict:
+        return {"name": "SVRCONN.CHANNEL", "type": "clientConnection",
+                "clientConnection": {"connection": [{"host": host, "port": 1414}], "queueManager": qm}}
+
+    channels = [entry("ANY_QM", hosts[q]) for q in ("PR3", "PR4", "FR1", "FR2")]
+    channels += [entry(q, h) for q, h in hosts.items()]
+    (tmp_path / "ccdt.json").write_text(json.dumps({"channel": channels}, indent=1))
+    text = 'name = "two full and two partial repositories"\nccdt = "ccdt.json"\n'
+    for q, h in hosts.items():
+        full = q.startswith("FR")
+        other = "FR2" if q == "FR1" else "FR1"
+        text += f"""
+[qmgrs.{q}]
+uniform_cluster = "UNIDEMO"
+mqsc = \"\"\"
+{"ALTER QMGR REPOS(UNIDEMO)" if full else ""}
+DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('{h}(1414)') CLUSTER(UNIDEMO)
+DEFINE CHANNEL(TO.{other}) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('{hosts[other]}(1414)') CLUSTER(UNIDEMO)
+\"\"\"
+"""
+    (tmp_path / "s.toml").write_text(text + steps)
+    return tmp_path / "s.toml"
+
+
+def test_partial_repository_members_balance_with_each_other(tmp_path):
+    """004 §the "uniform cluster" pattern: the members are "All members of an MQ Cluster";
+    "MQ will automatically share application connectivity knowledge between queue managers"
+    and keep instances "balanced across the queue managers"; §Automatic Application
+    balancing: "Every member of the uniform cluster will detect an imbalance". Two partial
+    repositories that are both members know each other through the full repositories: four
+    instances end 1/1/1/1. (A member used to know only the members its own repository held
+    records of, so PR4 never heard of PR3 and the cluster settled 1/1/2/0, BALANCED(NO).)"""
+    path = two_fulls_two_partials(tmp_path, """
+[[steps]]
+connect = { app = "R", count = 4, via = "*ANY_QM", reconnect = true }
+""")
+    report = run_scenario(load_scenario(path))
+    view = apstatus_of(report.final)
+    assert view["appl"] == [{"APPLNAME": "R", "CLUSTER": "UNIDEMO", "COUNT": 4, "MOVCOUNT": 4, "BALANCED": "YES"}]
+    assert [(r["QMNAME"], r["COUNT"]) for r in view["qmgr"]] == [("FR1", 1), ("FR2", 1), ("PR3", 1), ("PR4", 1)]
+
+
 # --- mutants: each breaks one documented rule; the checker must catch it -----------------
 def test_mutant_moving_non_reconnectable_instances_is_caught():
     result = check("uc-mixed-reconnect.toml", uc.Rules(mutant_move_fixed=True))
