@@ -204,6 +204,25 @@ connect = { app = "R", count = 4, via = "*ANY_QM", reconnect = true }
     assert [(r["QMNAME"], r["COUNT"]) for r in view["qmgr"]] == [("FR1", 1), ("FR2", 1), ("PR3", 1), ("PR4", 1)]
 
 
+def test_partial_repository_members_still_know_each_other_while_the_full_repositories_are_down(tmp_path):
+    """004 §the "uniform cluster" pattern: members share knowledge and keep instances
+    balanced; a full repository being down does not make a member forget the other members
+    it learnt of through it (a stopped queue manager keeps its repository). With FR1 and
+    FR2 stopped, the instances connect to PR3 and PR4 asks PR3 for its share: 2/2."""
+    path = two_fulls_two_partials(tmp_path, """
+[[steps]]
+qmgr = { name = "FR1", action = "stop" }
+[[steps]]
+qmgr = { name = "FR2", action = "stop" }
+[[steps]]
+connect = { app = "R", count = 4, via = "*ANY_QM", reconnect = true }
+""")
+    view = apstatus_of(run_scenario(load_scenario(path)).final)
+    assert view["appl"][0]["BALANCED"] == "YES"
+    assert [(r["QMNAME"], r["ACTIVE"], r["COUNT"]) for r in view["qmgr"]] == [
+        ("FR1", "NO", 0), ("FR2", "NO", 0), ("PR3", "YES", 2), ("PR4", "YES", 2)]
+
+
 # --- mutants: each breaks one documented rule; the checker must catch it -----------------
 def test_mutant_moving_non_reconnectable_instances_is_caught():
     result = check("uc-mixed-reconnect.toml", uc.Rules(mutant_move_fixed=True))
