@@ -12,9 +12,9 @@ instance, directed to the requester by the CCDT entry under the requester's real
 
 This module is the pure protocol: a :class:`UniformState` and functions of it and a
 :class:`Context` (what the network tells it: which queue managers run, which peers each
-member knows through its repository, where each CCDT name leads) that return the new state,
-the messages to send (``(src, dst, msg)``) and the log entries to make (``(qmgr, code,
-detail)``). ``spec.network.uniform`` is the glue to the network model.
+member knows through the cluster's repositories, where each CCDT name leads) that return
+the new state, the messages to send (``(src, dst, msg)``) and the log entries to make
+(``(qmgr, code, detail)``). ``spec.network.uniform`` is the glue to the network model.
 
 Abstracted away: timers (a member re-evaluates after every change it sees, not
 periodically), LMSGDATE/LMSGTIME, client weights and affinities (a client tries CCDT
@@ -144,8 +144,10 @@ class Context:
     """What the network tells the protocol (not part of the state).
 
     ``running``: running queue managers. ``peers``: member -> the other members of its
-    uniform cluster it knows through its cluster repository. ``reach``: CCDT name (real or
-    group, upper case, without ``*``) -> the queue managers its entries lead to, in file order.
+    uniform cluster it knows through the cluster's repositories (its own and those of the
+    full repositories it knows; ``spec.network.uniform.uniform_context``). ``reach``: CCDT
+    name (real or group, upper case, without ``*``) -> the queue managers its entries lead
+    to, in file order.
     """
 
     running: frozenset[str]
