@@ -12,9 +12,9 @@ instance, directed to the requester by the CCDT entry under the requester's real
 
 This module is the pure protocol: a :class:`UniformState` and functions of it and a
 :class:`Context` (what the network tells it: which queue managers run, which peers each
-member knows through its repository, where each CCDT name leads) that return the new state,
-the messages to send (``(src, dst, msg)``) and the log entries to make (``(qmgr, code,
-detail)``). ``spec.network.uniform`` is the glue to the network model.
+member knows through the cluster's repositories, where each CCDT name leads) that return
+the new state, the messages to send (``(src, dst, msg)``) and the log entries to make
+(``(qmgr, code, detail)``). ``spec.network.uniform`` is the glue to the network model.
 
 Abstracted away: timers (a member re-evaluates after every change it sees, not
 periodically), LMSGDATE/LMSGTIME, client weights and affinities (a client tries CCDT
@@ -144,8 +144,10 @@ class Context:
     """What the network tells the protocol (not part of the state).
 
     ``running``: running queue managers. ``peers``: member -> the other members of its
-    uniform cluster it knows through its cluster repository. ``reach``: CCDT name (real or
-    group, upper case, without ``*``) -> the queue managers its entries lead to, in file order.
+    uniform cluster it knows through the cluster's repositories (its own and those of the
+    full repositories it knows; ``spec.network.uniform.uniform_context``). ``reach``: CCDT
+    name (real or group, upper case, without ``*``) -> the queue managers its entries lead
+    to, in file order.
     """
 
     running: frozenset[str]
@@ -292,7 +294,8 @@ def member_stopped(u: UniformState, ctx: Context, name: str, fx: Effects) -> Uni
     its clients: reconnectable ones through a group reconnect at once through the CCDT group
     (004: "client auto-reconnect and CCDT queue manager groups will enable initial
     re-connection on failure"), reconnectable ones to a named queue manager wait for it,
-    the others lose their connection."""
+    the others lose their connection. Its peers give up the donation requests they had
+    outstanding with it."""
     changed: dict[int, Instance | None] = {}
     for inst in u.instances:
         if inst.qmgr != name:
@@ -309,6 +312,15 @@ def member_stopped(u: UniformState, ctx: Context, name: str, fx: Effects) -> Uni
     m = u.member(name)
     if m is not None:
         u = _put_member(u, Member(m.name, m.cluster))
+    # A request outstanding with the stopped member is given up by its requester, which sees
+    # the stop at once (module docstring): otherwise the requester would wait for an answer
+    # that only a restart brings, and never ask a running member, against 004 §Automatic
+    # Application balancing: "Automatically handle rebalancing following planned and
+    # unplanned queue manager outages" and "Every member ... will detect an imbalance and
+    # request other queue managers to donate" (docs/decisions.md, session 29).
+    for other in u.members:
+        if any(donor == name for _, donor in other.pending):
+            u = _put_member(u, replace(other, pending=tuple(p for p in other.pending if p[1] != name)))
     return u
 
 

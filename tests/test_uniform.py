@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -265,6 +266,31 @@ def test_outage_reconnects_through_the_group_and_recovery_rebalances():
     assert "RESTARTED UNID002" in u.events
 
 
+def test_a_request_to_a_donor_that_stops_does_not_block_rebalancing():
+    """004 §Automatic Application balancing: "Automatically handle rebalancing following
+    planned and unplanned queue manager outages"; "Every member of the uniform cluster will
+    detect an imbalance and request other queue managers to donate". UNID002 and UNID003 ask
+    UNID001 for instances; UNID001 stops before answering and its three instances reconnect
+    through the group to UNID002. The unanswered requests must not stop UNID003 from asking
+    UNID002 (it used to wait for UNID001's answer for ever: 0/3/0, BALANCED(NO))."""
+    ctx = context()
+    fx = uc.Effects()
+    u = uc.reconcile(uc.connect(start(), ctx, "R", 3, "*ANY_QM", True, fx), ctx, fx)
+    fx2 = uc.Effects()
+    for src, dst, msg in fx.sends:
+        if src == "UNID001":
+            u = uc.receive(u, ctx, dst, msg, fx2)
+    u = uc.reconcile(u, ctx, fx2)
+    assert [m.pending for m in u.members] == [(), (("R", "UNID001"),), (("R", "UNID001"),)]
+    down = context(running=("UNID002", "UNID003"))
+    fx3 = uc.Effects()
+    u = uc.member_stopped(u, down, "UNID001", fx3)
+    assert counts(u, "R") == (0, 3, 0)
+    u, _ = settle(u, down, fx3)
+    assert counts(u, "R") == (0, 2, 1)
+    assert uc.apstatus_appl(u, down.running)[0]["BALANCED"] == "YES"
+
+
 def test_non_reconnectable_instances_are_lost_with_their_queue_manager():
     ctx = context()
     u = uc.connect(start(), ctx, "F", 2, "*ANY_QM", False, uc.Effects())
@@ -291,6 +317,111 @@ def test_disconnect_removes_the_newest_instances():
     u = uc.disconnect(u, "R", 2)
     assert [i.ident for i in u.instances] == [1]
     assert uc.disconnect(u, "R", None).instances == ()
+
+
+def test_named_reconnectable_instances_wait_for_their_queue_manager():
+    """004 §Automatic Application balancing: "Existing client auto-reconnect and CCDT queue
+    manager groups will enable initial re-connection on failure" — through a group. An
+    instance that named its queue manager (no group) and asked for auto-reconnect waits for
+    that queue manager and reconnects to it when it runs again (docs/decisions.md #19.5, #19.8)."""
+    ctx = context()
+    u = uc.connect(start(), ctx, "N", 2, "UNID002", True, uc.Effects())
+    down = context(running=("UNID001", "UNID003"))
+    fx = uc.Effects()
+    u = uc.member_stopped(u, down, "UNID002", fx)
+    assert [i.qmgr for i in u.instances] == ["", ""] and fx.logs == []
+    assert uc.OUTAGE_RECONNECT not in u.events
+    u = uc.member_started(u, ctx, "UNID002")
+    assert [i.qmgr for i in u.instances] == ["UNID002", "UNID002"]
+
+
+def test_a_stopped_member_forgets_what_it_knew():
+    """004 §Automatic Application balancing: a member recovering is rebalanced ("automatic
+    rebalancing on recovery") from what its peers tell it then: the knowledge a member had
+    is not kept across a stop (docs/decisions.md #19.2), so it cannot ask on counts that
+    changed while it was down."""
+    ctx = context()
+    u, _ = settle(uc.connect(start(), ctx, "R", 6, "*ANY_QM", True, uc.Effects()), ctx)
+    assert u.member("UNID002").view != ()
+    u = uc.member_stopped(u, context(running=("UNID001", "UNID003")), "UNID002", uc.Effects())
+    assert u.member("UNID002") == uc.Member("UNID002", "UNIDEMO")
+
+
+def test_a_member_asks_only_a_peer_that_hosts_movable_instances():
+    """004 §Uniform Cluster features: "Only applications that connect with the auto-reconnect
+    option are eligible for rebalancing". UNID001 hosts four instances that cannot move and
+    UNID002 two that can: UNID003 asks UNID002, the peer that can give, not UNID001, which
+    hosts more but could only refuse."""
+    ctx = context()
+    fixed = [uc.Instance("W", i, "*ANY_QM", False, "UNID001", "UNID001") for i in (1, 2, 3, 4)]
+    movable = [uc.Instance("W", i, "*ANY_QM", True, "UNID002", "UNID002") for i in (5, 6)]
+    u = replace(start(), instances=tuple(fixed + movable), next_ident=7)
+    u, _ = settle(u, ctx)
+    assert counts(u, "W") == (4, 1, 1)
+    assert uc.FIXED_SEEN not in u.events  # nobody asked UNID001
+
+
+def test_a_donor_refuses_when_the_gap_has_closed():
+    """004 §Automatic Application balancing: the hosting queue manager instigates the
+    reconnect; it decides on what it hosts now. A request made when UNID001 hosted three
+    more than UNID002 arrives when UNID001 hosts only one more: nothing moves (the gap of
+    ``threshold`` is checked again by the donor, which keeps a move from making an imbalance
+    the other way)."""
+    ctx = context()
+    u = replace(start(), instances=tuple(uc.Instance("R", i, "*ANY_QM", True, "UNID001", "UNID001")
+                                         for i in (1, 2)), next_ident=3)
+    fx = uc.Effects()
+    u2 = uc.receive(u, ctx, "UNID001", uc.DonationRequest("UNIDEMO", "UNID002", "R", 1), fx)
+    assert u2.instances == u.instances
+    assert [str(m) for _, _, m in fx.sends] == ["DONATION[UNIDEMO] R from UNID001: refused"]
+
+
+def test_no_instance_is_directed_to_a_requester_that_stopped():
+    """004 §Automatic Application balancing: the client moves "to the indicated queue
+    manager"; a requester that stopped before its request arrived cannot take the instance,
+    so the donor keeps it."""
+    u = replace(start(), instances=tuple(uc.Instance("R", i, "*ANY_QM", True, "UNID001", "UNID001")
+                                         for i in (1, 2, 3)), next_ident=4)
+    fx = uc.Effects()
+    down = context(running=("UNID001", "UNID003"))
+    u2 = uc.receive(u, down, "UNID001", uc.DonationRequest("UNIDEMO", "UNID002", "R", 0), fx)
+    assert u2.instances == u.instances and uc.DONATED not in u2.events
+
+
+def test_the_donor_moves_one_instance_the_oldest_by_default():
+    """004 §Automatic Application balancing: the donor instigates "a client auto-reconnect"
+    per request; which instance is 004's silence (docs/decisions.md #19.4): the oldest, or
+    the newest with ``Rules(donation="newest")``."""
+    insts = tuple(uc.Instance("R", i, "*ANY_QM", True, "UNID001", "UNID001") for i in (1, 2, 3))
+    for rules, moved in ((uc.DEFAULT_RULES, 1), (uc.Rules(donation="newest"), 3)):
+        u = replace(start(rules=rules), instances=insts, next_ident=4)
+        u = uc.receive(u, context(), "UNID001", uc.DonationRequest("UNIDEMO", "UNID002", "R", 0), uc.Effects())
+        assert [(i.ident, i.qmgr) for i in u.instances if i.qmgr != "UNID001"] == [(moved, "UNID002")]
+
+
+def test_apstatus_qmgr_balstate_low_high_and_a_stopped_member():
+    """004 §View application status: TYPE(QMGR) per application and queue manager; BALSTATE
+    OK within one of the even share, LOW below and HIGH above (what UC-RECOVERY and
+    UC-SCALE-OUT read); a member that is not running shows ACTIVE(NO) and BALSTATE(NOTAPPLIC)
+    and does not count in BALANCED."""
+    u = replace(start(), instances=tuple(uc.Instance("R", i, "*ANY_QM", True, "UNID001", "UNID001")
+                                         for i in (1, 2, 3, 4)), next_ident=5)
+    rows = uc.apstatus_qmgr(u, frozenset(THREE))
+    assert [(r["QMNAME"], r["ACTIVE"], r["BALSTATE"]) for r in rows] == [
+        ("UNID001", "YES", "HIGH"), ("UNID002", "YES", "LOW"), ("UNID003", "YES", "LOW")]
+    two = replace(u, instances=u.instances[:2] + tuple(replace(i, qmgr="UNID002") for i in u.instances[2:]))
+    rows = uc.apstatus_qmgr(two, frozenset(("UNID001", "UNID002")))
+    assert [(r["QMNAME"], r["ACTIVE"], r["COUNT"], r["BALSTATE"]) for r in rows] == [
+        ("UNID001", "YES", 2, "OK"), ("UNID002", "YES", 2, "OK"), ("UNID003", "NO", 0, "NOTAPPLIC")]
+    assert uc.apstatus_appl(two, frozenset(("UNID001", "UNID002")))[0]["BALANCED"] == "YES"
+
+
+def test_connecting_when_no_queue_manager_of_the_group_runs_fails():
+    """004 §Automatic Application balancing: instances connect to "any member of the group";
+    with none running the connect fails (MQRC_Q_MGR_NOT_AVAILABLE) and no instance exists."""
+    fx = uc.Effects()
+    u = uc.connect(start(), context(running=()), "R", 2, "*ANY_QM", True, fx)
+    assert u.instances == () and [c for _, c, _ in fx.logs] == ["MQRC_Q_MGR_NOT_AVAILABLE"] * 2
 
 
 def test_threshold_is_a_parameter():

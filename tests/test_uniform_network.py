@@ -134,6 +134,95 @@ def test_mixed_reconnect_options_violate_balance():
     assert result.verdicts["UC-FIXED-AT-DONOR"].status.value == "witnessed"
 
 
+def test_a_donor_stopping_with_requests_unanswered_still_settles_balanced(tmp_path):
+    """004 §Automatic Application balancing: "Automatically handle rebalancing following
+    planned and unplanned queue manager outages". The three members of the AMQSPHAC demo,
+    three reconnectable instances (all on UNID001 at first), and UNID001 stopped for good at
+    any point of the balancing: whatever was asked of UNID001 before it stopped, the running
+    members end balanced. The checker used to find a 4-step trace where UNID003's request to
+    UNID001 was never answered and UNID003 never asked again (0/3/0)."""
+    demo = (EXAMPLES / "uc-amqsphac-demo.toml").read_text().split("[[steps]]")[0]
+    (tmp_path / "s.toml").write_text(demo + """
+[[steps]]
+connect = { app = "R", count = 3, via = "*ANY_QM", reconnect = true }
+[[steps]]
+qmgr = { name = "UNID001", action = "stop" }
+""")
+    (tmp_path / "uc-ccdt.json").write_text((EXAMPLES / "uc-ccdt.json").read_text())
+    scenario = load_scenario(tmp_path / "s.toml")
+    result = explore(MQNetwork(scenario, _check_properties(scenario)), workers=1, max_states=50_000)
+    assert result.statistics.complete
+    assert result.verdicts["UC-BALANCED"].status.value == "holds"
+    assert result.verdicts["UC-TERMINATION"].status.value == "holds"
+
+
+def two_fulls_two_partials(tmp_path, steps: str) -> Path:
+    """A uniform cluster of four members: FR1 and FR2 full repositories of UNIDEMO, PR3 and
+    PR4 partial repositories that each know FR1 by a manual CLUSSDR (so neither holds the
+    other's record). The CCDT group lists PR3 first: every instance lands on PR3."""
+    hosts = {"FR1": "host1", "FR2": "host2", "PR3": "host3", "PR4": "host4"}
+
+    def entry(qm: str, host: str) -> dict:
+        return {"name": "SVRCONN.CHANNEL", "type": "clientConnection",
+                "clientConnection": {"connection": [{"host": host, "port": 1414}], "queueManager": qm}}
+
+    channels = [entry("ANY_QM", hosts[q]) for q in ("PR3", "PR4", "FR1", "FR2")]
+    channels += [entry(q, h) for q, h in hosts.items()]
+    (tmp_path / "ccdt.json").write_text(json.dumps({"channel": channels}, indent=1))
+    text = 'name = "two full and two partial repositories"\nccdt = "ccdt.json"\n'
+    for q, h in hosts.items():
+        full = q.startswith("FR")
+        other = "FR2" if q == "FR1" else "FR1"
+        text += f"""
+[qmgrs.{q}]
+uniform_cluster = "UNIDEMO"
+mqsc = \"\"\"
+{"ALTER QMGR REPOS(UNIDEMO)" if full else ""}
+DEFINE CHANNEL(TO.{q}) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('{h}(1414)') CLUSTER(UNIDEMO)
+DEFINE CHANNEL(TO.{other}) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('{hosts[other]}(1414)') CLUSTER(UNIDEMO)
+\"\"\"
+"""
+    (tmp_path / "s.toml").write_text(text + steps)
+    return tmp_path / "s.toml"
+
+
+def test_partial_repository_members_balance_with_each_other(tmp_path):
+    """004 §the "uniform cluster" pattern: the members are "All members of an MQ Cluster";
+    "MQ will automatically share application connectivity knowledge between queue managers"
+    and keep instances "balanced across the queue managers"; §Automatic Application
+    balancing: "Every member of the uniform cluster will detect an imbalance". Two partial
+    repositories that are both members know each other through the full repositories: four
+    instances end 1/1/1/1. (A member used to know only the members its own repository held
+    records of, so PR4 never heard of PR3 and the cluster settled 1/1/2/0, BALANCED(NO).)"""
+    path = two_fulls_two_partials(tmp_path, """
+[[steps]]
+connect = { app = "R", count = 4, via = "*ANY_QM", reconnect = true }
+""")
+    report = run_scenario(load_scenario(path))
+    view = apstatus_of(report.final)
+    assert view["appl"] == [{"APPLNAME": "R", "CLUSTER": "UNIDEMO", "COUNT": 4, "MOVCOUNT": 4, "BALANCED": "YES"}]
+    assert [(r["QMNAME"], r["COUNT"]) for r in view["qmgr"]] == [("FR1", 1), ("FR2", 1), ("PR3", 1), ("PR4", 1)]
+
+
+def test_partial_repository_members_still_know_each_other_while_the_full_repositories_are_down(tmp_path):
+    """004 §the "uniform cluster" pattern: members share knowledge and keep instances
+    balanced; a full repository being down does not make a member forget the other members
+    it learnt of through it (a stopped queue manager keeps its repository). With FR1 and
+    FR2 stopped, the instances connect to PR3 and PR4 asks PR3 for its share: 2/2."""
+    path = two_fulls_two_partials(tmp_path, """
+[[steps]]
+qmgr = { name = "FR1", action = "stop" }
+[[steps]]
+qmgr = { name = "FR2", action = "stop" }
+[[steps]]
+connect = { app = "R", count = 4, via = "*ANY_QM", reconnect = true }
+""")
+    view = apstatus_of(run_scenario(load_scenario(path)).final)
+    assert view["appl"][0]["BALANCED"] == "YES"
+    assert [(r["QMNAME"], r["ACTIVE"], r["COUNT"]) for r in view["qmgr"]] == [
+        ("FR1", "NO", 0), ("FR2", "NO", 0), ("PR3", "YES", 2), ("PR4", "YES", 2)]
+
+
 # --- mutants: each breaks one documented rule; the checker must catch it -----------------
 def test_mutant_moving_non_reconnectable_instances_is_caught():
     result = check("uc-mixed-reconnect.toml", uc.Rules(mutant_move_fixed=True))

@@ -66,7 +66,16 @@ def uniform_initial(scenario: Any, state: Any, rules: uc.Rules = uc.DEFAULT_RULE
 
 
 def uniform_context(state: Any) -> uc.Context:
-    """What the protocol needs to know of the network now (``spec.uniform.Context``)."""
+    """What the protocol needs to know of the network now (``spec.uniform.Context``).
+
+    A member's peers are the other members of its uniform cluster that its repository for
+    the MQ cluster of that name holds queue-manager records of, or that a full repository it
+    holds the record of holds them of. The members are "All members of an MQ Cluster" and
+    "MQ will automatically share application connectivity knowledge between queue managers"
+    (004 §the "uniform cluster" pattern): a partial repository holds records only of the
+    queue managers it dealt with, yet learns of every other member through the full
+    repositories, which hold them all. A full repository that stopped keeps its repository,
+    and the members keep what they learnt through it (docs/decisions.md, session 29)."""
     u = state.uniform
     running = frozenset(q.name for q in state.qmgrs if q.running)
     peers = {}
@@ -75,6 +84,11 @@ def uniform_context(state: Any) -> uc.Context:
         cache = q.cache(m.cluster) if q is not None else None
         same = {x.name for x in u.members if x.cluster == m.cluster and x.name != m.name}
         known = {r.owner_name for r in cache.qmgr_records()} if cache is not None else set()
+        for fr in (cache.full_repositories() if cache is not None else ()):
+            fq = state.find(fr.owner_name)
+            fcache = fq.cache(m.cluster) if fq is not None and fq.name != m.name else None
+            if fcache is not None and fcache.full:
+                known |= {r.owner_name for r in fcache.qmgr_records()}
         peers[m.name] = tuple(sorted(known & same))
     return uc.Context(running, peers, _reach(state, u.ccdt))
 
