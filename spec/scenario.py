@@ -630,6 +630,12 @@ def _toml_error(message: str, text: str, file: str) -> InputError:
     elif _TOML_AT_END.search(message):
         message = message[: _TOML_AT_END.search(message).start()]
         line, column, message = _end_of_document_error(message, text)
+    lines = text.split("\n")
+    if 0 < line <= len(lines) and "\r" in lines[line - 1].removesuffix("\r"):
+        # TOML ends lines at LF or CRLF only; MQSC files may end them with a bare CR too
+        return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
+                          suggestion="this line holds a bare carriage return (CR, as classic Mac OS ends "
+                                     "lines), which TOML does not allow: end the lines with LF or CRLF")
     return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
                       suggestion="see https://toml.io for the syntax")
 

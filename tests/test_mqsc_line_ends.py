@@ -176,3 +176,12 @@ def test_the_example_bare_cr_file_of_the_report(tmp_path, capsys):
     assert parse(text) == parse((tmp_path / "lf.mqsc").read_bytes().decode("utf-8"))
     assert len(parse(text)) > 10
 
+
+def test_a_scenario_file_of_bare_crs_is_refused_with_the_reason(tmp_path, capsys):
+    """TOML ends lines at LF or CRLF only: a scenario file of bare CRs cannot be read, and
+    the error says why (it said only "see https://toml.io")."""
+    path = tmp_path / "cr.toml"
+    path.write_bytes(SPORTS.read_bytes().replace(b"\n", b"\r"))
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid TOML" in err and "bare carriage return" in err
