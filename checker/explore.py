@@ -226,7 +226,8 @@ class StopSignals:
 
     @classmethod
     def caught(cls) -> None:
-        """The command has the RunStopped: no more raising (the retry timer stops)."""
+        """The command has the RunStopped, or is past the point where a stop could end
+        anything (it is writing its report): no more raising (the timer stops)."""
         stopper = cls.active
         if stopper is not None:
             stopper._stop_retrying()

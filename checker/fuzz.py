@@ -539,6 +539,9 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
         if report.found is not None:   # stopped while Hypothesis shrank a failure: still a counterexample
             found, report.shrink_stopped = report.found, report.stop_reason
     finally:
+        # the fuzzing is over however it ended: a stop from here on (the timeout's timer
+        # expiring, a signal) is only recorded, and cannot throw away the report being built
+        StopSignals.caught()
         report.seconds = time.perf_counter() - wall
         report.cpu_seconds = time.process_time() - cpu
     if found is not None:

@@ -278,6 +278,19 @@ def test_a_stop_while_shrinking_still_reports_the_counterexample(tmp_path):
     assert "(shrinking cut short: timeout (9 s))" in path.read_text(encoding="utf-8")
 
 
+def test_a_timeout_after_the_fuzzing_ended_cannot_throw_its_report_away():
+    """The run ended of itself just before the deadline: the timer's stop, landing while
+    the command writes the report, used to be able to raise there; it is only recorded."""
+    from checker.explore import StopSignals, sigalrm_free
+
+    if not sigalrm_free():
+        pytest.skip("SIGALRM or the real-time timer is in use (pytest-timeout?)")
+    with StopSignals(raise_where_it_lands=True, timeout=0.5):
+        report = fuzz_configs(counter_target(bad=99), examples=5, seed=1, max_states=20)
+        time.sleep(1.0)   # the deadline passes here, after the fuzzing
+    assert report.stop_reason == "examples done" and report.complete
+
+
 def test_cli_unknown_property_exits_2(capsys):
     code, out, err = run_cli(capsys, "PS-SCOOP", "--examples", "1", "--no-database")
     assert code == 2 and "unknown property PS-SCOOP" in err and "Traceback" not in err
