@@ -252,8 +252,8 @@ class StopSignals:
         if self._caught:
             return
         if self.reason is None:   # the timeout: a stop like a signal's
-            self._stop(self.timeout_reason or "timeout")
-        elif self.exploration is None:   # a retry (an exploration stops of itself)
+            self._stop(self.timeout_reason or "timeout", frame)
+        elif self.exploration is None and not _in_gc_callback(frame):   # a retry (an exploration stops of itself)
             raise RunStopped(self.reason)
 
     @classmethod
@@ -288,16 +288,17 @@ class StopSignals:
         StopSignals.active = self._outer
 
     def __call__(self, signum: int, frame: Any) -> None:
-        # Recorded only (a repeat keeps the first reason): the command raises at its next
-        # poll(). Raising here could land in a garbage-collector callback (Hypothesis
-        # installs one), where Python discards the exception and prints "Exception ignored
-        # in ..." on stderr.
-        self._stop(INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted")
+        # Recorded (a repeat keeps the first reason), and the command raises at its next
+        # poll(); with raise_where_it_lands, raised here too (see _stop).
+        self._stop(INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted", frame)
 
-    def _stop(self, reason: str) -> None:
+    def _stop(self, reason: str, frame: Any = None) -> None:
         """A signal, or the timeout: record the first reason; with ``raise_where_it_lands``,
         stop the exploration that has the signals (it stops as on a signal and returns) or
-        raise RunStopped here, and retry every RETRY_SECONDS until :meth:`caught`."""
+        raise RunStopped here, and retry every RETRY_SECONDS until :meth:`caught`. Not
+        raised in a garbage-collector callback (Hypothesis installs one): Python discards
+        an exception raised there and prints "Exception ignored in ..." on stderr; the
+        retry raises it elsewhere."""
         if self.reason is None:
             self.reason = reason
         if self.on_signal is not None:
@@ -306,8 +307,18 @@ class StopSignals:
             self._start_timer(self.RETRY_SECONDS)
             if self.exploration is not None:
                 self.exploration(self.reason)
-            else:
+            elif not _in_gc_callback(frame):
                 raise RunStopped(self.reason)
+
+
+def _in_gc_callback(frame: Any) -> bool:
+    """Is ``frame`` (where a signal landed) inside a garbage-collector callback?"""
+    codes = {getattr(callback, "__code__", None) for callback in gc.callbacks} - {None}
+    while codes and frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
 
 
 # --------------------------------------------------------------------------- fingerprints

@@ -447,6 +447,38 @@ def test_a_fuzz_timeout_stops_the_exploration_running_then_as_a_signal_would():
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
+# Most of this loop's time is spent in a garbage-collector callback, as Hypothesis's can be:
+# a RunStopped raised there is discarded by Python, which prints "Exception ignored in ..."
+_GC_LOOP = textwrap.dedent("""
+    import gc, sys, time
+    from checker.explore import RunStopped, StopSignals
+
+    def slow_callback(phase, info):
+        start = time.monotonic()
+        while time.monotonic() - start < 0.005:
+            pass
+
+    gc.callbacks.append(slow_callback)
+    try:
+        with StopSignals(raise_where_it_lands=True, timeout=0.3):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                a = []
+                a.append(a)        # cyclic garbage: the collector runs often
+                del a
+            print("ran to its end")
+    except RunStopped as stop:
+        print("stopped:", stop.reason)
+""")
+
+
+def test_a_stop_is_not_raised_in_a_garbage_collector_callback():
+    proc = subprocess.run([sys.executable, "-c", _GC_LOOP], env=ENV, cwd=ROOT, capture_output=True, text=True,
+                          timeout=50)
+    assert proc.stdout.strip() == "stopped: timeout (0.3 s)", (proc.stdout, proc.stderr)
+    assert proc.stderr == ""
+
+
 def test_a_timeout_needs_raising_where_it_lands():
     with pytest.raises(ValueError, match="raise_where_it_lands"):
         explore_mod.StopSignals(timeout=1.0)
