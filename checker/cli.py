@@ -732,14 +732,18 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     database = None if args.no_database else args.database
     common = dict(examples=args.examples, seed=args.seed, property_ids=args.property or None,
                   database=database, progress=progress)
-    from checker.explore import StopSignals
+    from checker.explore import RunStopped, StopSignals
+    from checker.fuzz import FuzzReport
 
     # Ctrl-C, SIGTERM and --timeout end the fuzzing with a report (exit 3), wherever Hypothesis is
-    with StopSignals(raise_where_it_lands=True, timeout=args.timeout):
-        if args.mode == "configs":
-            report = fuzz_configs(fuzz, max_states=bound, **common)
-        else:
-            report = fuzz_walks(fuzz, max_steps=bound, **common)
+    try:
+        with StopSignals(raise_where_it_lands=True, timeout=args.timeout):
+            if args.mode == "configs":
+                report = fuzz_configs(fuzz, max_states=bound, **common)
+            else:
+                report = fuzz_walks(fuzz, max_steps=bound, **common)
+    except RunStopped as stop:   # before the first example began (e.g. --timeout 0.001): nothing ran
+        report = FuzzReport(args.mode, args.seed, args.examples, stop_reason=stop.reason)
     _shield_after_stop(report.stop_reason)
     if progress is not None:
         print(file=sys.stderr)

@@ -519,7 +519,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 # --------------------------------------------------------------------------- shared
 def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[], _Run | None],
              fuzz: FuzzTarget) -> FuzzReport:
-    from checker.explore import RunStopped, StopSignals
+    from checker.explore import StopSignals
 
     wall, cpu = time.perf_counter(), time.process_time()
     found: _Found | None = None
@@ -531,13 +531,20 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
     except BaseExceptionGroup as group:  # Hypothesis reports distinct failures together: the first
         firsts = group.subgroup(lambda e: isinstance(e, _Found))
         if firsts is None:
-            raise
-        found = _first_found(firsts)
+            stop = _stop_behind(group)
+            if stop is None:
+                raise
+            found = _stopped(report, stop)
+        else:
+            found = _first_found(firsts)
     except KeyboardInterrupt as stop:   # Ctrl-C, or SIGTERM or the timeout under checker.explore.StopSignals
         StopSignals.caught()   # (a signal raises where it lands while Hypothesis runs: mqcheck fuzz)
-        report.stop_reason = stop.reason if isinstance(stop, RunStopped) else "interrupted"
-        if report.found is not None:   # stopped while Hypothesis shrank a failure: still a counterexample
-            found, report.shrink_stopped = report.found, report.stop_reason
+        found = _stopped(report, stop)
+    except Exception as err:   # Hypothesis's own code, failing while a stop landed in it
+        stop = _stop_behind(err)
+        if stop is None:
+            raise
+        found = _stopped(report, stop)
     finally:
         # the fuzzing is over however it ended: a stop from here on (the timeout's timer
         # expiring, a signal) is only recorded, and cannot throw away the report being built
@@ -558,6 +565,38 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
         report.counterexample.scenario = fuzz.render(found.configuration, ())
         report._configuration = found.configuration  # for write_counterexample
     return report
+
+
+def _stopped(report: FuzzReport, stop: KeyboardInterrupt) -> _Found | None:
+    """A stop (Ctrl-C, SIGTERM, the timeout) ended the fuzzing: its reason, and the failure
+    being shrunk, if any, which is still a counterexample (its shrinking cut short)."""
+    from checker.explore import RunStopped
+
+    report.stop_reason = stop.reason if isinstance(stop, RunStopped) else "interrupted"
+    if report.found is not None:
+        report.shrink_stopped = report.stop_reason
+    return report.found
+
+
+def _stop_behind(err: BaseException) -> KeyboardInterrupt | None:
+    """The stop behind an exception Hypothesis raised while handling it (a RunStopped that
+    landed in Hypothesis's set-up ended in ``assert state._runner is not None``), if any."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return err
+        if isinstance(err, BaseExceptionGroup):
+            stops = err.subgroup(lambda e: isinstance(e, KeyboardInterrupt))
+            if stops is not None:
+                return _first_leaf(stops)
+        seen.add(id(err))
+        err = err.__context__
+    return None
+
+
+def _first_leaf(group: BaseExceptionGroup) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _first_found(group: BaseExceptionGroup) -> _Found:

@@ -245,6 +245,37 @@ def test_cli_timeout_json_marks_the_run_incomplete_walks(tmp_path):
     assert 0 <= data["examples"] < 100000 and data["counterexamples"] == []
 
 
+@pytest.mark.parametrize("timeout", ["0.001", "0.01", "0.05"])
+def test_cli_a_timeout_before_or_in_hypothesis_set_up_is_still_a_clean_report(tmp_path, timeout):
+    # the stop landed before the first example (the report was lost: "mqcheck: interrupted"),
+    # or in Hypothesis's set-up, which turned it into an AssertionError (a traceback, exit 1),
+    # or in its garbage-collector callback ("Exception ignored in ..." on stderr)
+    code, out, err, _ = _fuzz_in_a_session(tmp_path, "--examples", "100000", "--timeout", timeout)
+    assert (code, err) == (3, "")
+    assert f"Result: incomplete (timeout ({timeout} s)): no counterexample in the " in out
+
+
+def test_a_stop_that_hypothesis_turned_into_its_own_error_is_still_a_stop():
+    from checker.explore import RunStopped
+    from checker.fuzz import FuzzReport, _execute
+
+    def set_up_interrupted():
+        try:
+            raise RunStopped("timeout (1 s)")
+        except BaseException:
+            assert False, "as hypothesis.core asserts state._runner is not None"
+
+    report = _execute(set_up_interrupted, FuzzReport("configs", 0, 10), run_ref=lambda: None,
+                      fuzz=counter_target())
+    assert report.stop_reason == "timeout (1 s)" and not report.complete and report.counterexample is None
+
+    def broken():
+        raise ValueError("not a stop")
+
+    with pytest.raises(ValueError, match="not a stop"):
+        _execute(broken, FuzzReport("configs", 0, 10), run_ref=lambda: None, fuzz=counter_target())
+
+
 def test_a_run_that_ends_of_itself_is_complete(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "PS-SCOPE", "--examples", "2", "--seed", "1", "--timeout", "600",
                            "--no-database", "--json", "--no-timings", "--out", str(tmp_path))
