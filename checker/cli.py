@@ -1822,7 +1822,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Ctrl-C and SIGTERM after a run they stopped (issue #17): the handlers the shield replaced
 _SHIELDED: list = []
-_SIGNAL_STOPS = ("interrupted", "terminated (SIGTERM)")   # checker.explore.SIGNAL_STOPS (not imported: numpy)
 
 
 def _shield_after_stop(stop_reason: str | None) -> None:
