@@ -732,14 +732,18 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     database = None if args.no_database else args.database
     common = dict(examples=args.examples, seed=args.seed, property_ids=args.property or None,
                   database=database, progress=progress)
-    from checker.explore import StopSignals
+    from checker.explore import RunStopped, StopSignals
+    from checker.fuzz import FuzzReport
 
-    # Ctrl-C and SIGTERM end the fuzzing with a report (exit 3), wherever Hypothesis is
-    with StopSignals(raise_where_it_lands=True):
-        if args.mode == "configs":
-            report = fuzz_configs(fuzz, max_states=bound, **common)
-        else:
-            report = fuzz_walks(fuzz, max_steps=bound, **common)
+    # Ctrl-C, SIGTERM and --timeout end the fuzzing with a report (exit 3), wherever Hypothesis is
+    try:
+        with StopSignals(raise_where_it_lands=True, timeout=args.timeout):
+            if args.mode == "configs":
+                report = fuzz_configs(fuzz, max_states=bound, **common)
+            else:
+                report = fuzz_walks(fuzz, max_steps=bound, **common)
+    except RunStopped as stop:   # before the first example began (e.g. --timeout 0.001): nothing ran
+        report = FuzzReport(args.mode, args.seed, args.examples, stop_reason=stop.reason)
     _shield_after_stop(report.stop_reason)
     if progress is not None:
         print(file=sys.stderr)
@@ -751,7 +755,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     else:
         print(_render_fuzz(report, timings=not args.no_timings))
     _write_report(args.report, [report.to_dict(timings=not args.no_timings)])  # after the result
-    if report.stop_reason in _SIGNAL_STOPS:
+    if report.ok and not report.complete:   # Ctrl-C, SIGTERM or --timeout (a counterexample found is one: 1)
         return EXIT_INCOMPLETE
     return report.exit_status()
 
@@ -776,12 +780,18 @@ def _render_fuzz(report, timings: bool = True) -> str:
     c = report.counterexample
     lines.append("")
     if c is None:
-        what = f"{report.stop_reason}: " if report.stop_reason in _SIGNAL_STOPS else ""
-        lines.append(f"Result: {what}no counterexample in {report.examples} examples")
+        if report.complete:
+            lines.append(f"Result: no counterexample in {report.examples} examples")
+        else:   # never a pass: the run ended before its examples did
+            lines.append(printable(f"Result: incomplete ({report.stop_reason}): no counterexample in the "
+                                   f"{report.examples} of {report.requested} examples run"))
     else:
         lines.append(printable(f"Result: COUNTEREXAMPLE: {c.property_id} violated: {c.title} ({c.citation})"))
         if c.detail:
             lines.append(printable(f"  {c.detail}"))
+        if report.shrink_stopped:
+            lines.append(printable(f"  shrinking cut short ({report.shrink_stopped}): the last failing example "
+                                   "tried is shown; a smaller one may exist"))
         lines.append(f"  shrunk scenario ({', '.join(f'{k} {v}' for k, v in c.size.items())}): {printable(c.file or '')}")
         lines.append(f"  replay: {printable(c.replay)}")
         lines += [printable(f"  {i + 1:>4}  {a}") for i, a in enumerate(c.trace)]
@@ -808,7 +818,8 @@ def _add_fuzz_parser(sub) -> None:
             "takes one random path of at most --bound actions per configuration, checking the always "
             "properties after every action. A failure is shrunk and written as a scenario file to --out "
             "(replay it with mqcheck check). Prints, per property, in how many examples it was exercised. "
-            "Exit status 0 no counterexample, 1 a counterexample, 2 bad input, 3 interrupted."
+            "Exit status 0 no counterexample, 1 a counterexample, 2 bad input, 3 incomplete (Ctrl-C, SIGTERM "
+            "or --timeout: the report of the examples run so far is printed)."
         ),
     )
     fuzz.add_argument("property", nargs="*", metavar="ID", help="check only these properties (default: all)")
@@ -819,6 +830,9 @@ def _add_fuzz_parser(sub) -> None:
     fuzz.add_argument("--examples", type=_at_least(1), default=100, metavar="N",
                       help="examples to run (default 100; Hypothesis may run a few more, which the report counts)")
     fuzz.add_argument("--seed", type=_at_least(0), default=0, metavar="S", help="random seed (default 0)")
+    fuzz.add_argument("--timeout", type=_at_least(0.001, float), default=None, metavar="SECONDS",
+                      help="stop fuzzing after this long (incomplete, exit 3: the report of the examples run "
+                           "so far, stop reason \"timeout (SECONDS s)\"); default: no limit")
     fuzz.add_argument("--max-qmgrs", type=_at_least(1, highest=FUZZ_MAX_QMGRS), default=3, metavar="K",
                       help=f"at most K queue managers per configuration (default 3, at most {FUZZ_MAX_QMGRS}); "
                            "the cluster-membership focus always has four, the smallest cluster where choosing "
@@ -1808,7 +1822,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Ctrl-C and SIGTERM after a run they stopped (issue #17): the handlers the shield replaced
 _SHIELDED: list = []
-_SIGNAL_STOPS = ("interrupted", "terminated (SIGTERM)")   # checker.explore.SIGNAL_STOPS (not imported: numpy)
 
 
 def _shield_after_stop(stop_reason: str | None) -> None:

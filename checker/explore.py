@@ -188,12 +188,21 @@ class StopSignals:
     stays ignored and a caller's own SIGTERM handler stays, as in an exploration. An
     exploration started inside takes both over for its own run, stops cleanly (its
     result's stop reason is then one of ``SIGNAL_STOPS``, and ``reason`` is set: the
-    caller raises :class:`RunStopped` with it), and gives them back afterwards."""
+    caller raises :class:`RunStopped` with it), and gives them back afterwards.
+
+    ``timeout`` (seconds, with ``raise_where_it_lands``; ``mqcheck fuzz --timeout``): a
+    real-time timer that delivers the same stop as a signal when it expires, with the
+    reason ``timeout (N s)`` — to the exploration running then, if one has taken the
+    signals over, else where it lands. It is the SIGALRM timer the signal retry uses (one
+    handler, one timer: after the deadline it goes on as the retry), so the two cannot
+    clash. Where SIGALRM is not free (another thread, a caller's timer), :meth:`poll`
+    checks the deadline instead."""
 
     active: "StopSignals | None" = None   # the one entered last in this process
     RETRY_SECONDS = 0.25
 
-    def __init__(self, on_signal: Callable[[str], None] | None = None, *, raise_where_it_lands: bool = False) -> None:
+    def __init__(self, on_signal: Callable[[str], None] | None = None, *, raise_where_it_lands: bool = False,
+                 timeout: float | None = None) -> None:
         self.reason: str | None = None
         self.on_signal = on_signal   # called with the reason on the first signal and on each repeat
         # The command's loop is a library's (Hypothesis's engine runs between the command's
@@ -203,14 +212,22 @@ class StopSignals:
         # SIGALRM timer) until the command says it has it (:meth:`caught`): a raise that lands
         # in a garbage-collector callback is discarded by Python.
         self.raise_where_it_lands = raise_where_it_lands
+        if timeout is not None and not raise_where_it_lands:
+            raise ValueError("a timeout needs raise_where_it_lands: the command's loop may not poll")
+        self.timeout = timeout
+        self.timeout_reason = None if timeout is None else f"timeout ({timeout:g} s)"
+        self._deadline: float | None = None   # time.monotonic() of the timeout, where poll() checks it
+        # the stop of the exploration that has taken the signals over (Explorer.stop_from_outside)
+        self.exploration: Callable[[str], None] | None = None
         self._caught = False
-        self._alarm: Any = None   # the SIGALRM handler replaced while retrying
+        self._alarm: Any = None   # the SIGALRM handler replaced while the timer runs
         self._installed: list = []
         self._outer: StopSignals | None = None
 
     @classmethod
     def caught(cls) -> None:
-        """The command has the RunStopped: no more raising (the retry timer stops)."""
+        """The command has the RunStopped, or is past the point where a stop could end
+        anything (it is writing its report): no more raising (the timer stops)."""
         stopper = cls.active
         if stopper is not None:
             stopper._stop_retrying()
@@ -222,16 +239,33 @@ class StopSignals:
             signal.signal(signal.SIGALRM, self._alarm)
             self._alarm = None
 
+    def _start_timer(self, first: float) -> bool:
+        """SIGALRM in ``first`` seconds, then every RETRY_SECONDS; False where it is not free."""
+        if self._alarm is None:
+            if not sigalrm_free():
+                return False
+            self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, first, self.RETRY_SECONDS)
+        return True
+
     def _on_alarm(self, signum: int, frame: Any) -> None:
-        if not self._caught and self.reason is not None:
+        if self._caught:
+            return
+        if self.reason is None:   # the timeout: a stop like a signal's
+            self._stop(self.timeout_reason or "timeout", frame)
+        elif self.exploration is None and not _in_gc_callback(frame):   # a retry (an exploration stops of itself)
             raise RunStopped(self.reason)
 
     @classmethod
     def poll(cls) -> None:
-        """Raise :class:`RunStopped` if a signal has asked the command to stop (the command
-        calls this between its explorations and steps)."""
+        """Raise :class:`RunStopped` if a signal (or the timeout) has asked the command to stop
+        (the command calls this between its explorations and steps)."""
         stopper = cls.active
-        if stopper is not None and stopper.reason is not None:
+        if stopper is None:
+            return
+        if stopper.reason is None and stopper._deadline is not None and time.monotonic() >= stopper._deadline:
+            stopper.reason = stopper.timeout_reason
+        if stopper.reason is not None:
             raise RunStopped(stopper.reason)
 
     def __enter__(self) -> "StopSignals":
@@ -242,6 +276,8 @@ class StopSignals:
                 self._installed.append((signal.SIGINT, signal.signal(signal.SIGINT, self)))
             if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
                 self._installed.append((signal.SIGTERM, signal.signal(signal.SIGTERM, self)))
+        if self.timeout is not None and not self._start_timer(self.timeout):
+            self._deadline = time.monotonic() + self.timeout
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -252,19 +288,37 @@ class StopSignals:
         StopSignals.active = self._outer
 
     def __call__(self, signum: int, frame: Any) -> None:
-        # Recorded only (a repeat keeps the first reason): the command raises at its next
-        # poll(). Raising here could land in a garbage-collector callback (Hypothesis
-        # installs one), where Python discards the exception and prints "Exception ignored
-        # in ..." on stderr.
+        # Recorded (a repeat keeps the first reason), and the command raises at its next
+        # poll(); with raise_where_it_lands, raised here too (see _stop).
+        self._stop(INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted", frame)
+
+    def _stop(self, reason: str, frame: Any = None) -> None:
+        """A signal, or the timeout: record the first reason; with ``raise_where_it_lands``,
+        stop the exploration that has the signals (it stops as on a signal and returns) or
+        raise RunStopped here, and retry every RETRY_SECONDS until :meth:`caught`. Not
+        raised in a garbage-collector callback (Hypothesis installs one): Python discards
+        an exception raised there and prints "Exception ignored in ..." on stderr; the
+        retry raises it elsewhere."""
         if self.reason is None:
-            self.reason = INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted"
+            self.reason = reason
         if self.on_signal is not None:
             self.on_signal(self.reason)
         if self.raise_where_it_lands and not self._caught:
-            if self._alarm is None and sigalrm_free():
-                self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
-                signal.setitimer(signal.ITIMER_REAL, self.RETRY_SECONDS, self.RETRY_SECONDS)
-            raise RunStopped(self.reason)
+            self._start_timer(self.RETRY_SECONDS)
+            if self.exploration is not None:
+                self.exploration(self.reason)
+            elif not _in_gc_callback(frame):
+                raise RunStopped(self.reason)
+
+
+def _in_gc_callback(frame: Any) -> bool:
+    """Is ``frame`` (where a signal landed) inside a garbage-collector callback?"""
+    codes = {getattr(callback, "__code__", None) for callback in gc.callbacks} - {None}
+    while codes and frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -1187,14 +1241,18 @@ class _Explorer:
 
     # ----- Ctrl-C and SIGTERM: one handler for the whole run
     def _on_sigint(self, signum, frame) -> None:
+        self.stop_from_outside(INTERRUPTED_BY_SIGTERM if signum == signal.SIGTERM else "interrupted")
+
+    def stop_from_outside(self, reason: str) -> None:
+        """Stop as on Ctrl-C, with ``reason``: a signal, or the timeout of the command around
+        this run (:class:`StopSignals`, which calls this from its SIGALRM handler)."""
         if self._signalled:
             # A second Ctrl-C or SIGTERM: the run is already stopping and its result is on
             # its way (building it takes up to about a second). Raising again would throw
             # that result away, so the repeat is ignored.
             return
         self._signalled = True
-        if signum == signal.SIGTERM:
-            self._interrupt = INTERRUPTED_BY_SIGTERM
+        self._interrupt = reason
         if self._stopper is not None and self._stopper.reason is None:
             self._stopper.reason = self._interrupt   # the command around this run stops too
         if self._defer:
@@ -1224,6 +1282,8 @@ class _Explorer:
         for _, previous in installed:
             if isinstance(previous, StopSignals):
                 self._stopper = previous
+        if self._stopper is not None:   # its timeout stops this run as a signal would
+            self._stopper.exploration = self.stop_from_outside
         return installed
 
     # ----- helpers
@@ -1327,6 +1387,8 @@ class _Explorer:
                 gc.collect(0)
             for signum, previous in installed:
                 signal.signal(signum, previous)
+            if self._stopper is not None:
+                self._stopper.exploration = None
 
     def _level_size(self, frontier: list) -> int:
         """States of the level to expand next: this process's share ``frontier`` plus the

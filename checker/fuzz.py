@@ -50,6 +50,7 @@ from checker.model import Kind, Status, describe_action, is_internal, select_pro
 
 MODES = ("configs", "walks")
 CRASH = "CRASH"  # the property id of a failure where the model itself raised
+EXAMPLES_DONE = "examples done"   # the stop reason of a run that ran all its examples
 
 
 class InvalidConfiguration(Exception):
@@ -139,10 +140,26 @@ class FuzzReport:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     stop_reason: str = ""
+    # the failure being shrunk (the last failing example of the first failure's property):
+    # a stop while Hypothesis shrinks it still reports it (``shrink_stopped``)
+    found: Any = field(default=None, repr=False, compare=False)
+    shrink_stopped: str = ""   # the stop reason that cut the shrinking of the counterexample short
+
+    def keep(self, found: "_Found") -> "_Found":
+        """Note a failure as it is raised; returns it."""
+        if self.found is None or self.found.property_id == found.property_id:
+            self.found = found
+        return found
 
     @property
     def ok(self) -> bool:
         return self.counterexample is None
+
+    @property
+    def complete(self) -> bool:
+        """Did the run end of itself (its examples run, or a counterexample found)? Not when
+        Ctrl-C, SIGTERM or ``--timeout`` stopped it (``stop_reason`` says which)."""
+        return self.stop_reason in (EXAMPLES_DONE, "counterexample") and not self.shrink_stopped
 
     def exit_status(self) -> int:
         return 0 if self.ok else 1
@@ -162,6 +179,8 @@ class FuzzReport:
             "excused_examples": self.excused_examples,
             "bounds": dict(self.bounds),
             "stop_reason": self.stop_reason,
+            "complete": self.complete,
+            "shrink_stopped": self.shrink_stopped or None,
             "ok": self.ok,
             "properties": {pid: {"kind": c.kind, "title": c.title, "witness": c.witness, "checked": c.checked,
                                  "exercised": c.exercised, "violated": c.violated, "excused": c.excused}
@@ -314,7 +333,7 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
             reject()
         except Exception as err:
             _fail(run)
-            raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
+            raise report.keep(_Found(CRASH, configuration, [], f"{type(err).__name__}: {err}")) from err
         if run is None:
             run = _Run(report, select_properties(model, property_ids), progress)
         counting = run.counting()
@@ -326,7 +345,7 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
                              stop_on_violation=not counting)
         except Exception as err:  # the model raised: a failure of its own kind
             _fail(run)
-            raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
+            raise report.keep(_Found(CRASH, configuration, [], f"{type(err).__name__}: {err}")) from err
         StopSignals.poll()   # Ctrl-C or SIGTERM under `mqcheck fuzz`: stop fuzzing
         reason = result.statistics.stop_reason
         if stopped_by_signal(reason):   # (called without StopSignals: the run's own reason)
@@ -343,7 +362,8 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         for p in run.props:  # the first violated property, in the model's order
             if p.id in violated and p.id not in excused:
                 _fail(run)
-                raise _Found(p.id, configuration, verdicts[p.id].trace.actions() if verdicts[p.id].trace else [])
+                trace = verdicts[p.id].trace
+                raise report.keep(_Found(p.id, configuration, trace.actions() if trace else []))
 
     # @seed before @settings: @seed alone switches the example database off
     test = hypothesis_seed(seed)(given(fuzz.configurations)(one))
@@ -396,7 +416,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                 reject()
             except Exception as err:
                 self.failing = True
-                raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
+                raise report.keep(_Found(CRASH, configuration, [], f"{type(err).__name__}: {err}")) from err
             if "run" not in holder:
                 holder["run"] = _Run(report, select_properties(model, property_ids), progress)
             self.model, self.configuration = model, configuration
@@ -406,7 +426,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                 self.state = model.init_states()[0]
             except Exception as err:
                 self.failing = True
-                raise _Found(CRASH, configuration, [], f"{type(err).__name__}: {err}") from err
+                raise report.keep(_Found(CRASH, configuration, [], f"{type(err).__name__}: {err}")) from err
 
         def _kind_enabled(self, kind: str, data: Any) -> bool:
             """Swarm testing: each action kind is switched off in this walk with probability
@@ -437,7 +457,8 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                 raise
             except Exception as err:
                 self.failing = True
-                raise _Found(CRASH, self.configuration, self.trace, f"{type(err).__name__}: {err}") from err
+                raise report.keep(_Found(CRASH, self.configuration, self.trace,
+                                         f"{type(err).__name__}: {err}")) from err
 
         @invariant()
         def properties_hold(self) -> None:
@@ -460,8 +481,8 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                     ok = bool(p.predicate(model, state))
                 except Exception as err:
                     self.failing = True
-                    raise _Found(CRASH, self.configuration, self.trace,
-                                 f"{p.id}: {type(err).__name__}: {err}") from err
+                    raise report.keep(_Found(CRASH, self.configuration, self.trace,
+                                 f"{p.id}: {type(err).__name__}: {err}")) from err
                 if p.kind is Kind.SOMETIMES:
                     if ok:
                         self.reached.add(p.id)
@@ -470,7 +491,7 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
                         self.excused_violations.add(p.id)
                         continue
                     self.failing = True
-                    raise _Found(p.id, self.configuration, self.trace)
+                    raise report.keep(_Found(p.id, self.configuration, self.trace))
 
         def teardown(self) -> None:
             run = holder.get("run")
@@ -498,24 +519,36 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 # --------------------------------------------------------------------------- shared
 def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[], _Run | None],
              fuzz: FuzzTarget) -> FuzzReport:
-    from checker.explore import RunStopped, StopSignals
+    from checker.explore import StopSignals
 
     wall, cpu = time.perf_counter(), time.process_time()
     found: _Found | None = None
     try:
         test()
-        report.stop_reason = "examples done"
+        report.stop_reason = EXAMPLES_DONE
     except _Found as err:
         found = err
     except BaseExceptionGroup as group:  # Hypothesis reports distinct failures together: the first
         firsts = group.subgroup(lambda e: isinstance(e, _Found))
         if firsts is None:
-            raise
-        found = _first_found(firsts)
-    except KeyboardInterrupt as stop:   # Ctrl-C, or SIGTERM under checker.explore.StopSignals
+            stop = _stop_behind(group)
+            if stop is None:
+                raise
+            found = _stopped(report, stop)
+        else:
+            found = _first_found(firsts)
+    except KeyboardInterrupt as stop:   # Ctrl-C, or SIGTERM or the timeout under checker.explore.StopSignals
         StopSignals.caught()   # (a signal raises where it lands while Hypothesis runs: mqcheck fuzz)
-        report.stop_reason = stop.reason if isinstance(stop, RunStopped) else "interrupted"
+        found = _stopped(report, stop)
+    except Exception as err:   # Hypothesis's own code, failing while a stop landed in it
+        stop = _stop_behind(err)
+        if stop is None:
+            raise
+        found = _stopped(report, stop)
     finally:
+        # the fuzzing is over however it ended: a stop from here on (the timeout's timer
+        # expiring, a signal) is only recorded, and cannot throw away the report being built
+        StopSignals.caught()
         report.seconds = time.perf_counter() - wall
         report.cpu_seconds = time.process_time() - cpu
     if found is not None:
@@ -532,6 +565,38 @@ def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[],
         report.counterexample.scenario = fuzz.render(found.configuration, ())
         report._configuration = found.configuration  # for write_counterexample
     return report
+
+
+def _stopped(report: FuzzReport, stop: KeyboardInterrupt) -> _Found | None:
+    """A stop (Ctrl-C, SIGTERM, the timeout) ended the fuzzing: its reason, and the failure
+    being shrunk, if any, which is still a counterexample (its shrinking cut short)."""
+    from checker.explore import RunStopped
+
+    report.stop_reason = stop.reason if isinstance(stop, RunStopped) else "interrupted"
+    if report.found is not None:
+        report.shrink_stopped = report.stop_reason
+    return report.found
+
+
+def _stop_behind(err: BaseException) -> KeyboardInterrupt | None:
+    """The stop behind an exception Hypothesis raised while handling it (a RunStopped that
+    landed in Hypothesis's set-up ended in ``assert state._runner is not None``), if any."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return err
+        if isinstance(err, BaseExceptionGroup):
+            stops = err.subgroup(lambda e: isinstance(e, KeyboardInterrupt))
+            if stops is not None:
+                return _first_leaf(stops)
+        seen.add(id(err))
+        err = err.__context__
+    return None
+
+
+def _first_leaf(group: BaseExceptionGroup) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _first_found(group: BaseExceptionGroup) -> _Found:
@@ -554,7 +619,8 @@ def write_counterexample(report: FuzzReport, fuzz: FuzzTarget, out_dir: str | Pa
         replay += f" --max-states {report.bounds['max_states']}"
     header = [f"mqcheck fuzz counterexample: {c.property_id} ({c.title})",
               f"citation: {c.citation}" if c.citation else "citation: -",
-              f"found by: mqcheck fuzz --mode {c.mode} --seed {c.seed} (shrunk by Hypothesis)",
+              f"found by: mqcheck fuzz --mode {c.mode} --seed {c.seed} "
+              + (f"(shrinking cut short: {report.shrink_stopped})" if report.shrink_stopped else "(shrunk by Hypothesis)"),
               f"replay: {replay}"]
     if c.detail:
         header.append(f"detail: {c.detail}")

@@ -616,6 +616,11 @@ def _fuzz_view(data: dict, view: dict) -> None:
         if exercised:
             bars.append({"label": str(pid), "value": exercised})
     view["verdicts"] = rows
+    complete = data.get("complete")   # never assumed: results of older versions do not say
+    if complete is not None:   # first, as check's summary says whether its exploration was complete
+        view["summary"].insert(0, ("fuzzing", "complete" if complete is True else
+                                   f"INCOMPLETE ({_text(data.get('stop_reason', ''))}): no pass — the examples "
+                                   "run before it stopped are counted below"))
     if not view["scenario"]:  # name the run by what reproduces it
         view["scenario"] = ", ".join(f"{k} {data[k]}" for k in ("mode", "seed", "examples")
                                      if isinstance(data.get(k), (str, int)) and not isinstance(data.get(k), bool))

@@ -150,6 +150,7 @@ BY_COMMAND = {
         "disabled": mapping(),
     },
     "fuzz": {
+        "complete": BOOLEAN,
         "properties": mapping(obj(checked=nullable(NUMBER), exercised=nullable(NUMBER),
                                   violated=nullable(NUMBER), excused=nullable(NUMBER))),
         "counterexamples": array(obj(trace=nullable(array()))),

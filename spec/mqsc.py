@@ -8,7 +8,8 @@ Lexical rules (runmqsc): keywords are case-insensitive; unquoted values are fold
 case; quoted values keep their case and ``''`` is a quote; a line ending in ``+`` continues
 with the next line's first non-blank character, one ending in ``-`` with its column 1;
 lines whose first non-blank character is ``*`` are comments; blank lines are ignored;
-blanks may separate a keyword from its ``(``; ``END`` ends the input.
+blanks may separate a keyword from its ``(``; ``END`` ends the input. A line ends at LF,
+CRLF or a bare CR (classic Mac OS), mixed too, and line numbers count lines so.
 
 What is modelled: the commands and attributes of queues (QLOCAL, QREMOTE, QALIAS), TOPIC,
 SUB, CHANNEL, NAMELIST and the queue manager that the cluster and publish/subscribe
@@ -22,6 +23,7 @@ with their keywords unchecked and recorded as no-ops. z/OS-only syntax is not re
 
 from __future__ import annotations
 
+import re
 from dataclasses import field
 from typing import Union
 
@@ -425,6 +427,31 @@ def attribute_keywords(verb: str, objtype: str, chltype: str = "") -> dict[str, 
 
 
 # --------------------------------------------------------------------------- lexing
+# A line ends at LF, CRLF or a bare CR (the line end of classic Mac OS, and of files passed
+# through `tr '\n' '\r'`): a file of bare CRs was read as one line, whose leading `*`
+# comment swallowed every definition (session 29). Not str.splitlines(): it also ends lines
+# at form feeds, vertical tabs and Unicode separators, which would move the columns reported.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of MQSC text, without their line ends (LF, CRLF or a bare CR).
+
+    >>> split_lines("A\\r\\nB\\rC\\nD")
+    ['A', 'B', 'C', 'D']
+    """
+    return _LINE_END.split(text)
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset in ``text`` where each line starts (line ``n`` at ``line_starts(text)[n - 1]``),
+    lines ending as :func:`split_lines` ends them.
+
+    >>> line_starts("AB\\r\\nC\\rD")
+    [0, 4, 6]
+    """
+    return [0] + [m.end() for m in _LINE_END.finditer(text)]
+
 
 @value
 class _Token:
@@ -455,7 +482,7 @@ def _logical_commands(text: str, file: str):
     marker = (0, 0)  # where the last continuation character was
     # blank lines at the end are no continuation: a file's final newline (or a TOML string's)
     # must not end "... +" as if an empty line had completed it
-    lines = text.rstrip().split("\n")
+    lines = split_lines(text.rstrip())
     for lineno, raw in enumerate(lines, start=1):
         line = raw.rstrip()
         start = 0

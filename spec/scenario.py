@@ -111,7 +111,7 @@ from datetime import date, datetime, time
 from typing import Union
 
 from spec.mqsc import Command
-from spec.mqsc import parse as read_mqsc
+from spec.mqsc import line_starts, parse as read_mqsc
 from spec.errors import InputError, near_miss
 from spec.topics import TopicStringError, compile_subscription, validate_topic_string
 from spec.ccdt import Ccdt
@@ -501,12 +501,21 @@ def utf8_error_position(err: UnicodeDecodeError) -> tuple[int, int]:
     ... except UnicodeDecodeError as e:
     ...     utf8_error_position(e)
     (2, 2)
+    >>> try:
+    ...     b"ab\\rc\\r\\nd\\xff".decode("utf-8")
+    ... except UnicodeDecodeError as e:
+    ...     utf8_error_position(e)
+    (3, 2)
     """
     raw = bytes(err.object)
     before = raw[: err.start]
-    line_start = before.rfind(b"\n") + 1
+    ends = [m.end() for m in _LINE_END_BYTES.finditer(before)]   # LF, CRLF or a bare CR, as MQSC lines end
+    line_start = ends[-1] if ends else 0
     column = len(before[line_start:].decode("utf-8-sig" if line_start == 0 else "utf-8", "replace")) + 1
-    return before.count(b"\n") + 1, column
+    return len(ends) + 1, column
+
+
+_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 def utf8_problem(err: UnicodeDecodeError) -> str:
@@ -621,6 +630,12 @@ def _toml_error(message: str, text: str, file: str) -> InputError:
     elif _TOML_AT_END.search(message):
         message = message[: _TOML_AT_END.search(message).start()]
         line, column, message = _end_of_document_error(message, text)
+    lines = text.split("\n")
+    if 0 < line <= len(lines) and "\r" in lines[line - 1].removesuffix("\r"):
+        # TOML ends lines at LF or CRLF only; MQSC files may end them with a bare CR too
+        return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
+                          suggestion="this line holds a bare carriage return (CR, as classic Mac OS ends "
+                                     "lines), which TOML does not allow: end the lines with LF or CRLF")
     return InputError(f"invalid TOML: {message}", file=file, line=line, column=column,
                       suggestion="see https://toml.io for the syntax")
 
@@ -888,7 +903,7 @@ class _Locator:
         sources = _string_sources(self.text, p, value)
         if sources is None:
             return None
-        starts = [0] + [i + 1 for i, ch in enumerate(value) if ch == "\n"]
+        starts = line_starts(value)   # lines as the MQSC reader counts them (a bare CR ends one)
 
         def locate(line: int, column: int) -> tuple[int, int]:
             index = starts[min(line, len(starts)) - 1] + max(column, 1) - 1

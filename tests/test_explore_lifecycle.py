@@ -384,8 +384,10 @@ _LIBRARY_LOOP = textwrap.dedent("""
 
     discard = int(sys.argv[2])   # raises to swallow, as Python swallows one raised in a gc callback
     got = 0
-    with StopSignals(raise_where_it_lands=sys.argv[1] == "raise"):
-        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    timeout = 0.3 if sys.argv[1] == "timeout" else None   # the timer stops it instead of a SIGTERM
+    with StopSignals(raise_where_it_lands=sys.argv[1] != "record", timeout=timeout):
+        if timeout is None:
+            threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
         try:
             while True:
                 try:
@@ -413,6 +415,73 @@ def test_fuzz_signals_stop_a_loop_that_is_not_the_commands(discard):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"stopped: terminated (SIGTERM) {discard + 1}", proc.stdout
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("discard", [0, 2])
+def test_a_fuzz_timeout_stops_a_loop_that_is_not_the_commands(discard):
+    """`mqcheck fuzz --timeout`: the deadline is a timer that delivers the same stop as a
+    signal, so it ends a library's loop that never polls, retrying until caught."""
+    proc = subprocess.run([sys.executable, "-c", _LIBRARY_LOOP, "timeout", str(discard), "60"], env=ENV, cwd=ROOT,
+                          capture_output=True, text=True, timeout=50)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"stopped: timeout (0.3 s) {discard + 1}", proc.stdout
+    assert proc.stderr == ""
+
+
+def test_a_fuzz_timeout_stops_the_exploration_running_then_as_a_signal_would():
+    """The timer's stop goes to the exploration that has taken the signals over: it ends
+    with the timeout as its stop reason (no RunStopped lands inside it, retries included),
+    the command's poll() then raises, and SIGALRM and SIGTERM are given back."""
+    if not explore_mod.sigalrm_free():
+        pytest.skip("SIGALRM or the real-time timer is in use (pytest-timeout?)")
+    before = signal.getsignal(signal.SIGTERM)
+    with explore_mod.StopSignals(raise_where_it_lands=True, timeout=0.3) as stopper:
+        r = explore(SleepyFan(40, 0.05), workers=1)         # about 2 s without the timeout
+        assert r.statistics.stop_reason == "timeout (0.3 s)" == stopper.reason and not r.complete
+        with pytest.raises(explore_mod.RunStopped) as stopped:
+            explore_mod.StopSignals.poll()
+        explore_mod.StopSignals.caught()
+        assert stopped.value.reason == "timeout (0.3 s)"
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+# Most of this loop's time is spent in a garbage-collector callback, as Hypothesis's can be:
+# a RunStopped raised there is discarded by Python, which prints "Exception ignored in ..."
+_GC_LOOP = textwrap.dedent("""
+    import gc, sys, time
+    from checker.explore import RunStopped, StopSignals
+
+    def slow_callback(phase, info):
+        start = time.monotonic()
+        while time.monotonic() - start < 0.005:
+            pass
+
+    gc.callbacks.append(slow_callback)
+    try:
+        with StopSignals(raise_where_it_lands=True, timeout=0.3):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                a = []
+                a.append(a)        # cyclic garbage: the collector runs often
+                del a
+            print("ran to its end")
+    except RunStopped as stop:
+        print("stopped:", stop.reason)
+""")
+
+
+def test_a_stop_is_not_raised_in_a_garbage_collector_callback():
+    proc = subprocess.run([sys.executable, "-c", _GC_LOOP], env=ENV, cwd=ROOT, capture_output=True, text=True,
+                          timeout=50)
+    assert proc.stdout.strip() == "stopped: timeout (0.3 s)", (proc.stdout, proc.stderr)
+    assert proc.stderr == ""
+
+
+def test_a_timeout_needs_raising_where_it_lands():
+    with pytest.raises(ValueError, match="raise_where_it_lands"):
+        explore_mod.StopSignals(timeout=1.0)
 
 
 def test_without_raising_where_it_lands_such_a_loop_runs_on():

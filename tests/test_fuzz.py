@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +21,7 @@ from checker.fuzz import CRASH, FuzzTarget, fuzz_configs, fuzz_walks, write_coun
 from checker.model import Property
 
 ROOT = Path(__file__).resolve().parent.parent
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 
 
 # ---------------------------------------------------------------------------------------
@@ -176,6 +181,145 @@ def test_cli_bad_options_exit_2(capsys, argv, expected):
     with pytest.raises(SystemExit) as exc:
         main(["fuzz", *argv])
     assert exc.value.code == 2 and expected in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# --timeout (session 29): the run stops, incomplete, with the report of what it ran
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value,expected", [
+    ("0", "must be at least 0.001, got 0"),
+    ("-5", "must be at least 0.001, got -5"),
+    ("soon", "expected a number, got 'soon'"),
+    ("nan", "expected a finite number, got 'nan'"),
+    ("inf", "expected a finite number, got 'inf'"),
+])
+def test_cli_bad_timeout_exits_2_with_one_line(capsys, value, expected):
+    with pytest.raises(SystemExit) as exc:
+        main(["fuzz", "--timeout", value])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err.splitlines()[0] == f"mqcheck fuzz: error: argument --timeout: {expected}"
+    assert "Traceback" not in err
+
+
+def _fuzz_in_a_session(tmp_path, *argv):
+    """`mqcheck fuzz ARGV` in its own process group; returns (exit status, stdout, stderr,
+    seconds); asserts that no process of that group outlived it."""
+    start = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "fuzz", *argv, "--no-database", "--quiet",
+                             "--out", str(tmp_path)], cwd=ROOT, env=ENV, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    took = time.monotonic() - start
+    if hasattr(os, "killpg"):
+        with pytest.raises(ProcessLookupError):   # the group is empty: nothing outlived the command
+            os.killpg(proc.pid, 0)
+    return proc.returncode, out, err, took
+
+
+def test_cli_timeout_stops_a_long_run_incomplete_with_its_report(tmp_path):
+    # 100,000 examples take hours: the timeout ends the run, which says so (never a pass)
+    code, out, err, took = _fuzz_in_a_session(tmp_path, "--examples", "100000", "--seed", "1", "--timeout", "2")
+    assert code == 3, (out, err[-2000:])
+    assert "Traceback" not in err
+    result = [line for line in out.splitlines() if line.startswith("Result:")]
+    assert len(result) == 1 and result[0].startswith("Result: incomplete (timeout (2 s)): no counterexample in the ")
+    assert result[0].endswith(" of 100000 examples run")
+    assert "(timeout (2 s))" in out.splitlines()[1]   # the Examples line's stop reason
+    assert "Coverage:" in out                         # the report of what it ran
+    assert took < 90                                  # generous: the point is that it ends
+
+
+def test_cli_timeout_json_marks_the_run_incomplete_walks(tmp_path):
+    code, out, err, _ = _fuzz_in_a_session(tmp_path, "PS-SCOPE", "--mode", "walks", "--examples", "100000",
+                                           "--timeout", "1.5", "--json", "--no-timings")
+    assert code == 3, err[-2000:]
+    data = json.loads(out)
+    assert data["stop_reason"] == "timeout (1.5 s)"
+    assert data["complete"] is False and data["shrink_stopped"] is None
+    assert 0 <= data["examples"] < 100000 and data["counterexamples"] == []
+
+
+@pytest.mark.parametrize("timeout", ["0.001", "0.01", "0.05"])
+def test_cli_a_timeout_before_or_in_hypothesis_set_up_is_still_a_clean_report(tmp_path, timeout):
+    # the stop landed before the first example (the report was lost: "mqcheck: interrupted"),
+    # or in Hypothesis's set-up, which turned it into an AssertionError (a traceback, exit 1),
+    # or in its garbage-collector callback ("Exception ignored in ..." on stderr)
+    code, out, err, _ = _fuzz_in_a_session(tmp_path, "--examples", "100000", "--timeout", timeout)
+    assert (code, err) == (3, "")
+    assert f"Result: incomplete (timeout ({timeout} s)): no counterexample in the " in out
+
+
+def test_a_stop_that_hypothesis_turned_into_its_own_error_is_still_a_stop():
+    from checker.explore import RunStopped
+    from checker.fuzz import FuzzReport, _execute
+
+    def set_up_interrupted():
+        try:
+            raise RunStopped("timeout (1 s)")
+        except BaseException:
+            assert False, "as hypothesis.core asserts state._runner is not None"
+
+    report = _execute(set_up_interrupted, FuzzReport("configs", 0, 10), run_ref=lambda: None,
+                      fuzz=counter_target())
+    assert report.stop_reason == "timeout (1 s)" and not report.complete and report.counterexample is None
+
+    def broken():
+        raise ValueError("not a stop")
+
+    with pytest.raises(ValueError, match="not a stop"):
+        _execute(broken, FuzzReport("configs", 0, 10), run_ref=lambda: None, fuzz=counter_target())
+
+
+def test_a_run_that_ends_of_itself_is_complete(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "PS-SCOPE", "--examples", "2", "--seed", "1", "--timeout", "600",
+                           "--no-database", "--json", "--no-timings", "--out", str(tmp_path))
+    data = json.loads(out)
+    assert code == 0 and data["stop_reason"] == "examples done" and data["complete"] is True
+
+
+def test_a_stop_while_shrinking_still_reports_the_counterexample(tmp_path):
+    """A timeout (or Ctrl-C) that lands while Hypothesis shrinks a failure: the failure is
+    still reported (the last failing example tried), never "no counterexample"."""
+    from checker.explore import RunStopped
+
+    failing = []
+
+    def build(limit):
+        if failing:                    # the first call after the first failure: Hypothesis shrinks
+            raise RunStopped("timeout (9 s)")
+        if limit >= 7:
+            failing.append(limit)
+        return Counter(limit)
+
+    fuzz = FuzzTarget(configurations=st.integers(0, 40), build=build,
+                      render=lambda limit, header: "".join(f"# {h}\n" for h in header) + f"limit = {limit}\n",
+                      size_of=lambda limit: {"limit": limit}, key=b"counter-stopped")
+    report = fuzz_configs(fuzz, examples=200, seed=1, max_states=100)
+    c = report.counterexample
+    assert c is not None and c.property_id == "BELOW" and c.size == {"limit": failing[0]}
+    assert report.shrink_stopped == "timeout (9 s)" and not report.complete
+    assert report.to_dict()["shrink_stopped"] == "timeout (9 s)"
+    path = write_counterexample(report, fuzz, tmp_path)
+    assert "(shrinking cut short: timeout (9 s))" in path.read_text(encoding="utf-8")
+
+
+def test_a_timeout_after_the_fuzzing_ended_cannot_throw_its_report_away():
+    """The run ended of itself just before the deadline: the timer's stop, landing while
+    the command writes the report, used to be able to raise there; it is only recorded."""
+    from checker.explore import StopSignals, sigalrm_free
+
+    if not sigalrm_free():
+        pytest.skip("SIGALRM or the real-time timer is in use (pytest-timeout?)")
+    with StopSignals(raise_where_it_lands=True, timeout=0.5):
+        report = fuzz_configs(counter_target(bad=99), examples=5, seed=1, max_states=20)
+        time.sleep(1.0)   # the deadline passes here, after the fuzzing
+    assert report.stop_reason == "examples done" and report.complete
 
 
 def test_cli_unknown_property_exits_2(capsys):

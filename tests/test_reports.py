@@ -282,6 +282,23 @@ def test_prove_and_fuzz_json_as_their_commands_print_it():
     assert "witness coverage: examples in which each property was exercised" in html
 
 
+def test_an_incomplete_fuzz_run_says_so_first_and_escaped():
+    """`mqcheck fuzz --timeout` (session 29): the summary's first row says the run was
+    incomplete and why, as check's does; results of older versions (no "complete") do not
+    get the row; a stop reason is text, never markup."""
+    fuzz = json.loads((DATA / "fuzz.json").read_text(encoding="utf-8"))
+    assert "complete" not in fuzz and "<th>fuzzing</th>" not in reports.render([fuzz])
+    stopped = dict(fuzz, complete=False, stop_reason="timeout (2 s)")
+    html = reports.render([stopped])
+    assert ("<tr><th>fuzzing</th><td>INCOMPLETE (timeout (2 s)): no pass — the examples run before it stopped "
+            "are counted below</td>") in html
+    assert "<tr><th>fuzzing</th><td>complete</td>" in reports.render([dict(fuzz, complete=True)])
+    html = reports.render([dict(stopped, stop_reason="<b>x</b>")])
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    with pytest.raises(reports.ReportDataError, match="complete: expected true or false"):
+        reports.render([dict(fuzz, complete="no")])
+
+
 def test_old_results_without_a_command_are_recognised():
     data = json.loads(GOLDEN_JSON.read_text(encoding="utf-8"))
     del data["command"]

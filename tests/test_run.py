@@ -66,11 +66,11 @@ def test_table_output(capsys):
 
 # Text the user wrote is shown with its control characters escaped: it can neither drive
 # the terminal (ESC sequences) nor pass for extra lines of output. (A subscription name may
-# hold any character; an object name may not, spec.mqsc.NAME_CHARACTERS.)
+# hold any character but a line end; an object name may not, spec.mqsc.NAME_CHARACTERS.)
 HOSTILE = r'''
 name = "evil\u001b[31mRED\u001b[0m\nFAKE LINE"
 [qmgrs.QM1]
-mqsc = "DEFINE SUB('T\u001b[2J\r') TOPICSTR('x') DEST(Q)\nDEFINE SUB('T\u001b[2J\r') TOPICSTR('x') DEST(Q)"
+mqsc = "DEFINE SUB('T\u001b[2J\u000b') TOPICSTR('x') DEST(Q)\nDEFINE SUB('T\u001b[2J\u000b') TOPICSTR('x') DEST(Q)"
 [[steps]]
 subscribe = { qmgr = "QM1", name = "S", topic = "a/#" }
 [[steps]]
@@ -93,7 +93,7 @@ def test_table_output_escapes_control_characters(tmp_path, capsys):
     first = cells.index(r"a/\x1b[31mx\nExpectations: all hold\r")  # one publication, one line
     assert cells[first + 1] == r"a/\x9b\u202eb"
     assert not any(line.startswith("Expectations: all hold") for line in lines)
-    assert any(r"AMQ8150: IBM MQ object T\x1b[2J\r already exists." in line for line in lines)
+    assert any(r"AMQ8150: IBM MQ object T\x1b[2J\x0b already exists." in line for line in lines)
     assert any(r"expected ['a/\x1b\n']" in line for line in lines)  # the failure text too
 
 
