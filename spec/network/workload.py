@@ -469,6 +469,8 @@ def retries(state: NetworkState, mut: Mutations = NO_MUTATIONS) -> tuple[Channel
     """The enabled ``ChannelRetry`` actions: every RETRYING channel or separate route with
     waiting application messages of which a retry would move one (``retry_channel``). A
     scenario step that set a channel RETRYING holds its status, not its retries."""
+    if not any(c.status == "RETRYING" for c in state.channels):  # the common case: nothing retries
+        return ()
     out = []
     for ch in state.channels:
         for r in routes_waiting(ch) if ch.messages else ():
