@@ -42,8 +42,8 @@ def replay(path: Path, mutation: Mutations, prop: str, max_states: int) -> Statu
 
 
 # What each mutant breaks: the properties whose rule it changes (their tests: tests/test_pubsub_mutants.py,
-# tests/test_workload_network.py, tests/test_repository*.py). A hunt checks these (and their witnesses,
-# which target() climbs on), as `mqcheck fuzz ID...` does; a finding counts only if its shrunk scenario
+# tests/test_workload_network.py, tests/test_repository*.py). A hunt checks these (and their
+# witnesses), as `mqcheck fuzz ID...` does; a finding counts only if its shrunk scenario
 # violates the property under the mutant and not under the real spec (tests/test_fuzz_mutants.py).
 BREAKS: dict[str, tuple[str, ...]] = {
     "ignore_sequence_numbers": ("RP-NO-STALE-APPLY",),
@@ -82,14 +82,15 @@ CATALOGUE: dict[str, tuple[str, int, int, bool]] = {
     "no_proxy_aggregation": ("configs", 1, 150, False),
     "rank_after_status": ("configs", 1, 150, True),  # ~38 CPU s (a loaded machine): slow
     "weight_ignored": ("configs", 1, 150, False),
-    "redrive_bound_messages": ("configs", 1, 150, False),
+    # found at example 151-157 at seed 1 once the targeting phase was dropped (session 29)
+    "redrive_bound_messages": ("configs", 1, 300, True),  # ~30-58 CPU s: slow
     "far_end_reruns": ("configs", 1, 150, True),  # ~22 CPU s: slow
     # issue #18's fidelity defects with a property that states the rule (round 4)
     "useq_any_no_subscribe": ("configs", 1, 150, False),
     "local_clusrcvr_status_ignored": ("configs", 1, 150, False),
-    # an MQSO_SCOPE_ALL subscription on a SUBSCOPE(QMGR) topic is a rare draw: 386 examples at
-    # seed 1 (found within 1,000, not within 500: the budget changes Hypothesis's phases)
-    "scope_all_ignored": ("configs", 1, 1000, True),  # ~34 CPU s: slow
+    # an MQSO_SCOPE_ALL subscription on a SUBSCOPE(QMGR) topic is a rare draw: 117 examples at
+    # seed 1 (123 with a budget of 1,000; 386 while the targeting phase ran, session 29)
+    "scope_all_ignored": ("configs", 1, 150, False),
     # drawn by the "membership" focus (spec.strategies), which only these properties select
     "first_clusrcvr_only": ("configs", 1, 150, False),
     "demotion_untold": ("configs", 1, 150, False),

@@ -21,16 +21,23 @@ Rare behaviour: each walk enables a random subset of *action kinds* (swarm testi
 et al. 2012, as Hypothesis's own stateful testing does for rules since
 HypothesisWorks/hypothesis#2238); when no action of an enabled kind is possible the walk
 takes the model's first enabled action, so a walk never stalls and no example is wasted
-(the failure mode of HypothesisWorks/hypothesis#376). Both modes call ``target()`` with the
-number of ``sometimes`` witnesses an example reached, so Hypothesis's targeting phase
-climbs towards examples that exercise more. Every run reports, per property, in how many
-examples its witness was reached: a run without failures says how much it exercised.
+(the failure mode of HypothesisWorks/hypothesis#376). Every run reports, per property, in
+how many examples its witness was reached: a run without failures says how much it exercised.
+
+No ``target()`` and no targeting phase (``Phase.target``). Hypothesis hill-climbs a target
+score from the best example. On these configurations most of its attempts end in an
+overrun before the command's test runs, and are run again on the next pass of the climb;
+the phase ends only after a pass that made no call, so it ran for minutes without running
+an example (``--seed 8 --max-qmgrs 3 --examples 800``: 507 examples in 400 s; without
+the phase all 800 in 199 CPU s). Over seeds 0-3 at 200 examples the phase cost 1.0-2.2x
+the CPU and left as many properties never exercised or more in three of four seeds
+(docs/decisions.md, "Session 29: no targeting phase in `mqcheck fuzz`").
 
 A failure (a violated property, or the model raising) is shrunk by Hypothesis; the
 shrunk configuration is rendered as a scenario file headed by the property, the seed and
 the replay command (``mqcheck check FILE --property ID``). Failures are kept in the
-example database (replayed first by the next run); the pareto front Hypothesis's
-targeting would also store there is not kept, so that the same seed gives the same run.
+example database (replayed first by the next run); a pareto front of targeting, which an
+older version stored there, is not read, so that the same seed gives the same run.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, reject, seed as hypothesis_seed, settings, target
+from hypothesis import HealthCheck, Phase, Verbosity, reject, seed as hypothesis_seed, settings
 from hypothesis import given, strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -212,9 +219,9 @@ class _Found(AssertionError):
 
 
 class _FailuresOnly(ExampleDatabase):
-    """The example database, minus the pareto front of ``target()``: failures are kept and
-    replayed first; the examples targeting found best are not, so a run with no stored
-    failure is a function of its seed alone."""
+    """The example database, minus the pareto front of ``target()`` (which older versions
+    of this module made): failures are kept and replayed first; the examples targeting
+    found best are not, so a run with no stored failure is a function of its seed alone."""
 
     def __init__(self, path: str | Path) -> None:
         super().__init__()
@@ -283,10 +290,6 @@ class _Run:
         if self.progress is not None:
             self.progress(rep.examples, rep.requested)
 
-    def aim(self, reached: Collection[str]) -> None:
-        """``target()``: more ``sometimes`` witnesses reached is better."""
-        target(float(len(reached)), label="sometimes witnesses reached")
-
 
 def _quiescent(model: Any, state: Any) -> bool:
     """No internal action (a delivery) can move: where at_quiescence properties apply."""
@@ -303,7 +306,7 @@ def _settings(examples: int, database: ExampleDatabase | None, **extra: Any) -> 
     return settings(settings.get_profile("default"), max_examples=examples, deadline=None, database=database,
                     suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False,
                     report_multiple_bugs=False,
-                    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink), **extra)
+                    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), **extra)  # no targeting: module docstring
 
 
 def _database(path: str | Path | None) -> ExampleDatabase | None:
@@ -358,7 +361,6 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         checked = {pid for pid, v in verdicts.items() if v.status is not Status.NOT_CHECKED}
         if counting:
             run.record(checked, reached, violated, violated & excused, decided)
-        run.aim(reached)
         for p in run.props:  # the first violated property, in the model's order
             if p.id in violated and p.id not in excused:
                 _fail(run)
@@ -500,7 +502,6 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
             if self.model is not None:
                 if run.counting():
                     run.record(self.checked, self.reached, self.excused_violations, self.excused_violations, ())
-                run.aim(self.reached)
             if self.failing:
                 run.failed = True
 

@@ -114,6 +114,25 @@ def test_a_model_that_raises_is_a_counterexample():
     assert c.size == {"limit": 12}
 
 
+@pytest.mark.parametrize("mode", ["configs", "walks"])
+def test_no_targeting_phase_runs(mode, monkeypatch):
+    """Hypothesis's targeting phase is not run (checker/fuzz.py's docstring; docs/decisions.md,
+    "Session 29: no targeting phase in `mqcheck fuzz`"): on the network's configurations its
+    hill climb ran for minutes without running an example. Hypothesis climbs only scores
+    passed to ``target()`` and only in ``Phase.target``; this counts its optimiser's runs."""
+    from hypothesis.internal.conjecture import optimiser
+
+    climbs = []
+    real = optimiser.Optimiser.run
+    monkeypatch.setattr(optimiser.Optimiser, "run", lambda self: climbs.append(1) or real(self))
+    if mode == "configs":
+        report = fuzz_configs(counter_target(bad=100), examples=60, seed=3, max_states=100)
+    else:
+        report = fuzz_walks(counter_target(bad=100), examples=60, seed=3, max_steps=20)
+    assert report.ok and report.examples >= 40   # configs: the 41 limits 0..40 are all there are
+    assert climbs == []
+
+
 def test_same_seed_same_report():
     a = fuzz_walks(counter_target(bad=100), examples=25, seed=5, max_steps=20).to_dict(timings=False)
     b = fuzz_walks(counter_target(bad=100), examples=25, seed=5, max_steps=20).to_dict(timings=False)

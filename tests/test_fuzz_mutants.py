@@ -10,8 +10,7 @@ A mutant counts as **found** when, within its budget, the fuzzer reports a count
 3. whose shrunk scenario does NOT violate that property on the real spec: that is what
    tells a mutant finding from a real bug.
 
-Each hunt checks the mutant's properties (and their witnesses, which ``target()`` climbs
-on), as ``mqcheck fuzz ID...`` does: a real-spec finding elsewhere in the catalogue is the
+Each hunt checks the mutant's properties (and their witnesses), as ``mqcheck fuzz ID...`` does: a real-spec finding elsewhere in the catalogue is the
 business of the real-spec runs (tests/test_fuzz.py, tests/regressions/), not of this test.
 Budgets (examples) come from ``benchmarks/bench_fuzz_mutants.py`` (benchmarks/RESULTS.md,
 "#14 (round 2)"); the examples actually needed are measured there and never pinned here:
