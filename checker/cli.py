@@ -780,7 +780,10 @@ def _render_fuzz(report, timings: bool = True) -> str:
     c = report.counterexample
     lines.append("")
     if c is None:
-        if report.complete:
+        if report.complete and report.fewer_because:   # Hypothesis ended it early, of itself
+            lines.append(printable(f"Result: no counterexample in {report.examples} examples, {report.examples} of "
+                                   f"the {report.requested} asked for (Hypothesis stopped: {report.fewer_because})"))
+        elif report.complete:
             lines.append(f"Result: no counterexample in {report.examples} examples")
         else:   # never a pass: the run ended before its examples did
             lines.append(printable(f"Result: incomplete ({report.stop_reason}): no counterexample in the "

@@ -151,6 +151,9 @@ class FuzzReport:
     # a stop while Hypothesis shrinks it still reports it (``shrink_stopped``)
     found: Any = field(default=None, repr=False, compare=False)
     shrink_stopped: str = ""   # the stop reason that cut the shrinking of the counterexample short
+    # Hypothesis's own reason when a run without a counterexample ended of itself before its
+    # examples did (e.g. "nothing left to do": every configuration it can draw was run)
+    fewer_because: str = ""
 
     def keep(self, found: "_Found") -> "_Found":
         """Note a failure as it is raised; returns it."""
@@ -188,6 +191,7 @@ class FuzzReport:
             "stop_reason": self.stop_reason,
             "complete": self.complete,
             "shrink_stopped": self.shrink_stopped or None,
+            "fewer_examples_because": self.fewer_because or None,
             "ok": self.ok,
             "properties": {pid: {"kind": c.kind, "title": c.title, "witness": c.witness, "checked": c.checked,
                                  "exercised": c.exercised, "violated": c.violated, "excused": c.excused}
@@ -518,15 +522,32 @@ def fuzz_walks(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property
 
 
 # --------------------------------------------------------------------------- shared
+def _statistics_into(stats: dict) -> Any:
+    """A context in which Hypothesis's run statistics (``stopped-because``: why it stopped
+    generating) are copied into ``stats``, through the hook its pytest plugin uses; a
+    no-op context where a Hypothesis version has no such hook."""
+    import contextlib
+
+    try:
+        from hypothesis.statistics import collector
+    except ImportError:  # pragma: no cover - the hook moved in another Hypothesis version
+        return contextlib.nullcontext()
+    return collector.with_value(stats.update)
+
+
 def _execute(test: Callable[[], None], report: FuzzReport, run_ref: Callable[[], _Run | None],
              fuzz: FuzzTarget) -> FuzzReport:
     from checker.explore import StopSignals
 
     wall, cpu = time.perf_counter(), time.process_time()
     found: _Found | None = None
+    stats: dict = {}
     try:
-        test()
+        with _statistics_into(stats):
+            test()
         report.stop_reason = EXAMPLES_DONE
+        if report.examples < report.requested:
+            report.fewer_because = str(stats.get("stopped-because") or "Hypothesis generated no more")
     except _Found as err:
         found = err
     except BaseExceptionGroup as group:  # Hypothesis reports distinct failures together: the first

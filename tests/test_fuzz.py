@@ -133,6 +133,22 @@ def test_no_targeting_phase_runs(mode, monkeypatch):
     assert climbs == []
 
 
+def test_a_run_hypothesis_ends_early_says_how_many_of_those_asked_for_ran_and_why():
+    """The counter's 41 limits are all Hypothesis can draw: asked for 60, it stops at 41 of
+    itself. The run is complete, and the report says 41 of 60 and Hypothesis's reason."""
+    from checker.cli import _render_fuzz
+
+    report = fuzz_configs(counter_target(bad=100), examples=60, seed=3, max_states=100)
+    assert report.complete and report.examples == 41 and report.fewer_because == "nothing left to do"
+    assert report.to_dict(timings=False)["fewer_examples_because"] == "nothing left to do"
+    text = _render_fuzz(report, timings=False)
+    assert "Result: no counterexample in 41 examples, 41 of the 60 asked for (Hypothesis stopped: nothing left " \
+           "to do)" in text
+    full = fuzz_configs(counter_target(bad=100), examples=30, seed=3, max_states=100)
+    assert full.examples == 30 and full.fewer_because == "" and full.to_dict()["fewer_examples_because"] is None
+    assert "Result: no counterexample in 30 examples\n" in _render_fuzz(full, timings=False) + "\n"
+
+
 def test_same_seed_same_report():
     a = fuzz_walks(counter_target(bad=100), examples=25, seed=5, max_steps=20).to_dict(timings=False)
     b = fuzz_walks(counter_target(bad=100), examples=25, seed=5, max_steps=20).to_dict(timings=False)
