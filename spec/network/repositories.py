@@ -209,18 +209,20 @@ def _pr_join_subscription(state: NetworkState, q: QmgrState, cache: rp.ClusterCa
                           out: Outbox, mut: Mutations) -> rp.ClusterCache:
     """A partial repository answered by a full repository lists the full repositories'
     records it was given and had not subscribed for (in practice: its JOIN's answer) among
-    its own subscriptions, and subscribes for them at one more full repository. 003 §Queue managers and repositories: the queue
-    manager that joins "immediately learns which other queue managers in the cluster hold
-    full repositories", and partial repositories request "that thereafter they be notified
-    of any new information concerning that queue or queue manager": the subscription is
-    the partial repository's own request (the answering full repository registered it,
-    ``process_repo_message``, JOIN). 000 §Considerations for Full Repositories:
-    "information is always published to and subscribed for from 2 Full Repositories".
-    Being in ``interests``, it is made again where every subscription is: after REFRESH
-    CLUSTER (``refresh_cluster``), at a demotion of a full repository holding it
-    (``_resubscribe_after_demotion``: "remake their subscriptions elsewhere") and every 30
-    days (``_republish_all``). A full repository learnt later, not from an answer, is not
-    subscribed for (as before: docs/decisions.md, "Session 12")."""
+    its own subscriptions, and subscribes for them at one more full repository.
+
+    003 §Queue managers and repositories: the queue manager that joins "immediately learns
+    which other queue managers in the cluster hold full repositories", and partial
+    repositories request "that thereafter they be notified of any new information
+    concerning that queue or queue manager": the subscription is the partial repository's
+    own request (the answering full repository registered it: ``process_repo_message``,
+    JOIN). 000 §Considerations for Full Repositories: "information is always published to
+    and subscribed for from 2 Full Repositories". Being in ``interests``, it is made again
+    where every subscription is: after REFRESH CLUSTER (``refresh_cluster``), at a demotion
+    of a full repository holding it (``_resubscribe_after_demotion``: "remake their
+    subscriptions elsewhere") and every 30 days (``_republish_all``). A full repository
+    learnt later, not from an answer, is not subscribed for (as before: docs/decisions.md,
+    "Session 12")."""
     if cache.full or not (msg.reply and msg.sender_full):
         return cache
     given = [(rp.QMGR, r.owner_name) for r in msg.records
