@@ -143,7 +143,9 @@ class ClusterCache:
     CLUSSDRs whose full repository has not answered yet — shown as SYSTEM.TEMPQMGR entries
     (000 §Initial definitions). ``subscribers`` (full repositories): (subscriber QMID,
     subscriber name, kind, key) to notify of changes. ``interests`` (partial
-    repositories): the (kind, key) pairs it subscribed for. ``highest_seen``: a ghost
+    repositories): the (kind, key) pairs it subscribed for, the full repositories' records
+    its JOIN's answer gave included (003 §Queue managers and repositories: it requests
+    "that thereafter they be notified"). ``highest_seen``: a ghost
     variable for RP-NO-STALE-APPLY — the highest sequence number ever received per record.
     ``last_publish``: a ghost variable for RP-TWO-FRS — the full repositories this queue
     manager sent its last own update to, and how many it knew. ``last_subscribe``: a ghost

@@ -101,7 +101,7 @@ def test_good_passes_and_broken_fails_with_its_counterexample(pytester):
     result.assert_outcomes(passed=7, failed=1)
     out = result.stdout.str()
     assert "FAILED broken.mqcheck.toml::RP-FR-CONVERGENCE" in out
-    assert "RP-FR-CONVERGENCE: violated (trace of 4 steps)" in out
+    assert "RP-FR-CONVERGENCE: violated (trace of 6 steps)" in out
     assert "Counterexample (shortest" in out
     step_line = BROKEN.splitlines().index("[[steps]]") + 2  # the line of steps[0]'s mqsc key
     assert f"steps[0] (broken.mqcheck.toml:{step_line}) MQSC at PR1" in out
@@ -364,8 +364,8 @@ def test_the_spark_backend_from_the_file_gives_the_same_counterexample(pytester)
     result = run(pytester, "-k", "CONVERGENCE")
     result.assert_outcomes(failed=1, deselected=1)
     out = result.stdout.str()
-    assert "explored: 33 distinct states, depth 8, complete, spark backend" in out
-    assert "RP-FR-CONVERGENCE: violated (trace of 4 steps)" in out
+    assert "explored: 68 distinct states, depth 10, complete, spark backend" in out
+    assert "RP-FR-CONVERGENCE: violated (trace of 6 steps)" in out
 
 
 # ======================================================================================

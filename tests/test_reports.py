@@ -151,6 +151,8 @@ def test_message_arrows_follow_the_fifo_channels():
         ("PR1", "FR1", 1, 2),     # the join
         ("FR1", "FR2", 2, 3),     # FR1 forwards PR1's record to FR2 only
         ("FR1", "PR1", 2, 4),     # FR1's reply
+        ("PR1", "FR2", 4, 5),     # PR1 subscribes for the full repositories' records at a second one
+        ("FR2", "PR1", 5, 6),     # FR2's reply (session 29)
     ]
 
 

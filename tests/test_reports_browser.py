@@ -98,7 +98,7 @@ def test_broken_mesh_report_in_chromium(browser, shots, tmp_path, capsys):
     rows = browser.find_elements(By.CSS_SELECTOR, "table.verdicts tr.verdict")
     assert len(rows) == len(data["verdicts"])
     violated = browser.find_element(By.CSS_SELECTOR, 'tr.verdict[data-property="RP-FR-CONVERGENCE"]')
-    assert violated.is_displayed() and "violated (trace of 4 steps)" in violated.text
+    assert violated.is_displayed() and "violated (trace of 6 steps)" in violated.text
     topology = browser.find_element(By.CSS_SELECTOR, "svg.topology")
     assert len(topology.find_elements(By.CSS_SELECTOR, "g.qmgr")) == 4
     assert len(topology.find_elements(By.CSS_SELECTOR, "g.qmgr.full-repository")) == 3
@@ -108,10 +108,11 @@ def test_broken_mesh_report_in_chromium(browser, shots, tmp_path, capsys):
     lifelines = [g.get_attribute("data-qmgr") for g in chart.find_elements(By.CSS_SELECTOR, "g.lifeline")]
     assert sorted(lifelines) == ["FR1", "FR2", "FR3", "PR1"]  # one per queue manager
     arrows = chart.find_elements(By.CSS_SELECTOR, "g.msg line")
-    assert len(arrows) == deliveries_and_in_flight(data["verdicts"]["RP-FR-CONVERGENCE"]["trace"]) == 3
+    assert len(arrows) == deliveries_and_in_flight(data["verdicts"]["RP-FR-CONVERGENCE"]["trace"]) == 5
     assert chart.find_element(By.CSS_SELECTOR, "g.violation").is_displayed()
     changes = trace.find_elements(By.CSS_SELECTOR, "li.step.violation table.changes tr")
-    assert any("repositories.PR1.DEMO.qmgrs" in tr.text for tr in changes)
+    # the settling delivery: FR2's answer to PR1's second subscription (session 29)
+    assert any("in_flight.FR2->PR1" in tr.text for tr in changes)
     trace.find_element(By.CSS_SELECTOR, "li.step.violation").screenshot(str(shots / "fr-mesh-broken-step.png"))
 
 

@@ -980,3 +980,126 @@ put = { handle = "reply", count = 1 }
     s = deliver_all(model, step(model, s))  # (6): the channel to PR3, and local resolution there
     assert messages_of(s) == {"reply": {"PR3": 1}}
     assert s.channel("PR1", "PR3") is not None
+
+
+# ---------------------------------------------------------------------------------------
+# Session 29: a partial repository's subscription for the full repositories' records.
+# 003 §Queue managers and repositories: a queue manager that joins "immediately learns which
+# other queue managers in the cluster hold full repositories", and a partial repository
+# requests "that thereafter they be notified of any new information concerning that queue
+# or queue manager" — the subscription is its own request. 000 §Considerations for Full
+# Repositories: "information is always published to and subscribed for from 2 Full
+# Repositories"; demoting full repositories makes the queue managers "remake their
+# subscriptions elsewhere"; "Partial Repositories will re-subscribe ... every 30 days".
+# ---------------------------------------------------------------------------------------
+def fr_to(name: str, *others: str) -> str:
+    sdrs = "\n".join(f"DEFINE CHANNEL(TO.{o}) CHLTYPE(CLUSSDR) CONNAME('{o.lower()}(1414)') CLUSTER(DEMO)"
+                     for o in others)
+    return (f"[qmgrs.{name}]\nmqsc = '''\nALTER QMGR REPOS(DEMO)\n"
+            f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)\n"
+            f"{sdrs}\n'''\n")
+
+
+# PR1 joins through FR1 and uses no queue: what it holds of the full repositories it holds
+# only from joining
+JOINED = ('name = "joined"\n' + fr_to("FR1", "FR2", "FR3") + fr_to("FR2", "FR1", "FR3")
+          + fr_to("FR3", "FR1", "FR2") + pr("PR1", "FR1"))
+FR_KEYS = ((rp.QMGR, "FR1"), (rp.QMGR, "FR2"), (rp.QMGR, "FR3"))
+ALTER_FR3 = 'mqsc = { qmgr = "FR3", commands = "ALTER CHANNEL(TO.FR3) CHLTYPE(CLUSRCVR) CLWLWGHT(20)" }'
+
+
+def joined(*lines: str):
+    return run_scenario(scenario(JOINED + "".join(f"[[steps]]\n{line}\n" for line in lines))).final
+
+
+def stop(name: str) -> str:
+    return f'qmgr = {{ name = "{name}", action = "stop" }}'
+
+
+def holders_of(final, who: str, key: tuple[str, str]) -> list[str]:
+    """The full repositories holding ``who``'s subscription for ``key``."""
+    return sorted(q.name for q in final.qmgrs for c in q.caches if c.full
+                  for s in c.subscribers if s[1] == who and (s[2], s[3]) == key)
+
+
+def fr3_weight_at_pr1(final) -> int:
+    return final.qmgr("PR1").cache("DEMO").qmgr_record_of("FR3").info.clwlwght
+
+
+def test_a_joiner_records_its_subscription_for_the_full_repositories_records():
+    """PR1's JOIN answer names FR1, FR2 and FR3; PR1 is subscribed for their records, it
+    lists that subscription among its own (``interests``), and the subscription is held at
+    two full repositories, as every other one is: FR1, which answered the join, and one
+    other (FR2, the first it knows besides)."""
+    final = joined()
+    assert set(FR_KEYS) <= set(final.qmgr("PR1").cache("DEMO").interests)
+    for key in FR_KEYS:
+        assert holders_of(final, "PR1", key) == ["FR1", "FR2"], key
+
+
+def test_a_change_of_a_full_repository_reaches_the_joiner_while_the_one_it_joined_through_is_down():
+    # FR3's altered CLUSRCVR goes to FR1 (down) and FR2; FR2 holds PR1's subscription
+    final = joined(stop("FR1"), ALTER_FR3)
+    assert fr3_weight_at_pr1(final) == 20
+
+
+def test_both_full_repositories_it_subscribed_at_down_the_joiner_waits_for_the_thirty_day_resubscription():
+    # 000 §Considerations for Full Repositories: "if the 2 Full Repositories to which a queue
+    # manager subscribed ... are both off-line, then that queue manager will not find out
+    # about administrative changes ..., even if there are other Full Repositories
+    # available"; "Partial Repositories will re-subscribe ... every 30 days"
+    assert fr3_weight_at_pr1(joined(stop("FR1"), stop("FR2"), ALTER_FR3)) == 50
+    assert fr3_weight_at_pr1(joined(stop("FR1"), stop("FR2"), ALTER_FR3, "advance = { days = 29 }")) == 50
+    final = joined(stop("FR1"), stop("FR2"), ALTER_FR3, "advance = { days = 31 }")
+    assert fr3_weight_at_pr1(final) == 20
+    assert "FR3" in holders_of(final, "PR1", (rp.QMGR, "FR3"))
+
+
+def test_demoting_the_full_repository_it_joined_through_moves_the_joiners_subscription():
+    # 000 §Considerations for Full Repositories: "altering the Full Repositories to be Partial
+    # Repositories before taking them off-line ... will cause the queue managers within the
+    # cluster to remake their subscriptions elsewhere". FR1 demoted, FR2 then stopped: PR1
+    # hears FR3's change from FR3, where it subscribed again
+    final = joined("mqsc = { qmgr = \"FR1\", commands = \"ALTER QMGR REPOS(' ')\" }", stop("FR2"), ALTER_FR3)
+    assert holders_of(final, "PR1", (rp.QMGR, "FR3")) == ["FR2", "FR3"]
+    assert fr3_weight_at_pr1(final) == 20
+
+
+def test_refresh_cluster_subscribes_the_joiner_again_at_full_repositories_that_are_up():
+    # 000 §Refreshing repository information: the information "will then be rebuilt over
+    # time, by requesting it from the Full Repositories"; with FR1 down the requests go to
+    # FR2 and FR3 (§Considerations: "it will then use any other Full Repositories that it
+    # knows about"). Without the REFRESH, FR1 and FR2 down leave PR1 uninformed (above).
+    final = joined(stop("FR1"), 'mqsc = { qmgr = "PR1", commands = "REFRESH CLUSTER(DEMO)" }', stop("FR2"),
+                   ALTER_FR3)
+    assert "FR3" in holders_of(final, "PR1", (rp.QMGR, "FR3"))
+    assert fr3_weight_at_pr1(final) == 20
+
+
+def test_rp_pr_convergence_judges_the_subscription_for_the_full_repositories_records():
+    from spec.network.state import put_cache, put_qmgr
+
+    model = MQNetwork(scenario(JOINED))
+    (s,) = model.init_states()
+    assert rprops.prs_converge(model, s)
+    pr1 = s.qmgr("PR1")
+    cache = pr1.cache("DEMO")
+    stale = tuple(_replace(r, seq=r.seq + 100) if r.kind == rp.QMGR and r.owner_name == "FR3" else r
+                  for r in cache.records)
+    doctored = put_qmgr(s, put_cache(pr1, _replace(cache, records=stale)))
+    assert not rprops.prs_converge(model, doctored)
+
+
+def test_a_joiner_is_given_every_record_of_the_full_repositories_it_is_subscribed_for():
+    """What a full repository gives a joiner is what a subscription for the full
+    repositories' records is answered with (000 §First MQOPEN of a Queue: every record of
+    the queue manager), a second CLUSRCVR of the cluster included (001 rule 12: a route of
+    its own). With one full repository there is no second subscription to bring it."""
+    text = ('name = "one"\n[qmgrs.FR1]\nmqsc = \'\'\'\nALTER QMGR REPOS(DEMO)\n'
+            "DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(DEMO)\n"
+            "DEFINE CHANNEL(TO.FR1.B) CHLTYPE(CLUSRCVR) CONNAME('fr1b(1414)') CLUSTER(DEMO)\n'''\n"
+            + pr("PR1", "FR1"))
+    final = run_scenario(scenario(text)).final
+    held = final.qmgr("PR1").cache("DEMO")
+    assert {r.key for r in rp.records_for(held, (rp.QMGR, "FR1"))} == {"", "TO.FR1.B"}
+    assert rprops.prs_converge(None, final)

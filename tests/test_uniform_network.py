@@ -259,11 +259,16 @@ BEFORE = {
     # repository's JOIN now subscribes it to the full repositories' records it is given
     # (ClusterCache.subscribers holds more entries in the settled initial state;
     # docs/decisions.md, "Session 28: repository and auto-definition fidelity review").
-    "cluster-two-frs.toml": "f126fed7ffcf704c44608993c00857bc",
+    # All three re-pinned in session 29: the joiners list that subscription in their own
+    # ClusterCache.interests and make it at a second full repository too (more subscribers,
+    # the auto-defined channels that subscription and its answer ran over, and the ghost
+    # ``discarded`` where the answer repeated records already held); nothing else moved
+    # (docs/decisions.md, "Session 29").
+    "cluster-two-frs.toml": "0ac487caa4a9ca7d3774b6bdeb3644a5",
     # re-pinned in session 12: its partial repositories now learn both full repositories in
     # the initial settling (docs/decisions.md, "Session 12")
-    "wl-amqsclm.toml": "b0da0e44b5bf915357a94e0c4bcfc169",
-    "ps-sports-cluster.toml": "b221c41e213621a21682d923d4175ada",
+    "wl-amqsclm.toml": "fdb59d9b36396ee6db53c5ecda4a77d2",
+    "ps-sports-cluster.toml": "723040bc923659aeeb35451b2735e258",
 }
 
 

@@ -205,6 +205,41 @@ def _topic_conflicts(q: QmgrState, cache: rp.ClusterCache, record: rp.Record, st
                      f"definition from {owners} (AMQ5465/AMQ5466); the most recent is used", step)]
 
 
+def _pr_join_subscription(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, msg: rp.RepoMsg,
+                          out: Outbox, mut: Mutations) -> rp.ClusterCache:
+    """A partial repository answered by a full repository lists the full repositories'
+    records it was given and had not subscribed for (in practice: its JOIN's answer) among
+    its own subscriptions, and subscribes for them at one more full repository.
+
+    003 §Queue managers and repositories: the queue manager that joins "immediately learns
+    which other queue managers in the cluster hold full repositories", and partial
+    repositories request "that thereafter they be notified of any new information
+    concerning that queue or queue manager": the subscription is the partial repository's
+    own request (the answering full repository registered it: ``process_repo_message``,
+    JOIN). 000 §Considerations for Full Repositories: "information is always published to
+    and subscribed for from 2 Full Repositories". Being in ``interests``, it is made again
+    where every subscription is: after REFRESH CLUSTER (``refresh_cluster``), at a demotion
+    of a full repository holding it (``_resubscribe_after_demotion``: "remake their
+    subscriptions elsewhere") and every 30 days (``_republish_all``). A full repository
+    learnt later, not from an answer, is not subscribed for (as before: docs/decisions.md,
+    "Session 12")."""
+    if cache.full or not (msg.reply and msg.sender_full):
+        return cache
+    given = [(rp.QMGR, r.owner_name) for r in msg.records
+             if r.kind == rp.QMGR and r.key == "" and not r.deleted and r.info.full_repository
+             and r.owner != q.qmid]
+    new = tuple(k for k in dict.fromkeys(given) if k not in cache.interests)
+    if not new:
+        return cache
+    for key in new:
+        cache = rp.subscribe_interest(cache, key)
+    targets = two_frs(state, q, cache, mut)[0]
+    # the full repository that answered holds it already: one more, when there are two
+    for fr in [fr for fr in targets if fr != msg.sender_name][:len(targets) - 1]:
+        out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cache.cluster, q.qmid, q.name, False, keys=new))
+    return cache
+
+
 def _pr_follow_up(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out: Outbox, mut: Mutations
                   ) -> rp.ClusterCache:
     """A partial repository that learns of a queue's hosts subscribes for the hosts'
@@ -212,7 +247,8 @@ def _pr_follow_up(state: NetworkState, q: QmgrState, cache: rp.ClusterCache, out
     also for a host whose record it already holds, such as the full repository it joined
     through: it asks "that thereafter they be notified of any new information concerning
     that queue or queue manager" (003 §Queue managers and repositories), so a later SUSPEND
-    or CLUSRCVR change of that host reaches it (a user trial, session 20)."""
+    or CLUSRCVR change of that host reaches it (a user trial, session 20). A full repository
+    whose record its JOIN's answer gave is subscribed for already (``_pr_join_subscription``)."""
     if cache.full:
         return cache
     wanted = []
@@ -449,9 +485,14 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             # the full repositories' records it is given, so an altered CLUSRCVR of one of
             # them reaches it (000 §Resource definition for Full Repositories: the
             # auto-defined CLUSSDRs "pick up the changes"; a review in session 28)
+            # The answer is what a subscription for those records is answered with (every
+            # record of each, a second CLUSRCVR's too: ``rp.records_for``); the joiner lists
+            # the subscription among its own (``_pr_join_subscription``, session 29).
             for r in cache.full_repositories():
                 if r.owner != msg.sender:
-                    cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, (rp.QMGR, r.owner_name))
+                    key = (rp.QMGR, r.owner_name)
+                    cache = rp.add_subscriber(cache, msg.sender, msg.sender_name, key)
+                    answer += [x for x in rp.records_for(cache, key) if x not in answer]
             q = put_cache(q, cache)
             if cache.is_pubsub_cluster():
                 answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
@@ -467,6 +508,7 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
             _fr_after_apply(state, q, before_update, cache, applied, msg.sender_name, msg.sender_full, out, mut)
         else:
             _resubscribe_after_demotion(state, q, before_update, cache, applied, out, mut)
+            cache = _pr_join_subscription(state, q, cache, msg, out, mut)
             cache = _pr_follow_up(state, q, cache, out, mut)
             q = put_cache(q, cache)
     elif msg.op == rp.SUBSCRIBE:
@@ -574,8 +616,10 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
         fresh = _send_joins(state, q, fresh, out, mut)
         if fresh.interests and not fresh.full:
-            # subscriptions go to two full repositories (000 §First MQOPEN of a Queue)
-            for fr in two_frs(state, q, cache, mut)[0]:
+            # subscriptions go to two full repositories (000 §First MQOPEN of a Queue) among
+            # those it still knows: after REPOS(YES), none but its manual CLUSSDR's (its
+            # interests now include the full repositories' records, session 29)
+            for fr in two_frs(state, q, fresh, mut)[0]:
                 out.send(fr, rp.RepoMsg(rp.SUBSCRIBE, cl, q.qmid, q.name, False, keys=fresh.interests))
         q = put_cache(q, fresh)
         state = put_qmgr(state, q)
