@@ -196,6 +196,14 @@ def pr_holds_subscribed(model, state: NetworkState) -> bool:
     return settled_after_step(state) and any(not c.full and c.interests for _, c in _caches(state))
 
 
+def pr_holds_queue_subscribed(model, state: NetworkState) -> bool:
+    # RP-PR-HOSTS-CURRENT's witness: it judges only subscriptions for cluster queues. Every
+    # partial repository that joined now holds its subscription for the full repositories'
+    # records (session 29), so RP-PR-SUBSCRIBED no longer says that one for a queue was made.
+    return settled_after_step(state) and any(not c.full and any(k[0] == rp.QUEUE for k in c.interests)
+                                             for _, c in _caches(state))
+
+
 # --- RP-FR-HOLDS-MEMBERS ----------------------------------------------------------------
 def _reset_clusters(state: NetworkState) -> set[str]:
     """Clusters where RESET CLUSTER removed a queue manager (``ClusterCache.removed``): what
@@ -512,7 +520,9 @@ PROPERTIES = (
     Property.at_quiescence("RP-PR-HOSTS-CURRENT", "a settled partial repository holds the full repositories' "
                            "records of the queue managers hosting the queues it subscribed to", pr_hosts_current,
                            citation="003 §Queue managers and repositories; 000 §First MQOPEN of a Queue",
-                           witness="RP-PR-SUBSCRIBED", reads=READS_FLOW),
+                           witness="RP-PR-QUEUE-SUBSCRIBED", reads=READS_FLOW),
+    Property.sometimes("RP-PR-QUEUE-SUBSCRIBED", "a partial repository subscribed for a cluster queue settles",
+                       pr_holds_queue_subscribed, citation="000 §First MQOPEN of a Queue", reads=READS_FLOW),
     Property.at_quiescence("RP-FR-HOLDS-MEMBERS", "settled full repositories hold a record of every CLUSRCVR of "
                            "every member that reaches one of them", frs_hold_members,
                            citation="003 §Queue managers and repositories; 000 §Initial definitions",

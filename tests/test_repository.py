@@ -1103,3 +1103,25 @@ def test_a_joiner_is_given_every_record_of_the_full_repositories_it_is_subscribe
     held = final.qmgr("PR1").cache("DEMO")
     assert {r.key for r in rp.records_for(held, (rp.QMGR, "FR1"))} == {"", "TO.FR1.B"}
     assert rprops.prs_converge(None, final)
+
+
+def test_rp_pr_hosts_current_has_a_witness_of_its_own():
+    """RP-PR-HOSTS-CURRENT judges only subscriptions for cluster queues. Its witness is
+    RP-PR-QUEUE-SUBSCRIBED, not RP-PR-SUBSCRIBED: every joined partial repository now
+    settles holding its subscription for the full repositories' records, so RP-PR-SUBSCRIBED
+    is reached where no queue was ever subscribed for, and would hide a vacuous pass.
+    fr-mesh-broken has no MQOPEN: the pass of RP-PR-HOSTS-CURRENT there is flagged."""
+    from pathlib import Path
+
+    from checker.cli import _check_properties
+    from spec.scenario import load_scenario
+
+    by_id = {p.id: p for p in PROPERTIES}
+    assert by_id["RP-PR-HOSTS-CURRENT"].witness == "RP-PR-QUEUE-SUBSCRIBED"
+    sc = load_scenario(Path(__file__).resolve().parent.parent / "examples" / "fr-mesh-broken.toml")
+    result = explore(MQNetwork(sc, _check_properties(sc)),
+                     property_ids=["RP-PR-HOSTS-CURRENT", "RP-PR-SUBSCRIBED"])
+    v = result.verdicts
+    assert v["RP-PR-SUBSCRIBED"].status is Status.WITNESSED
+    assert v["RP-PR-QUEUE-SUBSCRIBED"].status is Status.NEVER_REACHED
+    assert v["RP-PR-HOSTS-CURRENT"].status is Status.HOLDS and v["RP-PR-HOSTS-CURRENT"].vacuous
