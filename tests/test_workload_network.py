@@ -392,7 +392,7 @@ CHECKED = ["wl-arrival-stays.toml", "wl-gateway-chain.toml", "wl-on-open-far-end
 # complete but larger (~2,400 states): slow tests
 CHECKED_SLOW = ["wl-queue-rank.toml"]
 # 000's 100-put examples whose interleavings have no end in sight, and those that complete
-# only past 10,000 states (wl-channel-rank 22,520, wl-named-target 17,969, wl-put-disabled
+# only past 10,000 states (wl-channel-rank 22,520, wl-named-target 13,276, wl-put-disabled
 # 12,464 since partial repositories learn both full repositories and subscribe at both, 003):
 # pinned at a state bound, as an incomplete result (the manifest records the bound; the
 # verdicts are "up to bound")
