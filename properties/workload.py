@@ -531,9 +531,13 @@ def _defbind(state: NetworkState, h: bd.Handle) -> str:
 
 
 def as_q_def(model, state: NetworkState) -> bool:
-    # 000 §Workload balancing - Bind Options; DESIGN §3.6: the DEFBIND of the object opened
+    # 000 §Workload balancing - Bind Options: the DEFBIND of the object opened. Not judged
+    # for a handle that names its target queue manager: that fixes the destination, so the
+    # bind option chooses nothing, and the open needs no record of the queue, whose DEFBIND
+    # may arrive later than the MQOPEN that decided the bind with the default, OPEN
+    # (tests/regressions/real-as-q-def-named-target.toml; docs/decisions.md, session 29)
     for h in _handles(state):
-        if h.option == bd.BIND_AS_Q_DEF and h.bind:
+        if h.option == bd.BIND_AS_Q_DEF and h.bind and not h.target_qmgr:
             defbind = _defbind(state, h)
             if defbind and bd.bind_from_defbind(defbind) != h.bind:
                 return False
