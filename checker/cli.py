@@ -640,7 +640,8 @@ FUZZ_DEFAULTS = {"configs": {"max_steps": 5, "bound": 1000}, "walks": {"max_step
 
 # What a property family needs built (spec.strategies.FOCI): `mqcheck fuzz WL-RANK` draws
 # configurations around a cluster queue, `mqcheck fuzz PS-SCOPE` around topics and
-# subscriptions; a run over the whole catalogue (or mixed families) draws from every focus.
+# subscriptions; a run over the whole catalogue (or mixed families) draws from every focus,
+# "witnesses" included (the rare witnesses of several families; in no family's foci).
 FUZZ_FOCI = {"WL": ("workload",), "BD": ("workload",), "PS": ("free", "hierarchy", "pubsub_cluster"),
              "RP": ("free",)}
 

@@ -50,7 +50,15 @@ FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "h
 # Appended foci come last: "membership" (one cluster's full and partial repositories, for
 # 000 §Considerations for Full Repositories and 003 §Auto-definition of channels); a focus
 # added at the end changes no draw of a run restricted to the earlier ones.
-FOCI = ("free", "workload", "hierarchy", "pubsub_cluster", "membership")
+# "witnesses" (second: Hypothesis draws the later of six choices least often, and it is
+# the focus a whole-catalogue run needs most per example): the smallest configurations
+# reaching witnesses that no other focus reached in a whole-catalogue run (docs/decisions.md,
+# "Session 29: a whole-catalogue fuzz run reaches the rare witnesses"): a CLWLUSEQ(ANY) queue
+# opened at a partial repository hosting it, CLWLMRUC(1) over two channels, unequal CLWLWGHTs
+# over a full weight cycle, a gateway alias between two clusters, two republishing
+# applications feeding each other. No family's foci include it (checker.cli.FUZZ_FOCI), so
+# the runs focused on a family draw what they drew before.
+FOCI = ("free", "witnesses", "workload", "hierarchy", "pubsub_cluster", "membership")
 STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
               "refresh", "reset", "channel", "qmgr", "advance")
 
@@ -729,5 +737,87 @@ def _membership_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
     return _config(names, mqsc, steps[-cap:], "membership", faults)
 
 
+# the republishing loop first: the only publish/subscribe one, and Hypothesis draws the
+# first choice of a few most often
+WITNESS_RECIPES = ("republish_loop", "useq_any", "mruc", "weight_cycle", "gateway")
+
+
+@st.composite
+def _witnesses_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
+    """One of :data:`WITNESS_RECIPES`: the smallest configuration whose exploration reaches
+    a witness that the other foci almost never assemble (each needs several rare draws at
+    once); what the witness needs is fixed, the rest is drawn. QM1 is the application's
+    queue manager. The republishing loop takes five steps and is left out of smaller budgets."""
+    recipe = draw(st.sampled_from(WITNESS_RECIPES if max_steps >= 5 else WITNESS_RECIPES[1:]))
+    faults = allow_faults and draw(st.integers(0, 3)) == 3
+    if recipe == "republish_loop":
+        return _republish_loop(draw, faults)
+    names = ("QM1", "QM2", "QM3")
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    open_h1 = ("open", (("qmgr", "QM1"), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", "NOT_FIXED")))
+    if recipe == "gateway":
+        _gateway_mqsc(mqsc)
+        return _config(names, mqsc, [open_h1, ("put", (("handle", "h1"), ("count", draw(st.integers(1, 2)))))],
+                       "witnesses", faults)
+    _cluster_mqsc(draw, names, draw(st.sampled_from((("QM2",), ("QM2", "QM3")))), "C1", mqsc,
+                  channel_attrs=False)  # QM1 a partial repository
+    hosts = ["QM2", "QM3"]
+    if recipe == "useq_any":
+        # WL-USEQ-ANY-OPENED: a partial repository opens, naming no queue manager, a clustered
+        # queue it hosts whose effective CLWLUSEQ is ANY (000 §Utilising remote destinations)
+        hosts = ["QM2"] + (["QM3"] if draw(st.booleans()) else [])
+        if draw(st.booleans()):
+            mqsc["QM1"].append(f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) CLWLUSEQ(ANY) REPLACE")
+        else:
+            mqsc["QM1"] += ["ALTER QMGR CLWLUSEQ(ANY)", f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) REPLACE"]
+    elif recipe == "mruc":
+        # WL-MRUC-CUT: CLWLMRUC(1) where the algorithm runs, two channels to the hosts (001 rule 15)
+        mqsc["QM1"].append("ALTER QMGR CLWLMRUC(1)")
+    else:
+        # WL-WEIGHTED-CYCLE: unequal CLWLWGHTs and puts enough for a full weight cycle (000
+        # §Channel Weight example: 25 and 75 make a cycle of four)
+        weights = draw(st.sampled_from(((25, 75), (75, 25), (25, 50), (50, 25))))
+        for q, w in zip(hosts, weights):
+            mqsc[q] = [line + f" CLWLWGHT({w})" if "CHLTYPE(CLUSRCVR)" in line else line for line in mqsc[q]]
+    for q in hosts:
+        mqsc[q].append(f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C1) REPLACE")
+    count = draw(st.integers(4, 5)) if recipe == "weight_cycle" else draw(st.integers(2, 3))
+    return _config(names, mqsc, [open_h1, ("put", (("handle", "h1"), ("count", count)))], "witnesses", faults)
+
+
+def _gateway_mqsc(mqsc) -> None:
+    """000 §Rank and Overlapping Clusters with one gateway: QM1 in C1, QM3 in C2 hosting CQ1,
+    QM2 the full repository of both with a gateway alias CQ1 in C1 (WL-GATEWAY-HOP: a
+    message put at QM1 goes on from QM2, where it arrived)."""
+    mqsc["QM1"] += [f"DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME({_conname('QM1')}) CLUSTER(C1)",
+                    f"DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(CLUSSDR) CONNAME({_conname('QM2')}) CLUSTER(C1)"]
+    mqsc["QM2"] += ["DEFINE NAMELIST(BOTH) NAMES(C1, C2)", "ALTER QMGR REPOSNL(BOTH)",
+                    f"DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME({_conname('QM2')}) CLUSNL(BOTH)",
+                    f"DEFINE QALIAS({QUEUES[0]}) TARGET({QUEUES[0]}) CLUSTER(C1)"]
+    mqsc["QM3"] += [f"DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CONNAME({_conname('QM3')}) CLUSTER(C2)",
+                    f"DEFINE CHANNEL(QM3.TO.QM2) CHLTYPE(CLUSSDR) CONNAME({_conname('QM2')}) CLUSTER(C2)",
+                    f"DEFINE QLOCAL({QUEUES[0]}) CLUSTER(C2)"]
+
+
+def _republish_loop(draw, faults: bool) -> Configuration:
+    """PS-REPUBLISH-LOOP (examples/ps-republish-new.toml): QM2 is QM1's child; an application
+    at each republishes what its subscription gets on the topic the other one subscribes to,
+    with MQACTP_NEW (each round a new fingerprint chain: 002 §Loop detection fingerprint
+    format) or, one time in four, MQACTP_FORWARD (the loop is detected); a publication starts it."""
+    names = ("QM1", "QM2")
+    mqsc: dict[str, list[str]] = {"QM1": [], "QM2": ["ALTER QMGR PARENT(QM1)"]}
+    if draw(st.booleans()):  # proxy subscriptions in place before anything is published
+        for q in names:
+            mqsc[q].append("DEFINE TOPIC(T1) TOPICSTR('a') PROXYSUB(FORCE)")
+    into, out = draw(st.sampled_from((("a/b", "a/c"), ("a/c", "a/b"))))
+    action = "FORWARD" if draw(st.integers(0, 3)) == 3 else "NEW"
+    steps = [("subscribe", (("qmgr", "QM1"), ("name", "IN"), ("topic", into))),
+             ("subscribe", (("qmgr", "QM2"), ("name", "OUT"), ("topic", out))),
+             ("republish", (("qmgr", "QM1"), ("subscription", "IN"), ("action", action), ("topic", out))),
+             ("republish", (("qmgr", "QM2"), ("subscription", "OUT"), ("action", action), ("topic", into))),
+             ("publish", (("qmgr", draw(st.sampled_from(names))), ("topic", into)))]
+    return _config(names, mqsc, steps, "witnesses", faults)
+
+
 _FOCUSED = {"workload": _workload_focus, "hierarchy": _hierarchy_focus, "pubsub_cluster": _pubsub_cluster_focus,
-            "membership": _membership_focus}
+            "membership": _membership_focus, "witnesses": _witnesses_focus}

@@ -116,3 +116,30 @@ def test_each_focus_builds_what_it_is_for():
                  "PSCLUS(DISABLED)", "ALTER QMGR REPOS(C1)\nDEFINE CHANNEL(TO.QM3)"):
         assert any(what in t for t in membership), what
     assert all(f"focus:{f}" in " ".join(draw_texts(15, 60)) for f in FOCI if f != "free")
+
+
+# the witnesses a whole-catalogue `mqcheck fuzz` never reached before the "witnesses" focus
+# (docs/decisions.md, "Session 29: a whole-catalogue fuzz run reaches the rare witnesses")
+RARE_WITNESSES = ("WL-USEQ-ANY-OPENED", "WL-MRUC-CUT", "WL-WEIGHTED-CYCLE", "WL-GATEWAY-HOP", "PS-REPUBLISH-LOOP")
+
+
+def test_the_witnesses_focus_reaches_the_rare_witnesses():
+    from checker.cli import fuzz_target
+    from checker.explore import explore
+    from checker.model import Status
+
+    build = fuzz_target().build
+    reached: dict[str, int] = dict.fromkeys(RARE_WITNESSES, 0)
+
+    @seed(29)
+    @settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(configurations(foci=("witnesses",)))
+    def explore_one(configuration):
+        result = explore(build(configuration), max_states=300, property_ids=list(RARE_WITNESSES), workers=1)
+        for pid, verdict in result.verdicts.items():
+            reached[pid] += verdict.status is Status.WITNESSED
+
+    explore_one()
+    assert all(reached.values()), reached
+    # and a run over the whole catalogue draws from that focus (its foci default to FOCI)
+    assert "focus:witnesses" in " ".join(draw_texts(29, 60))
