@@ -6,7 +6,10 @@ with Spark tests, and tests never assert wall-clock times — STYLE.md habit 10)
 """
 
 import os
+import signal
+import warnings
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -36,3 +39,28 @@ SLOWEST_FIRST = (
 def pytest_collection_modifyitems(session, config, items):
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOWEST_FIRST)))  # stable: files keep their order
+
+
+@pytest.fixture(autouse=True)
+def _signals_as_found():
+    """Each test leaves the worker's SIGINT, SIGTERM and SIGALRM handlers and its real-time
+    timer as it found them. A test that does not (a shield against a repeated Ctrl-C left
+    up, a stop timer left running) is named in a warning and the handlers are given back:
+    a later test in the same worker would otherwise see SIGINT ignored (and so would the
+    subprocesses it starts, which inherit it) or SIGALRM taken. Session 29's CI run failed
+    three signal tests on one worker that way."""
+    signums = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+    before = {n: signal.getsignal(n) for n in signums}
+    timer = signal.getitimer(signal.ITIMER_REAL)
+    yield
+    left = {n: signal.getsignal(n) for n in signums}
+    changed = [signal.Signals(n).name for n in signums if left[n] is not before[n]]
+    running = signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0) and timer == (0.0, 0.0)
+    if running:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        changed.append("ITIMER_REAL")
+    for n in signums:
+        if left[n] is not before[n] and before[n] is not None:
+            signal.signal(n, before[n])
+    if changed:
+        warnings.warn(f"the test left {', '.join(changed)} changed; given back", RuntimeWarning, stacklevel=1)
