@@ -12,6 +12,14 @@ import warnings
 import pytest
 from hypothesis import HealthCheck, settings
 
+# A suite started as a background job of a non-interactive shell (`bash .ci/run &`) inherits
+# SIGINT ignored, and mqcheck keeps an ignored SIGINT ignored (as a user's background job
+# wants): the tests that send Ctrl-C, in-process or to the subprocesses they start, would
+# then test nothing. They are about a terminal's Ctrl-C, so the suite starts from the
+# default handler; tests of the ignored case set it themselves (session 29).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
