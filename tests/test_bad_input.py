@@ -18,6 +18,7 @@ import json
 import os
 import re
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -97,12 +98,51 @@ def test_loading_scans_grow_linearly(monkeypatch):
     assert large <= 4 * 800
 
 
+@contextlib.contextmanager
 def _alarm(seconds: int):
+    """A TimeoutError after ``seconds`` of wall clock inside the block. SIGALRM's handler
+    and the real-time timer are given back as found however the block ends (it cancelled
+    the alarm and left its handler up: the conftest guard named the test, and a later
+    fuzz test in the same worker found SIGALRM taken). A caller's timer (pytest-timeout's)
+    goes on with what it had left."""
     def ring(signum, frame):
         raise TimeoutError(f"loading took more than {seconds} s")
 
-    signal.signal(signal.SIGALRM, ring)
-    signal.alarm(seconds)
+    previous = signal.signal(signal.SIGALRM, ring)
+    earlier = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if earlier != (0.0, 0.0):
+            left = max(earlier[0] - (time.monotonic() - start), 1e-6)
+            signal.setitimer(signal.ITIMER_REAL, left, earlier[1])
+
+
+@pytest.mark.parametrize("ending", [None, ValueError, KeyboardInterrupt])
+def test_the_loading_alarm_gives_sigalrm_and_the_timer_back(ending):
+    def mine(signum, frame):
+        pass
+
+    found = signal.signal(signal.SIGALRM, mine)
+    timer = signal.getitimer(signal.ITIMER_REAL)   # pytest-timeout's, under --timeout
+    try:
+        with contextlib.suppress(ValueError, KeyboardInterrupt):
+            with _alarm(600):
+                assert signal.getsignal(signal.SIGALRM) is not mine
+                assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+                if ending is not None:
+                    raise ending
+        assert signal.getsignal(signal.SIGALRM) is mine
+        left = signal.getitimer(signal.ITIMER_REAL)
+        if timer == (0.0, 0.0):
+            assert left == (0.0, 0.0)
+        else:
+            assert 0 < left[0] <= timer[0] and left[1] == timer[1]
+    finally:
+        signal.signal(signal.SIGALRM, found)
 
 
 @pytest.mark.slow
@@ -113,11 +153,8 @@ def test_ten_thousand_definitions_of_each_kind_load(tmp_path):
     n = int(os.environ.get("MQCHECK_SLOW_BOUND", "1500")) or 10_000
     (tmp_path / "big.mqsc").write_text(_big_mqsc(n))
     (tmp_path / "s.toml").write_text('[qmgrs.QMA]\nmqsc_file = "big.mqsc"\n')
-    _alarm(600)
-    try:
+    with _alarm(600):
         status, out, err = cli("run", str(tmp_path / "s.toml"), "--json")
-    finally:
-        signal.alarm(0)
     assert status == 0, err
     assert len(json.loads(out)["deliveries"]["QMA"]) == n
 
