@@ -88,7 +88,7 @@ def main() -> None:
     for name, memo in memos:   # this process's deliveries (with --workers 1: all of them)
         if memo is not None:
             seen = memo.misses + memo.learnt + memo.hits + memo.direct
-            print(f"delivery memo, {name}: {seen:,} deliveries keyed, {memo.misses:,} local situations, "
+            print(f"delivery memo, {name}: {seen:,} deliveries and MQSC steps keyed, {memo.misses:,} local situations, "
                   f"{memo.hits:,} replays, {memo.learnt:,} learnt, {memo.direct:,} computed in full, "
                   f"{memo.rests} rests")
 

@@ -1,5 +1,14 @@
 """The delivery memo: a channel delivery computed once per local situation (issue #17).
 
+An MQSC scenario step is memoised the same way (``MQNetwork.next_state``): runmqsc at one
+queue manager reads and writes what a delivery there does (its definitions, caches and
+publish/subscribe state, the channels from it, what it sees of the others' definitions),
+with the step itself in the key's place of the message. On fr-mesh-broken with the
+joining explored, the first 40,000 states took the two steps 8,591 times, from 24 local
+situations; a step there cost about ten deliveries (it publishes the queue manager's
+records anew). Other steps are not memoised: an application's puts and publications carry
+serial numbers, so their situations rarely repeat.
+
 A delivery is the receiving queue manager's business. What it reads is that queue
 manager, the message, the channels *from* it (their statuses, and their messages when it
 re-drives them), and of the other queue managers only what an administrator could see from

@@ -131,8 +131,17 @@ class MQNetwork:
         return tuple(acts)
 
     def next_state(self, state: NetworkState, action: Any) -> NetworkState | None:
-        if self.memo is not None and state.uniform is None and isinstance(action, ChannelDeliver):
-            return self._deliver(state, action)
+        if self.memo is not None and state.uniform is None:
+            if isinstance(action, ChannelDeliver):
+                return self._deliver(state, action)
+            if isinstance(action, ScenarioStep) and action.index == state.next_step \
+                    and action.index < len(self.scenario.steps):
+                step = self.scenario.steps[action.index]
+                if type(step) is sc.MqscStep:
+                    return self.memo.deliver(state, step.qmgr, step, lambda s: self._unmemoised(s, action))
+        return self._unmemoised(state, action)
+
+    def _unmemoised(self, state: NetworkState, action: Any) -> NetworkState | None:
         after = self._next_state(state, action)
         if after is None:
             return None
