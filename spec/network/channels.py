@@ -27,25 +27,33 @@ from spec.network.topology import resolve_conname
 from spec.values import replace
 
 
+def _position(channels: tuple[Channel, ...], src: str, dst: str) -> int:
+    """The index of the channel from ``src`` to ``dst`` in ``channels`` (-1: none)."""
+    for i, c in enumerate(channels):
+        if c.dst == dst and c.src == src:
+            return i
+    return -1
+
+
+def _with(channels: tuple[Channel, ...], i: int, ch: Channel) -> tuple[Channel, ...]:
+    """``channels`` with ``ch`` at index ``i``, or added in (src, dst) order if ``i`` < 0."""
+    if i < 0:
+        return tuple(sorted(channels + (ch,), key=lambda c: (c.src, c.dst)))
+    return channels[:i] + (ch,) + channels[i + 1:]
+
+
 def send(state: NetworkState, src: str, dst: str, msg: Any) -> NetworkState:
     """Put a message on ``src``'s transmission queue for ``dst``."""
     if src == dst:
         return state
-    ch = state.channel(src, dst)
-    if ch is None:
-        new = Channel(src, dst, "INACTIVE", (msg,))
-        channels = tuple(sorted(state.channels + (new,), key=lambda c: (c.src, c.dst)))
-        return replace(state, channels=channels)
-    channels = tuple(replace(c, messages=c.messages + (msg,)) if c is ch else c for c in state.channels)
-    return replace(state, channels=channels)
+    channels = state.channels
+    i = _position(channels, src, dst)
+    new = Channel(src, dst, "INACTIVE", (msg,)) if i < 0 else replace(channels[i], messages=channels[i].messages + (msg,))
+    return replace(state, channels=_with(channels, i, new))
 
 
 def set_channel(state: NetworkState, ch: Channel) -> NetworkState:
-    if state.channel(ch.src, ch.dst) is None:
-        channels = tuple(sorted(state.channels + (ch,), key=lambda c: (c.src, c.dst)))
-    else:
-        channels = tuple(ch if (c.src, c.dst) == (ch.src, ch.dst) else c for c in state.channels)
-    return replace(state, channels=channels)
+    return replace(state, channels=_with(state.channels, _position(state.channels, ch.src, ch.dst), ch))
 
 
 def hold_channel(state: NetworkState, src: str, dst: str) -> NetworkState:
@@ -68,7 +76,10 @@ def routes_waiting(ch: Channel) -> tuple[str, ...]:
 
 def first_on(ch: Channel, route: str) -> int:
     """The index in ``ch.messages`` of the first message on ``route`` (-1: none)."""
-    return next((i for i, m in enumerate(ch.messages) if route_of(m) == route), -1)
+    for i, m in enumerate(ch.messages):
+        if route_of(m) == route:
+            return i
+    return -1
 
 
 def set_route_status(state: NetworkState, src: str, dst: str, route: str, status: str) -> NetworkState:

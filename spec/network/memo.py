@@ -58,7 +58,7 @@ import dataclasses
 from typing import Any, Callable
 
 from spec.encoding import canonical_bytes, inline_bytes
-from spec.network.state import Channel, NetworkState, QmgrState, add_log
+from spec.network.state import NetworkState, QmgrState, add_log
 from spec.pubsub import LocalPubSub
 from spec.values import replace
 
@@ -223,11 +223,17 @@ def _apply(delta: Any, state: NetworkState, dst: str) -> NetworkState:
     if channels is None:   # the channels from dst are as they were
         merged = state.channels
     else:
-        merged = tuple(sorted([c for c in state.channels if c.src != dst] + list(channels), key=_channel_key))
+        # state.channels is sorted by (src, dst), so the channels from dst are one block;
+        # the delta's, from the projection's sorted tuple, take its place
+        old = state.channels
+        a = 0
+        while a < len(old) and old[a].src < dst:
+            a += 1
+        b = a
+        while b < len(old) and old[b].src == dst:
+            b += 1
+        merged = old[:a] + channels + old[b:]
     state = replace(state, qmgrs=tuple(qmgrs), channels=merged, next_step=next_step, clock=clock,
                     faults=faults, stopped_by_fault=stopped, held_by_step=held)
     return add_log(state, [e for _, entries in logs for e in entries])
 
-
-def _channel_key(c: Channel) -> tuple[str, str]:
-    return (c.src, c.dst)
