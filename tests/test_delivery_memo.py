@@ -53,6 +53,76 @@ def test_the_memo_is_used_where_it_pays():
     assert memo.direct == 0
 
 
+def test_mqsc_steps_are_replayed_too():
+    """fr-mesh-broken's two MQSC steps at PR1 repeat from a few local situations while the
+    full repositories' joining interleaves with them: they are replayed, and exactly."""
+    scenario = load_scenario(next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml"))
+    model = MQNetwork(scenario, [], explore_initial=True, memo="verify")
+    assert model._memo_steps == {0, 1}
+    calls = []
+    deliver = model.memo.deliver
+    model.memo.deliver = lambda state, dst, msg, process: calls.append(type(msg).__name__) or deliver(
+        state, dst, msg, process)
+    explore(model, max_states=3000, workers=1)
+    assert calls.count("MqscStep") > 100
+    assert model.memo.hits > 0 and model.memo.direct == 0
+
+
+def _reachable(model, bound: int):
+    """The first ``bound`` states of a breadth-first search (the model's own transitions)."""
+    seen, frontier, out = set(), list(model.init_states()), []
+    while frontier and len(out) < bound:
+        nxt = []
+        for s in frontier:
+            if s in seen or len(out) >= bound:
+                continue
+            seen.add(s)
+            out.append(s)
+            nxt.extend(t for a in model.actions(s) if (t := model.next_state(s, a)) is not None)
+        frontier = nxt
+    return out
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.name.startswith("ps-")], ids=lambda p: p.name)
+def test_after_every_transition_reconciling_is_a_no_op(path):
+    """The premise of memoising an MQSC step (memo.py): after a step every queue manager
+    is reconciled, and for each one the step did not change that must be a no-op. So on
+    every reachable state no queue manager has an unstamped subscription or an unjudged
+    PARENT, and reconciling any queue manager changes nothing."""
+    from spec import pubsub as ps
+    from spec.network.pubsub import _ps_reconcile
+    scenario = load_scenario(path)
+    for initial in (True, False):
+        model = MQNetwork(scenario, [], explore_initial=initial, memo="off")
+        for state in _reachable(model, 300):
+            for q in state.qmgrs:
+                assert all(sub.created != ps.UNSTAMPED for sub in q.pubsub.subscriptions), (path.name, q.name)
+                assert q.defs.parent == q.pubsub.parent_judged, (path.name, q.name)
+                after = _ps_reconcile(state, q.name, model.mutations)
+                assert canonical_bytes(after) == canonical_bytes(state), (path.name, initial, q.name)
+
+
+def test_a_step_with_alter_qmgr_is_not_memoised():
+    """ALTER QMGR may change another queue manager's publish/subscribe neighbours (PARENT,
+    PSMODE): reconciling that one after the step then depends on its own state, which a
+    step's key leaves out. Such a step is computed in full; the others are memoised."""
+    scenario = parse_scenario("""
+name = "steps at Q"
+[qmgrs.Y]
+[qmgrs.Q]
+[[steps]]
+mqsc = { qmgr = "Q", commands = "DEFINE QLOCAL(A)" }
+[[steps]]
+mqsc = { qmgr = "Q", commands = '''
+DEFINE QLOCAL(B)
+ALTER QMGR PARENT(Y)
+''' }
+[[steps]]
+subscribe = { qmgr = "Q", name = "S", topic = "Sport" }
+""", "steps.toml")
+    assert MQNetwork(scenario, [])._memo_steps == {0}
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configurations(max_qmgrs=3, max_steps=3))
 def test_generated_configurations_replay_exactly(config):

@@ -1,13 +1,18 @@
 """The delivery memo: a channel delivery computed once per local situation (issue #17).
 
-An MQSC scenario step is memoised the same way (``MQNetwork.next_state``): runmqsc at one
-queue manager reads and writes what a delivery there does (its definitions, caches and
-publish/subscribe state, the channels from it, what it sees of the others' definitions),
-with the step itself in the key's place of the message. On fr-mesh-broken with the
-joining explored, the first 40,000 states took the two steps 8,591 times, from 24 local
-situations; a step there cost about ten deliveries (it publishes the queue manager's
-records anew). Other steps are not memoised: an application's puts and publications carry
-serial numbers, so their situations rarely repeat.
+An MQSC scenario step is memoised the same way (``MQNetwork.next_state``), with the step
+itself in the key's place of the message. runmqsc at one queue manager reads and writes
+what a delivery there does: its definitions, caches and publish/subscribe state, the
+channels from it, and of the others what the projection keeps (``apply_mqsc``,
+``publish_own``). After a step every queue manager is reconciled (``pubsub_after_step``),
+which for the others is a no-op: every transition reconciles each queue manager whose
+demand or neighbours it may have changed, and a step at one queue manager changes neither
+for another unless it alters the queue manager itself (PARENT, PSMODE), so steps with
+ALTER QMGR are not memoised. On fr-mesh-broken with the joining explored, the first
+40,000 states took its two steps 8,591 times, from 24 local situations; a step there cost
+about ten deliveries, since it publishes the queue manager's records anew. Other steps are
+not memoised: an application's puts and publications carry serial numbers, so their
+situations rarely repeat.
 
 A delivery is the receiving queue manager's business. What it reads is that queue
 manager, the message, the channels *from* it (their statuses, and their messages when it

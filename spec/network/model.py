@@ -67,6 +67,12 @@ class MQNetwork:
         self.mutations = mutations
         self.explore_initial = scenario.check.explore_initial if explore_initial is None else explore_initial
         self._opened_at = {s.handle: s.qmgr for s in scenario.steps if isinstance(s, sc.OpenStep)}
+        # MQSC steps taken through the delivery memo (memo.py): not one with ALTER QMGR,
+        # which may change another queue manager's publish/subscribe neighbours (PARENT,
+        # PSMODE), so that its reconciling after the step is not the no-op it is otherwise
+        self._memo_steps = frozenset(
+            s.index for s in scenario.steps
+            if type(s) is sc.MqscStep and not any(c.verb == "ALTER" and c.objtype == "QMGR" for c in s.commands))
         # deliveries computed once per local situation (memo.py); not with --explain, whose
         # explanations are numbered across every queue manager
         if memo not in ("on", "off", "verify"):
@@ -134,11 +140,9 @@ class MQNetwork:
         if self.memo is not None and state.uniform is None:
             if isinstance(action, ChannelDeliver):
                 return self._deliver(state, action)
-            if isinstance(action, ScenarioStep) and action.index == state.next_step \
-                    and action.index < len(self.scenario.steps):
+            if isinstance(action, ScenarioStep) and action.index == state.next_step and action.index in self._memo_steps:
                 step = self.scenario.steps[action.index]
-                if type(step) is sc.MqscStep:
-                    return self.memo.deliver(state, step.qmgr, step, lambda s: self._unmemoised(s, action))
+                return self.memo.deliver(state, step.qmgr, step, lambda s: self._unmemoised(s, action))
         return self._unmemoised(state, action)
 
     def _unmemoised(self, state: NetworkState, action: Any) -> NetworkState | None:
