@@ -143,3 +143,71 @@ def test_the_witnesses_focus_reaches_the_rare_witnesses():
     assert all(reached.values()), reached
     # and a run over the whole catalogue draws from that focus (its foci default to FOCI)
     assert "focus:witnesses" in " ".join(draw_texts(29, 60))
+
+
+# session 30's recipes, each held to its own witness in every configuration it draws
+# (docs/decisions.md, "Session 30: recipes for the four never-exercised publish/subscribe
+# properties"): the witness is reached and the property it makes non-vacuous holds
+RECIPE_TARGETS = {"wildcard_block": ("PS-BLOCK-MATTERS", "PS-WILDCARD-BLOCK"),
+                  "hierarchy_loop": ("PS-DUPLICATES-DELIVERED", "PS-LOOP-DUPLICATES"),
+                  "cluster_bridge": ("PS-DUPLICATES-DELIVERED", "PS-LOOP-DUPLICATES")}
+
+
+def test_each_publish_subscribe_witness_recipe_exercises_its_property():
+    from checker.cli import fuzz_target
+    from checker.explore import explore
+    from checker.model import Status
+    from spec.strategies import WITNESS_RECIPES, _witnesses_focus
+
+    build = fuzz_target().build
+    assert set(RECIPE_TARGETS) <= set(WITNESS_RECIPES)
+    seen: list[tuple] = []
+    for recipe, (witness, prop) in RECIPE_TARGETS.items():
+
+        @seed(30)
+        @settings(max_examples=12, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(_witnesses_focus(3, 5, True, recipes=(recipe,)))
+        def explore_one(configuration):
+            # the bound `mqcheck fuzz` explores a configuration to (--bound, default 1000)
+            result = explore(build(configuration), max_states=1000, property_ids=[prop, witness], workers=1)
+            seen.append((configuration.faults, configuration.to_toml()))
+            assert result.verdicts[witness].status is Status.WITNESSED, configuration.to_toml()
+            assert result.verdicts[prop].status is Status.HOLDS, configuration.to_toml()
+
+        explore_one()
+    assert any(faults for faults, _ in seen) and not all(faults for faults, _ in seen)  # with and without [check] faults
+    # what each recipe is built from turns up
+    texts = [c for r in RECIPE_TARGETS for c in _recipe_texts(r)]
+    for what in ("WILDCARD(BLOCK)", "CLUSTER(C1) WILDCARD(BLOCK)", 'scheme = "char"', "ALTER QMGR PARENT(QM3)",
+                 "DEFINE TOPIC(T1) TOPICSTR('a') CLUSTER(C1)"):
+        assert any(what in t for t in texts), what
+
+
+def _recipe_texts(recipe: str, n: int = 20) -> list[str]:
+    from spec.strategies import _witnesses_focus
+
+    texts: list[str] = []
+
+    @seed(31)
+    @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(_witnesses_focus(3, 5, True, recipes=(recipe,)))
+    def collect(configuration):
+        texts.append(configuration.to_toml())
+
+    collect()
+    return texts
+
+
+def test_the_witness_recipes_fit_the_step_budget():
+    # the WILDCARD(BLOCK) recipe needs three steps and the republishing loop five: smaller
+    # budgets leave them out rather than cut a step the witness needs
+    from spec.strategies import _witnesses_focus
+
+    for budget, most in ((2, 2), (3, 3), (4, 3)):
+        @seed(budget)
+        @settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(_witnesses_focus(3, budget, False))
+        def within(configuration):
+            assert len(configuration.steps) <= most
+
+        within()
