@@ -134,9 +134,9 @@ def test_the_witnesses_focus_reaches_the_rare_witnesses():
     reached: dict[str, int] = dict.fromkeys(RARE_WITNESSES, 0)
 
     # session 29's five recipes (what configurations(foci=("witnesses",)) draws with the
-    # default budgets, less session 30's three, which
-    # test_each_publish_subscribe_witness_recipe_exercises_its_property holds to theirs): with
-    # all eight, 30 examples at this seed drew no CLWLMRUC(1) recipe
+    # default budgets, less session 30's two, which
+    # test_each_publish_subscribe_witness_recipe_exercises_its_property holds to theirs):
+    # with more recipes to draw from, 30 examples at a seed may miss one of the five
     @seed(29)
     @settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(_witnesses_focus(3, 5, True, recipes=WITNESS_RECIPES[:5]))
@@ -157,8 +157,7 @@ def test_the_witnesses_focus_reaches_the_rare_witnesses():
 # the publisher subscribes too, the no_fingerprint_check mutant violates PS-LOOP-DUPLICATES
 # within the same bound
 RECIPE_TARGETS = {"wildcard_block": ("PS-BLOCK-MATTERS", "PS-WILDCARD-BLOCK"),
-                  "hierarchy_loop": ("PS-DUPLICATES-DELIVERED", "PS-LOOP-DUPLICATES"),
-                  "cluster_bridge": ("PS-DUPLICATES-DELIVERED", "PS-LOOP-DUPLICATES")}
+                  "two_paths": ("PS-DUPLICATES-DELIVERED", "PS-LOOP-DUPLICATES")}
 
 
 def test_each_publish_subscribe_witness_recipe_exercises_its_property():
@@ -188,15 +187,15 @@ def test_each_publish_subscribe_witness_recipe_exercises_its_property():
                 # the publisher subscribed too: without fingerprints a copy goes round again
                 mutant = explore(build_mutant(configuration), max_states=1000, property_ids=[prop], workers=1)
                 assert mutant.verdicts[prop].status is Status.VIOLATED, configuration.to_toml()
-                caught.append(recipe)
+                caught.append("cluster" if "CLUSTER(C1)" in configuration.to_toml() else "loop")
 
         explore_one()
     assert any(faults for faults, _ in seen) and not all(faults for faults, _ in seen)  # with and without [check] faults
-    assert {"hierarchy_loop", "cluster_bridge"} <= set(caught)
+    assert set(caught) == {"cluster", "loop"}  # in both shapes (a hierarchy loop; a cluster bridged by a hierarchy)
     # what each recipe is built from turns up
     texts = [c for r in RECIPE_TARGETS for c in _recipe_texts(r)]
-    for what in ("WILDCARD(BLOCK)", "CLUSTER(C1) WILDCARD(BLOCK)", 'scheme = "char"', "ALTER QMGR PARENT(QM3)",
-                 "DEFINE TOPIC(T1) TOPICSTR('a') CLUSTER(C1)"):
+    for what in ("TOPICSTR('a') WILDCARD(BLOCK)", "TOPICSTR('a/b') CLUSTER(C1) WILDCARD(BLOCK)", 'scheme = "char"',
+                 "ALTER QMGR PARENT(QM3)", "DEFINE TOPIC(T1) TOPICSTR('a') CLUSTER(C1)", 'name = "S2", topic = "a/#"'):
         assert any(what in t for t in texts), what
 
 
