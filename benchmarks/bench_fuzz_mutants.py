@@ -85,8 +85,9 @@ CATALOGUE: dict[str, tuple[str, int, int, bool]] = {
     # found at example 151-157 at seed 1 once the targeting phase was dropped (session 29)
     "redrive_bound_messages": ("configs", 1, 300, True),  # ~30-58 CPU s: slow
     # its properties are of two families (BD, WL), so it fuzzes the whole catalogue's foci:
-    # found at example 181 at seed 1 once the "witnesses" focus was added (session 29)
-    "far_end_reruns": ("configs", 1, 300, True),  # ~30 CPU s: slow
+    # found at example 181 at seed 1 once the "witnesses" focus was added (session 29), at
+    # example 691 once that focus had session 30's two publish/subscribe recipes
+    "far_end_reruns": ("configs", 1, 800, True),  # ~70 CPU s: slow
     # issue #18's fidelity defects with a property that states the rule (round 4)
     "useq_any_no_subscribe": ("configs", 1, 150, False),
     "local_clusrcvr_status_ignored": ("configs", 1, 150, False),

@@ -56,7 +56,10 @@ FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "h
 # "Session 29: a whole-catalogue fuzz run reaches the rare witnesses"): a CLWLUSEQ(ANY) queue
 # opened at a partial repository hosting it, CLWLMRUC(1) over two channels, unequal CLWLWGHTs
 # over a full weight cycle, a gateway alias between two clusters, two republishing
-# applications feeding each other. No family's foci include it (checker.cli.FUZZ_FOCI), so
+# applications feeding each other; since session 30 also a WILDCARD(BLOCK) topic object
+# between a wildcard subscription and a publication, and a publication reaching a subscriber
+# by two loop-free paths (a hierarchy loop, or a hierarchy bridging two members of a
+# publish/subscribe cluster). No family's foci include it (checker.cli.FUZZ_FOCI), so
 # the runs focused on a family draw what they drew before.
 FOCI = ("free", "witnesses", "workload", "hierarchy", "pubsub_cluster", "membership")
 STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
@@ -737,21 +740,37 @@ def _membership_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
     return _config(names, mqsc, steps[-cap:], "membership", faults)
 
 
-# the republishing loop first: the only publish/subscribe one, and Hypothesis draws the
-# first choice of a few most often
-WITNESS_RECIPES = ("republish_loop", "useq_any", "mruc", "weight_cycle", "gateway")
+# One recipe per witness. The republishing loop first: the only publish/subscribe one of
+# session 29's five, and Hypothesis draws the first choice of a few most often. Session 30's
+# two are appended: a WILDCARD(BLOCK) topic object between a wildcard subscription and a
+# publication (PS-BLOCK-MATTERS), and a publication that reaches a subscriber by two
+# loop-free paths (PS-DUPLICATES-DELIVERED), round a hierarchy loop or over a cluster and
+# back through a hierarchy (``_two_paths`` draws which). Every recipe added takes its share
+# of the focus from the others (docs/decisions.md, "Session 30: recipes for the four
+# never-exercised publish/subscribe properties": three entries instead of two cost session
+# 29's witnesses more than it gained)
+WITNESS_RECIPES = ("republish_loop", "useq_any", "mruc", "weight_cycle", "gateway", "wildcard_block", "two_paths")
+# the steps each recipe needs at least (the others fit in any budget: two steps)
+_RECIPE_STEPS = {"republish_loop": 5, "wildcard_block": 3}
 
 
 @st.composite
-def _witnesses_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool):
-    """One of :data:`WITNESS_RECIPES`: the smallest configuration whose exploration reaches
-    a witness that the other foci almost never assemble (each needs several rare draws at
-    once); what the witness needs is fixed, the rest is drawn. QM1 is the application's
-    queue manager. The republishing loop takes five steps and is left out of smaller budgets."""
-    recipe = draw(st.sampled_from(WITNESS_RECIPES if max_steps >= 5 else WITNESS_RECIPES[1:]))
+def _witnesses_focus(draw, max_qmgrs: int, max_steps: int, allow_faults: bool,
+                     recipes: tuple[str, ...] = WITNESS_RECIPES):
+    """One of ``recipes`` (default :data:`WITNESS_RECIPES`): the smallest configuration whose
+    exploration reaches a witness that the other foci almost never assemble (each needs
+    several rare draws at once); what the witness needs is fixed, the rest is drawn. QM1 is
+    the application's queue manager. The republishing loop takes five steps and the
+    WILDCARD(BLOCK) recipe three; each is left out of smaller budgets."""
+    fitting = tuple(r for r in recipes if _RECIPE_STEPS.get(r, 2) <= max(max_steps, 2)) or recipes
+    recipe = draw(st.sampled_from(fitting))
     faults = allow_faults and draw(st.integers(0, 3)) == 3
     if recipe == "republish_loop":
         return _republish_loop(draw, faults)
+    if recipe == "wildcard_block":
+        return _wildcard_block(draw, faults)
+    if recipe == "two_paths":
+        return _two_paths(draw, max_steps, faults)
     names = ("QM1", "QM2", "QM3")
     mqsc: dict[str, list[str]] = {q: [] for q in names}
     open_h1 = ("open", (("qmgr", "QM1"), ("handle", "h1"), ("queue", QUEUES[0]), ("bind", "NOT_FIXED")))
@@ -816,6 +835,88 @@ def _republish_loop(draw, faults: bool) -> Configuration:
              ("republish", (("qmgr", "QM1"), ("subscription", "IN"), ("action", action), ("topic", out))),
              ("republish", (("qmgr", "QM2"), ("subscription", "OUT"), ("action", action), ("topic", into))),
              ("publish", (("qmgr", draw(st.sampled_from(names))), ("topic", into)))]
+    return _config(names, mqsc, steps, "witnesses", faults)
+
+
+def _wildcard_block(draw, faults: bool) -> Configuration:
+    """PS-BLOCK-MATTERS (002 §Controlling wildcard usage with the WILDCARD property): a topic
+    object with WILDCARD(BLOCK) at 'a' or 'a/b'; at QM1 a wildcard subscription less specific
+    than it (blocked: '#', 'a/#' under 'a/b', or '*' in the character scheme) and one that
+    still gets a publication at or below it (the topic itself, or the object's own topic
+    string with '/#': "Sports/Football/#" is not blocked); then a publication at or below
+    it, at QM2 mostly. QM1 and QM2 are linked by a hierarchy (the object a local one at
+    QM1, maybe defined at QM2 too) or are the members of a publish/subscribe cluster (the
+    object a cluster topic, defined at either)."""
+    names = ("QM1", "QM2")
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    block_at = draw(st.sampled_from(TOPICS[:2]))  # 'a' or 'a/b'
+    published = draw(st.sampled_from([t for t in TOPICS[:3] if (t + "/").startswith(block_at + "/")]))
+    if draw(st.booleans()):
+        child, parent = draw(st.sampled_from((names[::-1], names)))  # either may be the parent
+        mqsc[child].append(f"ALTER QMGR PARENT({parent})")
+        hosts = ["QM1", "QM2"] if draw(st.integers(0, 3)) == 3 else ["QM1"]
+        cluster = ""
+    else:
+        _cluster_mqsc(draw, names, (draw(st.sampled_from(names)),), "C1", mqsc, channel_attrs=False)
+        hosts = [draw(st.sampled_from(names))]
+        cluster = " CLUSTER(C1)"
+    for q in hosts:
+        mqsc[q].append(f"DEFINE TOPIC(T1) TOPICSTR('{block_at}'){cluster} WILDCARD(BLOCK)")
+    blocked = draw(st.sampled_from((("#", "topic"), ("*", "char"))
+                                   + ((("a/#", "topic"),) if block_at == "a/b" else ())))
+    getter = draw(st.sampled_from((published, block_at + "/#")))
+    subs = [("subscribe", (("qmgr", "QM1"), ("name", "S1"), ("topic", blocked[0]))
+             + ((("scheme", "char"),) if blocked[1] == "char" else ())),
+            ("subscribe", (("qmgr", "QM1"), ("name", "S2"), ("topic", getter)))]
+    if draw(st.booleans()):
+        subs.reverse()
+    publisher = "QM1" if draw(st.integers(0, 3)) == 3 else "QM2"
+    return _config(names, mqsc, [*subs, ("publish", (("qmgr", publisher), ("topic", published)))], "witnesses",
+                   faults)
+
+
+def _two_paths(draw, max_steps: int, faults: bool) -> Configuration:
+    """PS-DUPLICATES-DELIVERED (002 §How loop detection works: "each queue manager within the
+    loop receives both publications ... subscribing applications receiving duplicate
+    copies"): one subscription, then a publication at another queue manager that reaches it
+    by two loop-free paths, in one of two shapes. ``hierarchy_loop``: QM1, QM2 and QM3
+    parents of each other in a ring, either way round (examples/ps-hierarchy-loop.toml with
+    one subscriber); the subscriber is QM2 or QM3, the publisher QM1. ``cluster_bridge``:
+    QM1 and QM2 the members of a publish/subscribe cluster with a cluster topic 'a', and QM3,
+    outside it, linked to both by a hierarchy (a chain through QM3, or QM3 the parent of
+    both): the publication goes over the cluster and round through QM3 — not the case 002
+    §Topic spaces excludes, a hierarchy link between two members of the cluster.
+    Publication on 'a/b'; the subscription is 'a/b' or 'a/#', and in the loop also '#' or
+    the character scheme's '*'. Half the time, when three steps are allowed and faults are
+    not, the publisher has the same subscription."""
+    names = ("QM1", "QM2", "QM3")
+    mqsc: dict[str, list[str]] = {q: [] for q in names}
+    shape = draw(st.sampled_from(("hierarchy_loop", "cluster_bridge")))
+    if shape == "hierarchy_loop":
+        ring = names if draw(st.booleans()) else names[::-1]
+        for i, q in enumerate(ring):
+            mqsc[q].append(f"ALTER QMGR PARENT({ring[(i + 1) % 3]})")
+        subscriber, publisher = draw(st.sampled_from(names[1:])), "QM1"
+    else:
+        _cluster_mqsc(draw, names[:2], (draw(st.sampled_from(names[:2])),), "C1", mqsc, channel_attrs=False)
+        mqsc[draw(st.sampled_from(names[:2]))].append("DEFINE TOPIC(T1) TOPICSTR('a') CLUSTER(C1)")
+        for child, parent in draw(st.sampled_from(((("QM1", "QM3"), ("QM3", "QM2")), (("QM2", "QM3"), ("QM3", "QM1")),
+                                                   (("QM1", "QM3"), ("QM2", "QM3"))))):
+            mqsc[child].append(f"ALTER QMGR PARENT({parent})")
+        subscriber, publisher = draw(st.sampled_from((names[1::-1], names[:2])))
+    # over the cluster only a subscription at or below the cluster topic's node is proxied
+    # (002 §Wildcards and cluster topics: '#' or '*' would reach the publisher through QM3 only)
+    topics = (("a/b", "topic"), ("a/#", "topic")) + ((("#", "topic"), ("*", "char")) if shape == "hierarchy_loop"
+                                                     else ())
+    topic, scheme = draw(st.sampled_from(topics))
+    char = (("scheme", "char"),) if scheme == "char" else ()
+    steps: list = [("subscribe", (("qmgr", subscriber), ("name", "S1"), ("topic", topic)) + char)]
+    if max_steps >= 3 and not faults and draw(st.booleans()):
+        # the publisher subscribes too: demand both ways round, so that without fingerprints
+        # (the no_fingerprint_check mutant) a copy goes round again and is delivered a third
+        # time within the fuzz bound (1,000 states); with faults the bound cuts it short
+        steps.append(("subscribe", (("qmgr", publisher), ("name", "S2"), ("topic", topic)) + char))
+    steps.append(("publish", (("qmgr", publisher), ("topic", "a/b"))))
     return _config(names, mqsc, steps, "witnesses", faults)
 
 
