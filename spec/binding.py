@@ -40,12 +40,15 @@ Modelling choices, argued:
   destinations: "Any messages received by a cluster channel will be put to a local queue
   if one exists in order to avoid looping round the cluster"); if that queue is
   PUT(DISABLED) the message is dead-lettered and MQRC_PUT_INHIBITED logged. A message
-  naming the receiving queue manager is put to its local queue the same way (DESIGN §3.6).
-  Only when the name goes through an alias here (a queue manager alias, a clustered QALIAS
-  or QREMOTE) or no local instance exists does the algorithm run again, with "arrived over
-  a cluster channel", the alias itself not being a local instance (000 §Rank and
-  Overlapping Clusters: gateways with alias queues can bounce a message between them
-  unless rank settles it). So a bound or named message never changes destination at the
+  naming the receiving queue manager is put to its local queue the same way (DESIGN §3.6);
+  if it defines no object of that name the message is dead-lettered
+  (MQRC_UNKNOWN_OBJECT_NAME), never sent on, and an MQOPEN naming the opening queue
+  manager itself fails the same way. Only when the name goes through an alias here (a
+  queue manager alias, a clustered QALIAS or QREMOTE) or no local instance exists does the
+  algorithm run again, with "arrived over a cluster channel", the alias itself not being
+  a local instance (000 §Rank and Overlapping Clusters: gateways with alias queues can bounce a message between them
+  unless rank settles it); "no local instance" applies to a message that does not name the
+  receiving queue manager. So a bound or named message never changes destination at the
   far end.
 - A channel that has to start for a message towards a stopped or deleted queue manager
   cannot connect and enters RETRYING (until a ``channel`` step or the checker's recovery
@@ -290,6 +293,18 @@ def resolve_local(defs: objects.QueueManagerDef, qmgr: str, queue: str, target_q
                 return Resolved("xmitq", queue, target_qmgr, defbind, xmitq=alias.name)
             return Resolved("cluster", queue, target_qmgr, defbind)
         obj = defs.queue(queue)
+        if obj is None and here and not exclude:
+            # ObjectQmgrName names this queue manager (or an alias of it) and no object of
+            # that name is defined here: name resolution looks only at this queue manager's
+            # own definitions, so the cluster's instances elsewhere are not candidates
+            # (MQRC_UNKNOWN_OBJECT_NAME; at the far end the receiving channel puts the
+            # message to the dead-letter queue). The seeds are silent on the failure; they
+            # fix the destination: 000 §Routing messages in and out of clusters Scenario 1
+            # ("Now our app can put to CQ1 on QMB") and DESIGN §3.6. Without this a message
+            # named for QM1 was sent on to another queue manager's clustered alias — back
+            # to where it came from (docs/decisions.md "Session 30: a message named for a
+            # queue manager that lacks the queue").
+            return Resolved("error", queue, "", defbind, "MQRC_UNKNOWN_OBJECT_NAME")
         if obj is None or (exclude and obj.qtype != "QLOCAL"):
             return Resolved("cluster", queue, "", defbind, exclude_local=exclude)
         defbind = defbind or obj.defbind

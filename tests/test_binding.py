@@ -101,6 +101,22 @@ def test_resolve_local_errors(queue, reason):
     assert (res.kind, res.reason) == ("error", reason)
 
 
+@pytest.mark.parametrize("target", ["QMA", "SELF"])
+def test_a_queue_named_at_this_queue_manager_is_looked_up_here_only(target):
+    # ObjectQmgrName naming this queue manager (directly or through a queue manager alias
+    # mapping to it) fixes the destination here (DESIGN §3.6; 000 §Routing messages in and
+    # out of clusters, Scenario 1): an object not defined here is unknown, even if the
+    # cluster has instances (or a clustered alias) of that name elsewhere — the seeds are
+    # silent on the failure; MQ's name resolution reports MQRC_UNKNOWN_OBJECT_NAME, and at
+    # the far end the receiving channel dead-letters the message (Session 30)
+    res = bd.resolve_local(GATEWAY, "QMA", "CQ1", target)
+    assert (res.kind, res.reason) == ("error", "MQRC_UNKNOWN_OBJECT_NAME")
+    # the gateway's own clustered alias still passes the name on to the cluster: that is
+    # what a message chosen for the alias arrives as (000 §Rank and Overlapping Clusters)
+    assert bd.resolve_local(GATEWAY, "QMA", "CLUSQ", target) == bd.Resolved(
+        "cluster", "CLUSQ", "", "OPEN", exclude_local=True)
+
+
 @pytest.mark.parametrize("defbind,bind", [("OPEN", "ON_OPEN"), ("NOTFIXED", "NOT_FIXED"), ("GROUP", "ON_GROUP")])
 def test_defbind_to_bind_option(defbind, bind):
     # 000 §Workload balancing - Bind Options: DEFBIND OPEN (default) / NOTFIXED; GROUP (v7+)

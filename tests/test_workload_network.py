@@ -117,6 +117,17 @@ def test_named_put_disabled_queue_is_dead_lettered_at_the_named_queue_manager():
     assert codes == [("SERVER1", "MQRC_PUT_INHIBITED")] * 2
 
 
+def test_a_message_named_for_a_queue_manager_without_the_queue_is_dead_lettered_there():
+    # Session 30: QM2 opens CQ1 naming QM1, which defines no CQ1; the cluster's only CQ1 is
+    # QM2's own clustered QALIAS(CQ1) TARGET(CQ1). ObjectQmgrName fixes the destination
+    # (DESIGN §3.6; 000 §Routing messages in and out of clusters, Scenario 1), so QM1 looks
+    # CQ1 up among its own definitions only and dead-letters the messages rather than run
+    # the algorithm and send them back to QM2 (000 §Rank and Overlapping Clusters' bounce)
+    report = run_scenario(load_scenario(ROOT / "tests" / "regressions" / "real-named-target-lacks-queue.toml"))
+    assert [(e.qmgr, e.code) for e in report.final.log] == [("QM1", "MQRC_UNKNOWN_OBJECT_NAME")] * 2
+    assert not any(messages_of(report.final).values())
+
+
 def test_far_end_puts_to_its_local_instance_without_choosing(capsys):
     # 000 §Utilising remote destinations: "Any messages received by a cluster channel will be
     # put to a local queue if one exists in order to avoid looping round the cluster"; the
