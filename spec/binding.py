@@ -46,10 +46,10 @@ Modelling choices, argued:
   manager itself fails the same way. Only when the name goes through an alias here (a
   queue manager alias, a clustered QALIAS or QREMOTE) or no local instance exists does the
   algorithm run again, with "arrived over a cluster channel", the alias itself not being
-  a local instance (000 §Rank and Overlapping Clusters: gateways with alias queues can bounce a message between them
-  unless rank settles it); "no local instance" applies to a message that does not name the
-  receiving queue manager. So a bound or named message never changes destination at the
-  far end.
+  a local instance (000 §Rank and Overlapping Clusters: gateways with alias queues can
+  bounce a message between them unless rank settles it); "no local instance" applies to a
+  message that does not name the receiving queue manager. So a bound or named message
+  never changes destination at the far end.
 - A channel that has to start for a message towards a stopped or deleted queue manager
   cannot connect and enters RETRYING (until a ``channel`` step or the checker's recovery
   sets it running). Re-driving happens when a channel *enters* RETRYING (that, a fault or
