@@ -503,7 +503,19 @@ def not_fixed_redriven(model, state: NetworkState) -> bool:
 
     def balanced_in_retry(ch, m) -> bool:
         d = last.get((ch.src, m.handle, m.serial))
-        if d is None or not d.chosen or d.chosen[0] != ch.dst:
+        if d is None:
+            return False
+        if d.redrive and not d.chosen and d.away_from == ch.dst:
+            # The re-drive ran the algorithm and found no destination at all (every known
+            # instance PUT(DISABLED): 001 "If only put disabled instances remain ... all other
+            # operations will fail with MQRC_CLUSTER_PUT_INHIBITED"), so the message stayed on
+            # the channel it was re-driven from. It has been balanced in retry as much as one
+            # that chose this channel: a destination learnt later is for the channel's next
+            # retry (004 §Channel availability routing: "every time the channel is retried"),
+            # which must be on offer (tests/regressions/real-not-fixed-redrive-put-inhibited.toml;
+            # docs/decisions.md, session 30).
+            return True
+        if not d.chosen or d.chosen[0] != ch.dst:
             return False
         return d.redrive or any(c.qmgr == ch.dst and c.status_class > running for c in d.candidates)
 

@@ -516,6 +516,55 @@ def test_bd_not_fixed_redrive_wants_the_retry_offered(monkeypatch):
     assert not pw.not_fixed_redriven(model, state)
 
 
+
+def _trace_in_file(model, path, bind="NOT_FIXED"):
+    """The state the ``# the shortest trace found:`` comment of a fuzz file leads to (its
+    MQOPEN with ``bind`` instead of NOT_FIXED)."""
+    state = model.init_states()[0]
+    lines = path.read_text().splitlines()
+    start = lines.index("# the shortest trace found:") + 1
+    for line in lines[start:]:
+        if not line.startswith("#     "):
+            break
+        wanted = line[1:].strip().split(None, 1)[1].replace("bind NOT_FIXED", f"bind {bind}")
+        action = next(a for a in model.actions(state) if model.describe_action(a) == wanted)
+        state = model.next_state(state, action)
+    return state
+
+
+@pytest.mark.parametrize("bind", ["NOT_FIXED", "ON_OPEN"])
+def test_bd_not_fixed_redrive_excuses_a_redrive_that_found_no_destination(monkeypatch, bind):
+    # Session 30. The QM1->QM2 channel entered RETRYING while QM2's CQ1 was PUT(DISABLED)
+    # and QM1 knew no other instance with a route: the re-drive found no destination at all
+    # (001: "If only put disabled instances remain ... MQRC_CLUSTER_PUT_INHIBITED") and the
+    # messages stayed. QM3 learnt afterwards is for the channel's next retry (004 §Channel
+    # availability routing: "every time the channel is retried"), which the model offers:
+    # the property excuses NOT_FIXED messages while that retry is on offer, never bound ones.
+    import properties.workload as pw
+    from properties.workload import PROPERTIES as WORKLOAD
+    from spec.network import ChannelRetry
+    from spec.network.workload import retry_channel
+
+    path = ROOT / "tests" / "regressions" / "real-not-fixed-redrive-put-inhibited.toml"
+    text = path.read_text().replace('bind = "NOT_FIXED"', f'bind = "{bind}"')
+    model = MQNetwork(parse_scenario(text, file=path.name), WORKLOAD)
+    state = _trace_in_file(model, path, bind)
+    stuck = list(pw._stuck(state))
+    assert [(ch.dst, dest.qmgr) for ch, _m, dest in stuck] == [("QM2", "QM3")] * 2
+    if bind == "ON_OPEN":  # bound: never re-driven, the stuck-message trace
+        assert not any(isinstance(a, ChannelRetry) for a in model.actions(state))
+        assert not pw.not_fixed_redriven(model, state)
+        return
+    last = [d for d in pw._decisions(state) if d.redrive]
+    assert last and all(d.chosen is None and d.away_from == "QM2" for d in last)
+    assert ChannelRetry("QM1", "QM2", "") in model.actions(state)
+    after = retry_channel(state, "QM1", "QM2", state.next_step - 1, model.mutations)
+    assert not list(pw._stuck(after)) and after.channel("QM1", "QM2").messages == ()
+    assert pw.not_fixed_redriven(model, state)
+    monkeypatch.setattr(pw, "retries", lambda state, mut: ())  # a model that never retries
+    assert not pw.not_fixed_redriven(model, state)
+
+
 def _stopped_servers_scenario():
     """Both servers stopped by steps before NOT_FIXED puts, then SERVER2 started again."""
     return parse_scenario(stopped_servers_text(), file="retry-stopped.toml")
