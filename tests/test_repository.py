@@ -1125,3 +1125,55 @@ def test_rp_pr_hosts_current_has_a_witness_of_its_own():
     assert v["RP-PR-SUBSCRIBED"].status is Status.WITNESSED
     assert v["RP-PR-QUEUE-SUBSCRIBED"].status is Status.NEVER_REACHED
     assert v["RP-PR-HOSTS-CURRENT"].status is Status.HOLDS and v["RP-PR-HOSTS-CURRENT"].vacuous
+
+
+# ---------------------------------------------------------------------------------------
+# Session 30: a refreshed full repository tells its subscribers of its re-announced records
+# ---------------------------------------------------------------------------------------
+def _pr_copy(state, qmgr, owner):
+    rec = state.qmgr(qmgr).cache("DEMO").qmgr_record_of(owner)
+    return rec.ident, rec.seq
+
+
+def test_a_refreshed_full_repository_tells_its_subscribers_itself():
+    # 000 §Considerations for Full Repositories: "in which case the Full Repositories will
+    # notify the Partial Repositories that have subscribed for the information on the
+    # resource that is changing". REFRESH CLUSTER at FR1 re-announces FR1's record with a
+    # new sequence number; the partial repositories subscribed at FR1 for it hear of it from
+    # FR1, not only through FR2, which stops before FR1's JOIN reaches it (fuzzing, seed 2).
+    text = FIVE + '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(DEMO)" }\n'
+    model = MQNetwork(scenario(text), PROPERTIES, faults=1)
+    (s,) = model.init_states()
+    subscribed = sorted(sub[1] for sub in s.qmgr("FR1").cache("DEMO").subscribers if sub[2:] == (rp.QMGR, "FR1"))
+    assert subscribed == ["PR1", "PR2", "PR3"]  # each subscribed at both full repositories
+    refreshed = step(model, s)
+    told = sorted(c.dst for c in refreshed.channels if c.src == "FR1" for m in c.messages
+                  if m.op != rp.JOIN and any(r.owner_name == "FR1" for r in m.records))
+    assert told == subscribed
+    after = deliver_all(model, model.next_state(refreshed, QmgrStop("FR2")))
+    assert rprops.settled(after)
+    for qmgr in subscribed:
+        assert _pr_copy(after, qmgr, "FR1") == _pr_copy(after, "FR1", "FR1"), qmgr
+    assert rprops.prs_converge(model, after)
+    result = explore(model, property_ids=["RP-PR-CONVERGENCE", "RP-PR-SUBSCRIBED"])
+    assert result.verdicts["RP-PR-CONVERGENCE"].status is Status.HOLDS
+
+
+def test_a_refreshed_full_repository_pushes_its_own_cluster_topic_to_every_member():
+    # 002 §Cluster topics: "Information about cluster topics is pushed to all members of a
+    # cluster" — also the copy a full repository re-announces on REFRESH CLUSTER, with the
+    # other full repository stopped
+    text = TWO_FRS.replace("CLUSTER(DEMO)\nDEFINE CHANNEL(TO.FR2)",
+                           "CLUSTER(DEMO)\nDEFINE TOPIC(SPORTS) TOPICSTR('Sports') CLUSTER(DEMO)\n"
+                           "DEFINE CHANNEL(TO.FR2)", 1) + pr("PR1", "FR1") + pr("PR2", "FR2") + \
+        '[[steps]]\nmqsc = { qmgr = "FR1", commands = "REFRESH CLUSTER(DEMO)" }\n'
+    assert "TOPIC(SPORTS)" in text
+    model = MQNetwork(scenario(text), PROPERTIES, faults=1)
+    (s,) = model.init_states()
+    after = deliver_all(model, model.next_state(step(model, s), QmgrStop("FR2")))
+    topic = next(r for r in after.qmgr("FR1").cache("DEMO").live() if r.kind == rp.TOPIC)
+    for qmgr in ("PR1", "PR2"):
+        assert after.qmgr(qmgr).cache("DEMO").get(topic.ident).seq == topic.seq, qmgr
+    assert rprops.topics_everywhere(model, after)
+    result = explore(model, property_ids=["RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE"])
+    assert {result.verdicts[p].status for p in ("RP-TOPIC-EVERYWHERE", "RP-PR-CONVERGENCE")} == {Status.HOLDS}

@@ -121,11 +121,7 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
             if fr != sender_name:
                 out.update(fr, cache.cluster, applied)
     was_pubsub = any(r.kind == rp.TOPIC for r in cache.live() if r not in applied)
-    for record in applied:
-        # subscribers of the changed queue or queue manager (000 §First MQOPEN of a Queue, (10))
-        for _, name in rp.interested_in(cache, record):
-            if name not in (sender_name, record.owner_name, q.name):
-                out.update(name, cache.cluster, [record])
+    _tell_subscribers(cache, applied, sender_name, q.name, out)
     # 003 §Queue managers and repositories: a queue manager that joins "immediately learns
     # which other queue managers in the cluster hold full repositories". A full repository
     # that answers joins while it is itself still waiting for its manual CLUSSDR full
@@ -154,6 +150,18 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
             pushed = list(cache.qmgr_records()) + [r for r in cache.live() if r.kind == rp.TOPIC]
         for name in _members(cache, q.name, sender_name):
             out.update(name, cache.cluster, [r for r in pushed if r.owner_name != name])
+
+
+def _tell_subscribers(cache: rp.ClusterCache, applied: Sequence[rp.Record], sender_name: str, me: str,
+                      out: Outbox) -> None:
+    """A full repository notifies the queue managers subscribed at it of changed records
+    (000 §First MQOPEN of a Queue, (10); 000 §Considerations for Full Repositories: "the
+    Full Repositories will notify the Partial Repositories that have subscribed for the
+    information on the resource that is changing")."""
+    for record in applied:
+        for _, name in rp.interested_in(cache, record):
+            if name not in (sender_name, record.owner_name, me):
+                out.update(name, cache.cluster, [record])
 
 
 def _fr_refuses_topics(q: QmgrState, cache: rp.ClusterCache, msg: rp.RepoMsg, step: int
@@ -615,6 +623,8 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         temp = rp.unanswered(tuple(sorted({ch.conname for ch in manual_clussdrs(q, cl)})), tuple(kept))
         fresh = replace(fresh, tempqmgr=temp, refreshed=True, joined=())
         fresh = _send_joins(state, q, fresh, out, mut)
+        if fresh.full:
+            _tell_of_reannounced(fresh, cache.is_pubsub_cluster(), [r for r in own if not r.deleted], q.name, out)
         if fresh.interests and not fresh.full:
             # subscriptions go to two full repositories (000 §First MQOPEN of a Queue) among
             # those it still knows: after REPOS(YES), none but its manual CLUSSDR's (its
@@ -625,6 +635,29 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
         state = put_qmgr(state, q)
         state = out.flush(state, q)
     return state
+
+
+def _tell_of_reannounced(fresh: rp.ClusterCache, was_pubsub: bool, reannounced: Sequence[rp.Record], me: str,
+                         out: Outbox) -> None:
+    """A full repository's REFRESH CLUSTER re-announces its own records with new sequence
+    numbers; it tells of them as of any change to its own objects (``publish_own`` →
+    ``_fr_after_apply``), except that its JOIN already carries them to its manual CLUSSDR
+    full repositories. So the partial repositories that subscribed at it for its own queue
+    manager or queues hear of the new copies from it, not only through the other full
+    repository, which may be stopped (000 §Considerations for Full Repositories: "the Full
+    Repositories will notify the Partial Repositories that have subscribed for the
+    information on the resource that is changing"; the subscription is held here, and this
+    full repository is running). In a publish/subscribe cluster its re-announced cluster
+    topics and queue-manager record are pushed to every member (002 §Cluster topics:
+    "Information about cluster topics is pushed to all members of a cluster").
+    Found by fuzzing (docs/decisions.md, "Session 30: a refreshed full repository tells its
+    subscribers of its re-announced records")."""
+    _tell_subscribers(fresh, reannounced, me, me, out)
+    if was_pubsub or fresh.is_pubsub_cluster():
+        pushed = [r for r in reannounced if r.kind in (rp.TOPIC, rp.QMGR)]
+        if pushed:
+            for name in _members(fresh, me):
+                out.update(name, fresh.cluster, pushed)
 
 
 def reset_cluster(state: NetworkState, name: str, op: objects.ResetCluster, step: int) -> NetworkState:
