@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -195,7 +196,15 @@ def _run_point(root: Path, scenario: Path, cap: float, extra: dict | None = None
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM ends the benchmark as Ctrl-C does: with an exception, on which
+    ``subprocess.run`` kills the point running (a point otherwise outlived its parent:
+    session 30)."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cap", type=float, default=600.0, help="CPU seconds per point (default 600)")
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these (repeatable)")
