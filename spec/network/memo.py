@@ -1,19 +1,5 @@
 """The delivery memo: a channel delivery computed once per local situation (issue #17).
 
-An MQSC scenario step is memoised the same way (``MQNetwork.next_state``), with the step
-itself in the key's place of the message. runmqsc at one queue manager reads and writes
-what a delivery there does: its definitions, caches and publish/subscribe state, the
-channels from it, and of the others what the projection keeps (``apply_mqsc``,
-``publish_own``). After a step every queue manager is reconciled (``pubsub_after_step``),
-which for the others is a no-op: every transition reconciles each queue manager whose
-demand or neighbours it may have changed, and a step at one queue manager changes neither
-for another unless it alters the queue manager itself (PARENT, PSMODE), so steps with
-ALTER QMGR are not memoised. On fr-mesh-broken with the joining explored, the first
-40,000 states took its two steps 8,591 times, from 24 local situations; a step there cost
-about ten deliveries, since it publishes the queue manager's records anew. Other steps are
-not memoised: an application's puts and publications carry serial numbers, so their
-situations rarely repeat.
-
 A delivery is the receiving queue manager's business. What it reads is that queue
 manager, the message, the channels *from* it (their statuses, and their messages when it
 re-drives them), and of the other queue managers only what an administrator could see from
@@ -55,6 +41,20 @@ with a pickled model: an unpickled one (a Spark task) uses its process's
 (:func:`executor_memo`). The key needs every other queue manager as the projection shows
 it; that part is kept on the queue manager object (its ``_outside`` slot, like the
 encoding's ``_digest``), so it is computed once per object.
+
+An MQSC scenario step is memoised the same way (``MQNetwork.next_state``), with the step
+itself in the key's place of the message. runmqsc at one queue manager reads and writes
+what a delivery there does: its definitions, caches and publish/subscribe state, the
+channels from it, and of the others what the projection keeps (``apply_mqsc``,
+``publish_own``). After a step every queue manager is reconciled (``pubsub_after_step``),
+which for the others is a no-op: every transition reconciles each queue manager whose
+demand or neighbours it may have changed, and a step at one queue manager changes neither
+for another unless it alters the queue manager itself (PARENT, PSMODE), so steps with
+ALTER QMGR are not memoised. On fr-mesh-broken with the joining explored, the first
+40,000 states took its two steps 8,591 times, from 24 local situations; a step there cost
+about ten deliveries, since it publishes the queue manager's records anew. Other steps are
+not memoised: an application's puts and publications carry serial numbers, so their
+situations rarely repeat.
 """
 
 from __future__ import annotations
@@ -181,8 +181,8 @@ def executor_memo(mode: str, mutations: Any) -> DeliveryMemo:
     """The memo an unpickled model uses (a Spark executor's Python worker): one per process,
     mode and mutant switches, so that it outlives a task (each task unpickles its own copy of
     the model). A delta depends on the delivery's projection, message and the mutant
-    switches only — handlers are not given the scenario — so models of different scenarios
-    may share one."""
+    switches only — handlers are not given the scenario, and an MQSC step is part of its
+    own key — so models of different scenarios may share one."""
     memo = _EXECUTOR_MEMOS.get((mode, mutations))
     if memo is None:
         memo = _EXECUTOR_MEMOS[(mode, mutations)] = DeliveryMemo(mode)
