@@ -50,7 +50,11 @@ channels from it, and of the others what the projection keeps (``apply_mqsc``,
 which for the others is a no-op: every transition reconciles each queue manager whose
 demand or neighbours it may have changed, and a step at one queue manager changes neither
 for another unless it alters the queue manager itself (PARENT, PSMODE), so steps with
-ALTER QMGR are not memoised. On fr-mesh-broken with the joining explored, the first
+ALTER QMGR are not memoised. runmqsc ends with every queue manager retrying the JOINs its
+manual CLUSSDRs could not send (``retry_joins``): a CLUSRCVR the step defines may be the
+listener another queue manager's CONNAME names, and whether that one has sent its JOIN is
+in its caches, which the key leaves out. So a step is memoised only while no other running
+queue manager has a JOIN unsent (``model._joins_unsent``). On fr-mesh-broken with the joining explored, the first
 40,000 states took its two steps 8,591 times, from 24 local situations; a step there cost
 about ten deliveries, since it publishes the queue manager's records anew. Other steps are
 not memoised: an application's puts and publications carry serial numbers, so their

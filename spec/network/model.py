@@ -41,6 +41,7 @@ from spec.network.state import (
 from spec.network.steps import (
     STEP_HANDLERS, apply_mqsc, channel_step, describe_step, qmgr_started, qmgr_step, require_running,
 )
+from spec.network.topology import manual_clussdrs
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
 from spec.network.views import view_key
 from spec.network.workload import (
@@ -142,7 +143,10 @@ class MQNetwork:
                 return self._deliver(state, action)
             if isinstance(action, ScenarioStep) and action.index == state.next_step and action.index in self._memo_steps:
                 step = self.scenario.steps[action.index]
-                return self.memo.deliver(state, step.qmgr, step, lambda s: self._unmemoised(s, action))
+                # runmqsc ends with every queue manager retrying its unsent JOINs
+                # (retry_joins): another one's caches decide that, which the key leaves out
+                if not _joins_unsent(state, step.qmgr):
+                    return self.memo.deliver(state, step.qmgr, step, lambda s: self._unmemoised(s, action))
         return self._unmemoised(state, action)
 
     def _unmemoised(self, state: NetworkState, action: Any) -> NetworkState | None:
@@ -402,6 +406,17 @@ _MESSAGE_HANDLERS = {
 # ``ample``) and still let ``ample`` reduce: nothing a delivery could change. Properties
 # judged only in settled states ("settled") are left out by the checker (docs/por.md).
 POR_INVISIBLE: frozenset[str] = frozenset()
+
+
+def _joins_unsent(state: NetworkState, name: str) -> bool:
+    """Does a running queue manager other than ``name`` hold a manual CLUSSDR, in a cluster
+    whose cache it has, whose JOIN it has not sent? Only then can ``retry_joins``, with
+    which runmqsc at ``name`` ends, make another queue manager act: a CLUSRCVR the step
+    defines may be the listener its CONNAME names. The delivery memo's key leaves out those
+    caches, so such a step is not memoised (memo.py)."""
+    return any(q.name != name and q.running and any(ch.conname not in cache.joined for cache in q.caches
+                                                     for ch in manual_clussdrs(q, cache.cluster))
+               for q in state.qmgrs)
 
 
 def _port_mismatch_possible(state: NetworkState) -> bool:
