@@ -287,9 +287,10 @@ class MQNetwork:
         properties read nothing a delivery changes (``reads`` within :data:`POR_INVISIBLE`:
         empty; the checker leaves out properties judged only in settled states).
         ``d`` qualifies when every other running queue manager has messages waiting for
-        ``d`` on a RUNNING channel (so no path outside the set can start a new delivery into
-        ``d``: whatever it sends there queues behind a delivery of the set), every channel
-        out of ``d`` that delivers outside the set is RUNNING (a delivery sets RUNNING: no
+        ``d`` on a RUNNING channel, on the pair's route, and no message to ``d`` can take a
+        separate route (so no path outside the set can start a new delivery into ``d``:
+        whatever it sends there queues behind a delivery of the set), every route out of
+        ``d`` that delivers outside the set is RUNNING (a delivery sets RUNNING: no
         change that ``d``'s workload choice could read), no recovery of a channel into or
         out of ``d`` is enabled, no auto-defined channel can fail on a port mismatch, and no
         retry (``ChannelRetry``, a workload decision like the re-drive) is enabled or could
@@ -325,12 +326,19 @@ class MQNetwork:
                 continue
             # no path outside the set may start a new delivery into d: either nothing that
             # can happen elsewhere sends at all, or whatever is sent to d queues behind a
-            # delivery of the set
-            if (loud - {d}) and not all((c := chans.get((e, d))) is not None and c.messages
-                                        and c.status == "RUNNING" for e in running if e != d):
+            # delivery of the set. A message waits behind another only on the same route:
+            # so one on the pair's own route, and no separate route to d (a message on one
+            # would start a delivery of its own, docs/por.md condition 4)
+            if (loud - {d}) and (not all((c := chans.get((e, d))) is not None and first_on(c, "") >= 0
+                                         and c.status == "RUNNING" for e in running if e != d)
+                                 or _separate_routes_possible(state, d)):
                 continue
-            if any(c.src == d and c.messages and c.status in FLOWING and c.status != "RUNNING" and c.dst in running
-                   for c in state.channels):
+            # every route out of d with a message waiting is RUNNING: a separate route's own
+            # status too (condition 5), which d's workload algorithm reads as well
+            if any(c.src == d and c.dst in running
+                   and any((st := state.route_status(d, c.dst, r)) in FLOWING and st != "RUNNING"
+                           for r in routes_waiting(c))
+                   for c in state.channels if c.messages):
                 continue
             if mismatch is None:
                 mismatch = _port_mismatch_possible(state)
@@ -417,6 +425,27 @@ def _joins_unsent(state: NetworkState, name: str) -> bool:
     return any(q.name != name and q.running and any(ch.conname not in cache.joined for cache in q.caches
                                                      for ch in manual_clussdrs(q, cache.cluster))
                for q in state.qmgrs)
+
+
+def _separate_routes_possible(state: NetworkState, name: str) -> bool:
+    """Can a message to ``name`` take a separate route (``spec.binding.separate_routes``),
+    now or later in the last phase? Only through a record of one of its further CLUSRCVRs
+    (a QMGR record keyed by channel name): held in a cache or in flight, or to be published
+    from its definitions (two CLUSRCVRs in one cluster), which no delivery changes. A
+    message on a separate route does not queue behind the pair's messages: it starts a
+    delivery of its own (docs/por.md condition 4)."""
+    q = state.find(name)
+    if q is not None:
+        clusters = [set(objects.clusters_of(ch, q.defs)) for ch in q.defs.channels if ch.chltype == "CLUSRCVR"]
+        if any(a & b for i, a in enumerate(clusters) for b in clusters[i + 1:]):
+            return True
+    for other in state.qmgrs:
+        for c in other.caches:
+            if any(r.kind == rp.QMGR and r.key and r.owner_name == name for r in c.records):
+                return True
+    return any(isinstance(m, rp.RepoMsg) and any(r.kind == rp.QMGR and r.key and r.owner_name == name
+                                                 for r in m.records)
+               for ch in state.channels for m in ch.messages)
 
 
 def _port_mismatch_possible(state: NetworkState) -> bool:
