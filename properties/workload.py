@@ -17,7 +17,8 @@ weight cycle (``spec.workload.weight_cycle``) cnt_c = n * w_c / sum(w) exactly. 
 comes late; (1) is the statement that holds.)
 
 WL-NO-BOUNCE-WITH-RANK: no application message goes back to a queue manager it passed
-(000's "bounce between the alias queues on SERVERB and SERVERC" is B -> C -> B). On 000's
+(000's "bounce between the alias queues on SERVERB and SERVERC" is B -> C -> B); the queue
+manager it was first put at is passed only once the message is sent on from there again. On 000's
 overlapping-cluster gateways it fails without rank (the trace shows the bounce) and holds
 with rank; a chain of gateways through several clusters, each passed once, holds. The algorithm's history grows with every choice, so a bounce
 is finite and the explorer's termination check (no cycle of internal actions) cannot see
@@ -321,10 +322,13 @@ _app_messages = in_flight(bd.AppMessage)
 
 
 def _bounces(state: NetworkState, ch, m: bd.AppMessage) -> bool:
-    """The message is on its way back to a queue manager it passed (was put at). A chain
-    of gateways through several clusters (QMA -> G1 -> G2 -> QMT) passes each once and is
-    not a bounce."""
-    return ch.dst in m.hops
+    """The message is on its way back to a queue manager it passed (arrived at and was sent
+    on from: 000's B -> C -> B), or is sent on again from the queue manager its application
+    put it at. A chain of gateways through several clusters (QMA -> G1 -> G2 -> QMT) passes
+    each once and is not a bounce. Nor is going back to that first queue manager to be put
+    to its queue: QM1 -> G -> QM1, the application naming gateway G whose clustered alias
+    sends the message to the only instance, on QM1, is one gateway hop and then the queue."""
+    return ch.dst in m.hops[1:] or m.hops[0] in m.hops[1:]
 
 
 def no_bounce(model, state: NetworkState) -> bool:

@@ -320,6 +320,59 @@ def test_no_bounce_is_exactly_coming_back(example, status):
         {"SERVERD": 2}, {"QMT": 1})
 
 
+GATEWAY_BACK_TO_ORIGIN = """
+[qmgrs.QM1]
+mqsc = '''
+ALTER QMGR REPOS(C1)
+DEFINE CHANNEL(TO.QM1.C1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(C1)
+DEFINE QLOCAL(CQ1) CLUSTER(C1)
+'''
+[qmgrs.QM2]
+mqsc = '''
+DEFINE CHANNEL(TO.QM2.C1) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(C1)
+DEFINE CHANNEL(QM2.TO.QM1.C1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C1)
+DEFINE QALIAS(CQ1) TARGET(CQ1) CLUSTER(C1)
+'''
+[[steps]]
+open = { qmgr = "QM2", handle = "h1", queue = "CQ1", bind = "AS_Q_DEF", target_qmgr = "QM2" }
+[[steps]]
+open = { qmgr = "QM1", handle = "h2", queue = "CQ1", bind = "AS_Q_DEF", target_qmgr = "QM2" }
+[[steps]]
+put = { handle = "h2", count = 2 }
+"""
+
+
+def test_a_message_sent_through_a_named_gateway_back_to_its_queue_is_no_bounce(tmp_path):
+    # tests/regressions/real-named-gateway-back-to-origin.toml (fuzz --mode walks, seed
+    # 9104): QM1 names gateway QM2, whose clustered alias sends the messages to the only
+    # CQ1, on QM1. One gateway hop, then the queue (000 §Rank and Overlapping Clusters);
+    # the property counted QM1, where the application put them, as passed
+    path = tmp_path / "gateway-back.toml"
+    path.write_text(GATEWAY_BACK_TO_ORIGIN)
+    scenario = load_scenario(path)
+    assert messages_of(run_scenario(scenario).final)["h2"] == {"QM1": 2}
+    result = explore(MQNetwork(scenario, PROPERTIES), property_ids=["WL-NO-BOUNCE-WITH-RANK", "WL-GATEWAY-HOP"])
+    assert result.verdicts["WL-NO-BOUNCE-WITH-RANK"].status is Status.HOLDS
+    assert result.statistics.complete
+    assert result.verdicts["WL-GATEWAY-HOP"].status is Status.WITNESSED
+
+
+@pytest.mark.parametrize("hops,dst,bounce", [
+    (("QM1", "QM2"), "QM1", False),         # back to where it was put, to its queue there
+    (("QM1", "QM2", "QM1"), "QM3", True),   # ... and sent on again from there
+    (("QM1", "QM2", "QM1"), "QM2", True),
+    (("SA", "SB", "SC"), "SB", True),       # 000: between the gateways' aliases
+    (("QMA", "G1", "G2"), "QMT", False),    # a chain of gateways
+])
+def test_bounce_is_a_return_to_a_queue_manager_that_sent_the_message_on(hops, dst, bounce):
+    from types import SimpleNamespace
+
+    from properties.workload import _bounces
+    from spec.binding import AppMessage
+    m = AppMessage("h", 0, "Q", None, False, None, hops)
+    assert _bounces(None, SimpleNamespace(src=hops[-1], dst=dst), m) is bounce
+
+
 def test_weights_has_its_own_witness():
     # WL-WEIGHTS is trivially true under equal weights: its witness needs unequal CLWLWGHTs
     # over a full weight cycle (000 §Channel Weight example), which round robin never gives
