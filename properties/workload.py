@@ -420,9 +420,13 @@ def target_fixed(model, state: NetworkState) -> bool:
     # DESIGN §3.6 "Naming a target queue manager fixes the destination"; 000 Scenario 1
     # "Now our app can put to CQ1 on QMB"; 004 §Channel availability routing ("Applications
     # targeting messages at a specific queue manager"): a message naming X arrives at X, or
-    # arrives nowhere (its failure is logged); it is never sent on from X
+    # arrives nowhere (its failure is logged); it is never sent on from X, unless the name
+    # resolves at X to a clustered alias, which re-runs the algorithm there as it does for
+    # a message the algorithm chose X for (000 §Routing messages in and out of clusters,
+    # Scenario 4; the transmission header names X either way), as BD-ON-OPEN-FIXED allows
     for h, target in _named(state):
-        if _arrived_at(state, h.name) - {target} or next(_left(state, h, target), None):
+        if (_arrived_at(state, h.name) - {target} or next(_left(state, h, target), None)) \
+                and not _gateway_reran(state, h, target):
             return False
     return True
 

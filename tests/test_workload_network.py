@@ -357,6 +357,19 @@ def test_a_message_sent_through_a_named_gateway_back_to_its_queue_is_no_bounce(t
     assert result.verdicts["WL-GATEWAY-HOP"].status is Status.WITNESSED
 
 
+def test_a_message_naming_a_gateway_may_leave_it_through_its_clustered_alias(tmp_path):
+    # tests/regressions/real-named-gateway-alias-sends-on.toml (the same fuzz run, once
+    # WL-NO-BOUNCE-WITH-RANK held): the messages name QM2, whose CQ1 is a clustered alias.
+    # The alias re-runs the algorithm there, as for a message the algorithm chose QM2 for
+    # (000 Scenario 4); BD-TARGET-FIXED excuses it as BD-ON-OPEN-FIXED does. A far end that
+    # re-runs with a local instance is still caught (test_far_end_rerun_mutant_is_caught)
+    path = tmp_path / "gateway-back.toml"
+    path.write_text(GATEWAY_BACK_TO_ORIGIN)
+    result = explore(MQNetwork(load_scenario(path), PROPERTIES), property_ids=["BD-TARGET-FIXED"])
+    assert result.verdicts["BD-TARGET-FIXED"].status is Status.HOLDS
+    assert result.statistics.complete
+
+
 @pytest.mark.parametrize("hops,dst,bounce", [
     (("QM1", "QM2"), "QM1", False),         # back to where it was put, to its queue there
     (("QM1", "QM2", "QM1"), "QM3", True),   # ... and sent on again from there
