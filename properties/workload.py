@@ -540,25 +540,27 @@ def redriven_elsewhere(model, state: NetworkState) -> bool:
 
 
 # --- BD-AS-Q-DEF --------------------------------------------------------------------------
-def _defbind(state: NetworkState, h: bd.Handle) -> str:
-    q = state.qmgr(h.qmgr)
-    res = bd.resolve_local(q.defs, q.name, h.queue, h.target_qmgr)
-    if res.defbind:
-        return res.defbind
-    view = bd.view_of(q, {}, res.exclude_local)
-    instances = [x for x in view.queues if x.name == res.queue]
-    return instances[0].defbind if instances else ""
+def _defbind(h: bd.Handle) -> str:
+    """The DEFBIND MQOO_BIND_AS_Q_DEF reads, among those the handle could read when its bind
+    was resolved (its ghost ``defbinds``): the local definition the name resolved through
+    (an alias's own: 004 "don't forget aliases"), else the first instance known."""
+    local = [d for src, d in h.defbinds if not src]
+    instances = [d for src, d in h.defbinds if src]
+    return (local or instances or [""])[0]
 
 
 def as_q_def(model, state: NetworkState) -> bool:
-    # 000 §Workload balancing - Bind Options: the DEFBIND of the object opened. Not judged
-    # for a handle that names its target queue manager: that fixes the destination, so the
-    # bind option chooses nothing, and the open needs no record of the queue, whose DEFBIND
-    # may arrive later than the MQOPEN that decided the bind with the default, OPEN
+    # 000 §Workload balancing - Bind Options: the DEFBIND of the object opened, as it was when
+    # the bind was resolved (the bind is an MQOPEN option, "chosen at MQOPEN"; a DEFBIND
+    # changed later, or learnt later, does not move it: tests/regressions/
+    # real-as-q-def-defbind-changed.toml; docs/decisions.md, Session 31). Not judged for a
+    # handle that names its target queue manager: that fixes the destination, so the bind
+    # option chooses nothing, and the open needs no record of the queue, whose DEFBIND may
+    # arrive later than the MQOPEN that decided the bind with the default, OPEN
     # (tests/regressions/real-as-q-def-named-target.toml; docs/decisions.md, session 29)
     for h in _handles(state):
         if h.option == bd.BIND_AS_Q_DEF and h.bind and not h.target_qmgr:
-            defbind = _defbind(state, h)
+            defbind = _defbind(h)
             if defbind and bd.bind_from_defbind(defbind) != h.bind:
                 return False
     return True

@@ -386,6 +386,34 @@ def test_bounce_is_a_return_to_a_queue_manager_that_sent_the_message_on(hops, ds
     assert _bounces(None, SimpleNamespace(src=hops[-1], dst=dst), m) is bounce
 
 
+def test_as_q_def_is_judged_against_the_defbinds_read_when_the_bind_was_resolved():
+    # tests/regressions/real-as-q-def-defbind-changed.toml (fuzz --max-qmgrs 4, seed 9106):
+    # QM1 opens CQ1 knowing QM2's DEFBIND(NOTFIXED) first, so the handle is NOT_FIXED; QM2's
+    # later DEFINE ... REPLACE (DEFBIND back to OPEN) does not move an open handle's bind
+    # (000 §Workload balancing - Bind Options: "chosen at MQOPEN"), and BD-AS-Q-DEF judged
+    # it against the definitions of the state it looked at
+    from properties.workload import _defbind, as_q_def
+    from spec import binding as bd
+    from spec.network.state import put_qmgr
+    from spec.values import replace
+    scenario = load_scenario(ROOT / "tests" / "regressions" / "real-as-q-def-defbind-changed.toml")
+    final = run_scenario(scenario).final
+    qm1 = final.qmgr("QM1")
+    (h,) = qm1.handles
+    assert h.bind == bd.BIND_NOT_FIXED
+    assert h.defbinds == (("QM2", "NOTFIXED"), ("QM3", "OPEN"), ("QM4", "OPEN"))  # as at the MQOPEN
+    view = bd.view_of(qm1, {}, False)
+    assert [x.defbind for x in view.queues if x.name == "CQ1"][0] == "OPEN"  # QM1 knows the change
+    assert as_q_def(None, final)
+    # the rule is still judged, an alias's own DEFBIND first
+    wrong = put_qmgr(final, replace(qm1, handles=(replace(h, bind=bd.BIND_ON_OPEN),)))
+    assert not as_q_def(None, wrong)
+    assert _defbind(replace(h, defbinds=(("", "OPEN"), ("QM2", "NOTFIXED")))) == "OPEN"
+    result = explore(MQNetwork(scenario, PROPERTIES), property_ids=["BD-AS-Q-DEF"], max_states=2000)
+    assert result.verdicts["BD-AS-Q-DEF"].status is Status.HOLDS
+    assert result.statistics.complete
+
+
 def test_weights_has_its_own_witness():
     # WL-WEIGHTS is trivially true under equal weights: its witness needs unequal CLWLWGHTs
     # over a full weight cycle (000 §Channel Weight example), which round robin never gives
