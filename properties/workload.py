@@ -17,7 +17,8 @@ weight cycle (``spec.workload.weight_cycle``) cnt_c = n * w_c / sum(w) exactly. 
 comes late; (1) is the statement that holds.)
 
 WL-NO-BOUNCE-WITH-RANK: no application message goes back to a queue manager it passed
-(000's "bounce between the alias queues on SERVERB and SERVERC" is B -> C -> B). On 000's
+(000's "bounce between the alias queues on SERVERB and SERVERC" is B -> C -> B); the queue
+manager it was first put at is passed only once the message is sent on from there again. On 000's
 overlapping-cluster gateways it fails without rank (the trace shows the bounce) and holds
 with rank; a chain of gateways through several clusters, each passed once, holds. The algorithm's history grows with every choice, so a bounce
 is finite and the explorer's termination check (no cycle of internal actions) cannot see
@@ -321,10 +322,13 @@ _app_messages = in_flight(bd.AppMessage)
 
 
 def _bounces(state: NetworkState, ch, m: bd.AppMessage) -> bool:
-    """The message is on its way back to a queue manager it passed (was put at). A chain
-    of gateways through several clusters (QMA -> G1 -> G2 -> QMT) passes each once and is
-    not a bounce."""
-    return ch.dst in m.hops
+    """The message is on its way back to a queue manager it passed (arrived at and was sent
+    on from: 000's B -> C -> B), or is sent on again from the queue manager its application
+    put it at. A chain of gateways through several clusters (QMA -> G1 -> G2 -> QMT) passes
+    each once and is not a bounce. Nor is going back to that first queue manager to be put
+    to its queue: QM1 -> G -> QM1, the application naming gateway G whose clustered alias
+    sends the message to the only instance, on QM1, is one gateway hop and then the queue."""
+    return ch.dst in m.hops[1:] or m.hops[0] in m.hops[1:]
 
 
 def no_bounce(model, state: NetworkState) -> bool:
@@ -416,9 +420,13 @@ def target_fixed(model, state: NetworkState) -> bool:
     # DESIGN §3.6 "Naming a target queue manager fixes the destination"; 000 Scenario 1
     # "Now our app can put to CQ1 on QMB"; 004 §Channel availability routing ("Applications
     # targeting messages at a specific queue manager"): a message naming X arrives at X, or
-    # arrives nowhere (its failure is logged); it is never sent on from X
+    # arrives nowhere (its failure is logged); it is never sent on from X, unless the name
+    # resolves at X to a clustered alias, which re-runs the algorithm there as it does for
+    # a message the algorithm chose X for (000 §Routing messages in and out of clusters,
+    # Scenario 4; the transmission header names X either way), as BD-ON-OPEN-FIXED allows
     for h, target in _named(state):
-        if _arrived_at(state, h.name) - {target} or next(_left(state, h, target), None):
+        if (_arrived_at(state, h.name) - {target} or next(_left(state, h, target), None)) \
+                and not _gateway_reran(state, h, target):
             return False
     return True
 
@@ -532,25 +540,27 @@ def redriven_elsewhere(model, state: NetworkState) -> bool:
 
 
 # --- BD-AS-Q-DEF --------------------------------------------------------------------------
-def _defbind(state: NetworkState, h: bd.Handle) -> str:
-    q = state.qmgr(h.qmgr)
-    res = bd.resolve_local(q.defs, q.name, h.queue, h.target_qmgr)
-    if res.defbind:
-        return res.defbind
-    view = bd.view_of(q, {}, res.exclude_local)
-    instances = [x for x in view.queues if x.name == res.queue]
-    return instances[0].defbind if instances else ""
+def _defbind(h: bd.Handle) -> str:
+    """The DEFBIND MQOO_BIND_AS_Q_DEF reads, among those the handle could read when its bind
+    was resolved (its ghost ``defbinds``): the local definition the name resolved through
+    (an alias's own: 004 "don't forget aliases"), else the first instance known."""
+    local = [d for src, d in h.defbinds if not src]
+    instances = [d for src, d in h.defbinds if src]
+    return (local or instances or [""])[0]
 
 
 def as_q_def(model, state: NetworkState) -> bool:
-    # 000 §Workload balancing - Bind Options: the DEFBIND of the object opened. Not judged
-    # for a handle that names its target queue manager: that fixes the destination, so the
-    # bind option chooses nothing, and the open needs no record of the queue, whose DEFBIND
-    # may arrive later than the MQOPEN that decided the bind with the default, OPEN
+    # 000 §Workload balancing - Bind Options: the DEFBIND of the object opened, as it was when
+    # the bind was resolved (the bind is an MQOPEN option, "chosen at MQOPEN"; a DEFBIND
+    # changed later, or learnt later, does not move it: tests/regressions/
+    # real-as-q-def-defbind-changed.toml; docs/decisions.md, Session 31). Not judged for a
+    # handle that names its target queue manager: that fixes the destination, so the bind
+    # option chooses nothing, and the open needs no record of the queue, whose DEFBIND may
+    # arrive later than the MQOPEN that decided the bind with the default, OPEN
     # (tests/regressions/real-as-q-def-named-target.toml; docs/decisions.md, session 29)
     for h in _handles(state):
         if h.option == bd.BIND_AS_Q_DEF and h.bind and not h.target_qmgr:
-            defbind = _defbind(state, h)
+            defbind = _defbind(h)
             if defbind and bd.bind_from_defbind(defbind) != h.bind:
                 return False
     return True

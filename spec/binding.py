@@ -144,6 +144,10 @@ class Handle:
     closed: bool = False
     failed: str = ""  # the MQOPEN failed with this reason: the handle is not valid (puts fail)
     arrived: tuple[tuple[str, int], ...] = ()  # (queue manager, count) of its messages put to local queues, ever
+    # a ghost for BD-AS-Q-DEF: the DEFBINDs MQOO_BIND_AS_Q_DEF could read when the bind was
+    # resolved, ("", DEFBIND) of the local definition the name resolved through first, then
+    # (queue manager, DEFBIND) of each instance known; later changes do not move the bind
+    defbinds: tuple[tuple[str, str], ...] = ()
 
 
 @value

@@ -320,6 +320,100 @@ def test_no_bounce_is_exactly_coming_back(example, status):
         {"SERVERD": 2}, {"QMT": 1})
 
 
+GATEWAY_BACK_TO_ORIGIN = """
+[qmgrs.QM1]
+mqsc = '''
+ALTER QMGR REPOS(C1)
+DEFINE CHANNEL(TO.QM1.C1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(C1)
+DEFINE QLOCAL(CQ1) CLUSTER(C1)
+'''
+[qmgrs.QM2]
+mqsc = '''
+DEFINE CHANNEL(TO.QM2.C1) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(C1)
+DEFINE CHANNEL(QM2.TO.QM1.C1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C1)
+DEFINE QALIAS(CQ1) TARGET(CQ1) CLUSTER(C1)
+'''
+[[steps]]
+open = { qmgr = "QM2", handle = "h1", queue = "CQ1", bind = "AS_Q_DEF", target_qmgr = "QM2" }
+[[steps]]
+open = { qmgr = "QM1", handle = "h2", queue = "CQ1", bind = "AS_Q_DEF", target_qmgr = "QM2" }
+[[steps]]
+put = { handle = "h2", count = 2 }
+"""
+
+
+def test_a_message_sent_through_a_named_gateway_back_to_its_queue_is_no_bounce(tmp_path):
+    # tests/regressions/real-named-gateway-back-to-origin.toml (fuzz --mode walks, seed
+    # 9104): QM1 names gateway QM2, whose clustered alias sends the messages to the only
+    # CQ1, on QM1. One gateway hop, then the queue (000 §Rank and Overlapping Clusters);
+    # the property counted QM1, where the application put them, as passed
+    path = tmp_path / "gateway-back.toml"
+    path.write_text(GATEWAY_BACK_TO_ORIGIN)
+    scenario = load_scenario(path)
+    assert messages_of(run_scenario(scenario).final)["h2"] == {"QM1": 2}
+    result = explore(MQNetwork(scenario, PROPERTIES), property_ids=["WL-NO-BOUNCE-WITH-RANK", "WL-GATEWAY-HOP"])
+    assert result.verdicts["WL-NO-BOUNCE-WITH-RANK"].status is Status.HOLDS
+    assert result.statistics.complete
+    assert result.verdicts["WL-GATEWAY-HOP"].status is Status.WITNESSED
+
+
+def test_a_message_naming_a_gateway_may_leave_it_through_its_clustered_alias(tmp_path):
+    # tests/regressions/real-named-gateway-alias-sends-on.toml (the same fuzz run, once
+    # WL-NO-BOUNCE-WITH-RANK held): the messages name QM2, whose CQ1 is a clustered alias.
+    # The alias re-runs the algorithm there, as for a message the algorithm chose QM2 for
+    # (000 Scenario 4); BD-TARGET-FIXED excuses it as BD-ON-OPEN-FIXED does. A far end that
+    # re-runs with a local instance is still caught (test_far_end_rerun_mutant_is_caught)
+    path = tmp_path / "gateway-back.toml"
+    path.write_text(GATEWAY_BACK_TO_ORIGIN)
+    result = explore(MQNetwork(load_scenario(path), PROPERTIES), property_ids=["BD-TARGET-FIXED"])
+    assert result.verdicts["BD-TARGET-FIXED"].status is Status.HOLDS
+    assert result.statistics.complete
+
+
+@pytest.mark.parametrize("hops,dst,bounce", [
+    (("QM1", "QM2"), "QM1", False),         # back to where it was put, to its queue there
+    (("QM1", "QM2", "QM1"), "QM3", True),   # ... and sent on again from there
+    (("QM1", "QM2", "QM1"), "QM2", True),
+    (("SA", "SB", "SC"), "SB", True),       # 000: between the gateways' aliases
+    (("QMA", "G1", "G2"), "QMT", False),    # a chain of gateways
+])
+def test_bounce_is_a_return_to_a_queue_manager_that_sent_the_message_on(hops, dst, bounce):
+    from types import SimpleNamespace
+
+    from properties.workload import _bounces
+    from spec.binding import AppMessage
+    m = AppMessage("h", 0, "Q", None, False, None, hops)
+    assert _bounces(None, SimpleNamespace(src=hops[-1], dst=dst), m) is bounce
+
+
+def test_as_q_def_is_judged_against_the_defbinds_read_when_the_bind_was_resolved():
+    # tests/regressions/real-as-q-def-defbind-changed.toml (fuzz --max-qmgrs 4, seed 9106):
+    # QM1 opens CQ1 knowing QM2's DEFBIND(NOTFIXED) first, so the handle is NOT_FIXED; QM2's
+    # later DEFINE ... REPLACE (DEFBIND back to OPEN) does not move an open handle's bind
+    # (000 §Workload balancing - Bind Options: "chosen at MQOPEN"), and BD-AS-Q-DEF judged
+    # it against the definitions of the state it looked at
+    from properties.workload import _defbind, as_q_def
+    from spec import binding as bd
+    from spec.network.state import put_qmgr
+    from spec.values import replace
+    scenario = load_scenario(ROOT / "tests" / "regressions" / "real-as-q-def-defbind-changed.toml")
+    final = run_scenario(scenario).final
+    qm1 = final.qmgr("QM1")
+    (h,) = qm1.handles
+    assert h.bind == bd.BIND_NOT_FIXED
+    assert h.defbinds == (("QM2", "NOTFIXED"), ("QM3", "OPEN"), ("QM4", "OPEN"))  # as at the MQOPEN
+    view = bd.view_of(qm1, {}, False)
+    assert [x.defbind for x in view.queues if x.name == "CQ1"][0] == "OPEN"  # QM1 knows the change
+    assert as_q_def(None, final)
+    # the rule is still judged, an alias's own DEFBIND first
+    wrong = put_qmgr(final, replace(qm1, handles=(replace(h, bind=bd.BIND_ON_OPEN),)))
+    assert not as_q_def(None, wrong)
+    assert _defbind(replace(h, defbinds=(("", "OPEN"), ("QM2", "NOTFIXED")))) == "OPEN"
+    result = explore(MQNetwork(scenario, PROPERTIES), property_ids=["BD-AS-Q-DEF"], max_states=2000)
+    assert result.verdicts["BD-AS-Q-DEF"].status is Status.HOLDS
+    assert result.statistics.complete
+
+
 def test_weights_has_its_own_witness():
     # WL-WEIGHTS is trivially true under equal weights: its witness needs unequal CLWLWGHTs
     # over a full weight cycle (000 §Channel Weight example), which round robin never gives

@@ -180,6 +180,9 @@ def _resolve_bind(state: NetworkState, handle: bd.Handle, res: bd.Resolved, step
             instances = [x for x in view.queues if x.name == res.queue]
             defbind = instances[0].defbind if instances else "OPEN"
             handle = replace(handle, bind=bd.bind_from_defbind(defbind))
+        if handle.option == bd.BIND_AS_Q_DEF and handle.bind:  # resolved now: BD-AS-Q-DEF's ghost
+            handle = replace(handle, defbinds=(("", res.defbind),) * bool(res.defbind) + tuple(
+                (x.qmgr, x.defbind) for x in view.queues if x.name == res.queue))
     if handle.bind == bd.BIND_ON_OPEN and handle.bound is None and known:
         state, choice = _choose(state, q.name, wl.Put(res.queue, res.target_qmgr), handle.name, serial,
                                    handle.bind, step, mut, exclude_local=res.exclude_local)
