@@ -317,6 +317,17 @@ def _database(path: str | Path | None) -> ExampleDatabase | None:
     return None if path is None else _FailuresOnly(path)
 
 
+def _hashable(configuration: Any) -> Any:
+    """``configuration`` as a dictionary key, or None when it cannot be one. Its rendering
+    is part of the key: equal values of different types (1 and True) render differently."""
+    try:
+        hash(configuration)
+    except TypeError:
+        return None
+    render = getattr(configuration, "to_toml", None)
+    return (configuration, render() if callable(render) else None)
+
+
 # --------------------------------------------------------------------------- configs mode
 def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property_ids: Sequence[str] | None = None,
                  max_states: int = 1000, database: str | Path | None = None,
@@ -328,10 +339,28 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
 
     report = FuzzReport("configs", seed, examples, bounds={"max_states": max_states})
     run: _Run | None = None
+    # while a failure is shrunk: each configuration explored, and its outcome (the property
+    # found violated and its trace, or None). Hypothesis's shrink passes draw the same
+    # configuration from different choices (a third of the candidates, measured on the
+    # mutant hunts); exploring it is deterministic, so its outcome is replayed from here
+    shrink_outcomes: dict[Any, tuple[str, list[str]] | None] = {}
 
     def one(configuration: Any) -> None:
-        nonlocal run
         StopSignals.poll()   # a signal whose RunStopped was discarded (StopSignals.poll)
+        key = _hashable(configuration) if run is not None and run.failed else None
+        if key is not None and key in shrink_outcomes:
+            run.counting()   # a shrink call like any other
+            outcome = shrink_outcomes[key]
+        else:
+            outcome = explored(configuration)
+            if key is not None:
+                shrink_outcomes[key] = outcome
+        if outcome is not None:   # one place for every violation: Hypothesis tells failures by where they are raised
+            raise report.keep(_Found(outcome[0], configuration, list(outcome[1])))
+
+    def explored(configuration: Any) -> tuple[str, list[str]] | None:
+        """Explore ``configuration``: the first violated property and its trace, or None."""
+        nonlocal run
         try:
             model = fuzz.build(configuration)
         except InvalidConfiguration:
@@ -369,7 +398,8 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
             if p.id in violated and p.id not in excused:
                 _fail(run)
                 trace = verdicts[p.id].trace
-                raise report.keep(_Found(p.id, configuration, trace.actions() if trace else []))
+                return p.id, trace.actions() if trace else []
+        return None
 
     # @seed before @settings: @seed alone switches the example database off
     test = hypothesis_seed(seed)(given(fuzz.configurations)(one))

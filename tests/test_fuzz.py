@@ -89,6 +89,29 @@ def test_configs_mode_shrinks_to_the_smallest_failing_configuration(tmp_path):
     assert report.exit_status() == 1
 
 
+def test_a_configuration_drawn_again_while_shrinking_is_not_explored_again():
+    """Shrink passes reach one configuration from different choices (here: limits are
+    tens of a drawn number); its outcome is remembered, so each configuration is explored
+    at most once after the first failure, and the counterexample is the one shrinking
+    gives anyway."""
+    built: list[int] = []
+    base = counter_target()
+
+    def build(limit):
+        built.append(limit)
+        return base.build(limit)
+
+    target = FuzzTarget(configurations=st.integers(0, 400).map(lambda n: n // 10), build=build,
+                        render=base.render, size_of=base.size_of, key=b"counter-tens")
+    report = fuzz_configs(target, examples=200, seed=1, max_states=100)
+    c = report.counterexample
+    assert c is not None and c.property_id == "BELOW" and c.size == {"limit": 7} and len(c.trace) == 4
+    first = next(i for i, limit in enumerate(built) if limit >= 7)
+    shrinking = built[first + 1:]
+    assert len(shrinking) == len(set(shrinking)), shrinking
+    assert report.shrink_calls > len(shrinking), "no configuration was drawn twice while shrinking"
+
+
 def test_walks_mode_finds_a_deep_violation_and_counts_coverage():
     report = fuzz_walks(counter_target(bad=30), examples=100, seed=2, max_steps=60)
     c = report.counterexample
