@@ -339,27 +339,33 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
 
     report = FuzzReport("configs", seed, examples, bounds={"max_states": max_states})
     run: _Run | None = None
-    # while a failure is shrunk: each configuration explored, and its outcome (the property
-    # found violated and its trace, or None). Hypothesis's shrink passes draw the same
-    # configuration from different choices (a third of the candidates, measured on the
-    # mutant hunts); exploring it is deterministic, so its outcome is replayed from here
+    # Hypothesis draws the same configuration again from other choices: about a fifth of the
+    # examples of a mutant hunt, and a third of the shrink candidates. Exploring one is
+    # deterministic, so a configuration is explored once per phase and its outcome replayed:
+    # before the first failure, what the example adds to the coverage counts (it passed);
+    # while the failure is shrunk (each search stopping at the first violation's level),
+    # the property found violated and its trace, or None
+    counted: dict[Any, tuple] = {}
     shrink_outcomes: dict[Any, tuple[str, list[str]] | None] = {}
 
     def one(configuration: Any) -> None:
         StopSignals.poll()   # a signal whose RunStopped was discarded (StopSignals.poll)
-        key = _hashable(configuration) if run is not None and run.failed else None
-        if key is not None and key in shrink_outcomes:
+        key = _hashable(configuration)
+        if key is not None and key in counted and not run.failed:
+            if run.counting():   # an example like any other
+                run.record(*counted[key])
+            outcome = None
+        elif key is not None and key in shrink_outcomes and run.failed:
             run.counting()   # a shrink call like any other
             outcome = shrink_outcomes[key]
         else:
-            outcome = explored(configuration)
-            if key is not None:
-                shrink_outcomes[key] = outcome
+            outcome = explored(configuration, key)
         if outcome is not None:   # one place for every violation: Hypothesis tells failures by where they are raised
             raise report.keep(_Found(outcome[0], configuration, list(outcome[1])))
 
-    def explored(configuration: Any) -> tuple[str, list[str]] | None:
-        """Explore ``configuration``: the first violated property and its trace, or None."""
+    def explored(configuration: Any, key: Any) -> tuple[str, list[str]] | None:
+        """Explore ``configuration``: the first violated property and its trace, or None
+        (remembered under ``key``, unless that is None)."""
         nonlocal run
         try:
             model = fuzz.build(configuration)
@@ -394,12 +400,18 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         checked = {pid for pid, v in verdicts.items() if v.status is not Status.NOT_CHECKED}
         if counting:
             run.record(checked, reached, violated, violated & excused, decided)
+        outcome = None
         for p in run.props:  # the first violated property, in the model's order
             if p.id in violated and p.id not in excused:
                 _fail(run)
                 trace = verdicts[p.id].trace
-                return p.id, trace.actions() if trace else []
-        return None
+                outcome = p.id, trace.actions() if trace else []
+                break
+        if key is not None and not counting:
+            shrink_outcomes[key] = outcome
+        elif key is not None and outcome is None:
+            counted[key] = (checked, reached, violated, violated & excused, decided)
+        return outcome
 
     # @seed before @settings: @seed alone switches the example database off
     test = hypothesis_seed(seed)(given(fuzz.configurations)(one))

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,11 +90,12 @@ def test_configs_mode_shrinks_to_the_smallest_failing_configuration(tmp_path):
     assert report.exit_status() == 1
 
 
-def test_a_configuration_drawn_again_while_shrinking_is_not_explored_again():
-    """Shrink passes reach one configuration from different choices (here: limits are
-    tens of a drawn number); its outcome is remembered, so each configuration is explored
-    at most once after the first failure, and the counterexample is the one shrinking
-    gives anyway."""
+def test_a_configuration_drawn_again_is_not_explored_again():
+    """Hypothesis reaches one configuration from different choices (here: limits are tens
+    of a drawn number), both while generating and while shrinking; its outcome is
+    remembered, so each configuration is explored at most once before the first failure
+    (yet counted as an example each time) and at most once while shrinking, and the
+    counterexample is the one shrinking gives anyway."""
     built: list[int] = []
     base = counter_target()
 
@@ -110,6 +112,15 @@ def test_a_configuration_drawn_again_while_shrinking_is_not_explored_again():
     shrinking = built[first + 1:]
     assert len(shrinking) == len(set(shrinking)), shrinking
     assert report.shrink_calls > len(shrinking), "no configuration was drawn twice while shrinking"
+    # no failure (bad is out of reach): 41 limits drawn over and over, each explored once
+    built.clear()
+    base = counter_target(bad=1000)
+    report = fuzz_configs(dataclasses.replace(target, build=lambda limit: built.append(limit) or base.build(limit)),
+                          examples=200, seed=1, max_states=100)
+    assert report.counterexample is None
+    assert len(built) == len(set(built)) < report.examples, (len(built), report.examples)
+    assert report.properties["BELOW"].checked == report.examples   # each drawing counted
+    assert report.properties["HALF"].exercised > len([limit for limit in built if limit > 3])
 
 
 def test_walks_mode_finds_a_deep_violation_and_counts_coverage():
