@@ -317,6 +317,17 @@ def _database(path: str | Path | None) -> ExampleDatabase | None:
     return None if path is None else _FailuresOnly(path)
 
 
+def _hashable(configuration: Any) -> Any:
+    """``configuration`` as a dictionary key, or None when it cannot be one. Its rendering
+    is part of the key: equal values of different types (1 and True) render differently."""
+    try:
+        hash(configuration)
+    except TypeError:
+        return None
+    render = getattr(configuration, "to_toml", None)
+    return (configuration, render() if callable(render) else None)
+
+
 # --------------------------------------------------------------------------- configs mode
 def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, property_ids: Sequence[str] | None = None,
                  max_states: int = 1000, database: str | Path | None = None,
@@ -328,10 +339,34 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
 
     report = FuzzReport("configs", seed, examples, bounds={"max_states": max_states})
     run: _Run | None = None
+    # Hypothesis draws the same configuration again from other choices: about a fifth of the
+    # examples of a mutant hunt, and a third of the shrink candidates. Exploring one is
+    # deterministic, so a configuration is explored once per phase and its outcome replayed:
+    # before the first failure, what the example adds to the coverage counts (it passed);
+    # while the failure is shrunk (each search stopping at the first violation's level),
+    # the property found violated and its trace, or None
+    counted: dict[Any, tuple] = {}
+    shrink_outcomes: dict[Any, tuple[str, list[str]] | None] = {}
 
     def one(configuration: Any) -> None:
-        nonlocal run
         StopSignals.poll()   # a signal whose RunStopped was discarded (StopSignals.poll)
+        key = _hashable(configuration)
+        if key is not None and key in counted and not run.failed:
+            if run.counting():   # an example like any other
+                run.record(*counted[key])
+            outcome = None
+        elif key is not None and key in shrink_outcomes and run.failed:
+            run.counting()   # a shrink call like any other
+            outcome = shrink_outcomes[key]
+        else:
+            outcome = explored(configuration, key)
+        if outcome is not None:   # one place for every violation: Hypothesis tells failures by where they are raised
+            raise report.keep(_Found(outcome[0], configuration, list(outcome[1])))
+
+    def explored(configuration: Any, key: Any) -> tuple[str, list[str]] | None:
+        """Explore ``configuration``: the first violated property and its trace, or None
+        (remembered under ``key``, unless that is None)."""
+        nonlocal run
         try:
             model = fuzz.build(configuration)
         except InvalidConfiguration:
@@ -365,11 +400,18 @@ def fuzz_configs(fuzz: FuzzTarget, *, examples: int = 100, seed: int = 0, proper
         checked = {pid for pid, v in verdicts.items() if v.status is not Status.NOT_CHECKED}
         if counting:
             run.record(checked, reached, violated, violated & excused, decided)
+        outcome = None
         for p in run.props:  # the first violated property, in the model's order
             if p.id in violated and p.id not in excused:
                 _fail(run)
                 trace = verdicts[p.id].trace
-                raise report.keep(_Found(p.id, configuration, trace.actions() if trace else []))
+                outcome = p.id, trace.actions() if trace else []
+                break
+        if key is not None and not counting:
+            shrink_outcomes[key] = outcome
+        elif key is not None and outcome is None:
+            counted[key] = (checked, reached, violated, violated & excused, decided)
+        return outcome
 
     # @seed before @settings: @seed alone switches the example database off
     test = hypothesis_seed(seed)(given(fuzz.configurations)(one))

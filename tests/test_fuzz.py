@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +88,39 @@ def test_configs_mode_shrinks_to_the_smallest_failing_configuration(tmp_path):
     text = path.read_text()
     assert text.endswith("limit = 7\n") and "--property BELOW" in text and "seed 1" in text
     assert report.exit_status() == 1
+
+
+def test_a_configuration_drawn_again_is_not_explored_again():
+    """Hypothesis reaches one configuration from different choices (here: limits are tens
+    of a drawn number), both while generating and while shrinking; its outcome is
+    remembered, so each configuration is explored at most once before the first failure
+    (yet counted as an example each time) and at most once while shrinking, and the
+    counterexample is the one shrinking gives anyway."""
+    built: list[int] = []
+    base = counter_target()
+
+    def build(limit):
+        built.append(limit)
+        return base.build(limit)
+
+    target = FuzzTarget(configurations=st.integers(0, 400).map(lambda n: n // 10), build=build,
+                        render=base.render, size_of=base.size_of, key=b"counter-tens")
+    report = fuzz_configs(target, examples=200, seed=1, max_states=100)
+    c = report.counterexample
+    assert c is not None and c.property_id == "BELOW" and c.size == {"limit": 7} and len(c.trace) == 4
+    first = next(i for i, limit in enumerate(built) if limit >= 7)
+    shrinking = built[first + 1:]
+    assert len(shrinking) == len(set(shrinking)), shrinking
+    assert report.shrink_calls > len(shrinking), "no configuration was drawn twice while shrinking"
+    # no failure (bad is out of reach): 41 limits drawn over and over, each explored once
+    built.clear()
+    base = counter_target(bad=1000)
+    report = fuzz_configs(dataclasses.replace(target, build=lambda limit: built.append(limit) or base.build(limit)),
+                          examples=200, seed=1, max_states=100)
+    assert report.counterexample is None
+    assert len(built) == len(set(built)) < report.examples, (len(built), report.examples)
+    assert report.properties["BELOW"].checked == report.examples   # each drawing counted
+    assert report.properties["HALF"].exercised > len([limit for limit in built if limit > 3])
 
 
 def test_walks_mode_finds_a_deep_violation_and_counts_coverage():

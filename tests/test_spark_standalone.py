@@ -117,22 +117,35 @@ def test_spark_submit_to_a_standalone_cluster_gives_the_local_verdicts(tmp_path)
             start(f"worker{k}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
                   "--webui-port", str(_free_port()), "--cores", "1", "--memory", "1g",
                   "--work-dir", str(home / "work"), master_url)
-        _wait_for(home / "master.log", "Registering worker", 2, master)
-
         bundle = tmp_path / "mqcheck.zip"
         with zipfile.ZipFile(bundle, "w") as z:
             for package in ("checker", "spec", "properties", "reports"):
                 for f in sorted((ROOT / package).rglob("*.py")):
                     z.write(f, f.relative_to(ROOT))
-        proc = subprocess.run(
-            [_pyspark_bin("spark-submit"), "--master", master_url, "--py-files", str(bundle),
-             "--driver-memory", "1g", "--executor-memory", "512m", "--total-executor-cores", "2",
-             "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
-             "--conf", "spark.driver.bindAddress=127.0.0.1",
-             str(ROOT / "checker" / "spark_submit.py"), str(ROOT / "examples" / EXAMPLE),
-             "--driver-threshold", "0", "--partitions", "2", "--run-dir", str(home / "run"), "--json"],
-            capture_output=True, text=True, cwd=home, env=env, timeout=600,
-        )
+        # spark-submit starts while the workers' JVMs are still starting, so that its own JVM
+        # start overlaps theirs instead of following it (about 20 s of the test's wall time):
+        # the application waits for executors, and the master gives it one on each worker
+        # as that worker registers (a core each, --total-executor-cores 2)
+        out_file, err_file = home / "submit.out", home / "submit.err"
+        with open(out_file, "w") as out_log, open(err_file, "w") as err_log:
+            submit = subprocess.Popen(
+                [_pyspark_bin("spark-submit"), "--master", master_url, "--py-files", str(bundle),
+                 "--driver-memory", "1g", "--executor-memory", "512m", "--total-executor-cores", "2",
+                 "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
+                 "--conf", "spark.driver.bindAddress=127.0.0.1",
+                 str(ROOT / "checker" / "spark_submit.py"), str(ROOT / "examples" / EXAMPLE),
+                 "--driver-threshold", "0", "--partitions", "2", "--run-dir", str(home / "run"), "--json"],
+                stdout=out_log, stderr=err_log, stdin=subprocess.DEVNULL, cwd=home, env=env,
+            )
+            try:
+                _wait_for(home / "master.log", "Registering worker", 2, master)
+                submit.wait(timeout=600)
+            finally:
+                if submit.poll() is None:
+                    submit.kill()
+                    submit.wait()
+        proc = subprocess.CompletedProcess(submit.args, submit.returncode,
+                                           out_file.read_text(errors="replace"), err_file.read_text(errors="replace"))
         out = proc.stdout
         assert "{\n" in out, (proc.returncode, proc.stderr[-3000:], out[-3000:])
         data, _ = json.JSONDecoder().raw_decode(out[out.index("{\n"):])
