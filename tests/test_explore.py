@@ -218,6 +218,38 @@ def test_a_non_deterministic_model_is_caught_on_replay():
         explore(Flaky(), workers=1)
 
 
+def test_a_non_deterministic_model_is_caught_on_replaying_a_lasso_cycle():
+    # the search sees the cycle 0 -> 1 -> 0; replaying it, actions() at 1 lists 1 -> 2
+    # first: the "lasso" 0 -> 1 -> 2 did not come back to 0, and was reported as violated
+    class Flaky(DirectedGraph):
+        calls = 0
+
+        def actions(self, state):
+            acts = super().actions(state)
+            if state == 1:
+                self.calls += 1
+                return acts[::-1] if self.calls > 1 else acts
+            return acts
+
+    with pytest.raises(ExplorationError, match="not deterministic"):
+        explore(Flaky({0: [1], 1: [0, 2]}, properties=[Property.eventually("T", "terminates")]), workers=1)
+
+
+def test_a_fingerprint_collision_does_not_make_a_terminating_model_violated(monkeypatch):
+    # 0 -> 1 -> 2 -> 3 terminates; with 3's fingerprint equal to 1's the search sees the
+    # cycle 1 -> 2 -> 1. It used to report "violated" with a lasso 1 -> 2 -> 3 that does not
+    # come back to 1; replaying the cycle compares the states themselves
+    model = DirectedGraph({0: [1], 1: [2], 2: [3]}, properties=[Property.eventually("T", "terminates")])
+    real = explore_mod.blake2b
+
+    def colliding(data, digest_size):
+        return real(model.encode(1) if data == model.encode(3) else data, digest_size=digest_size)
+
+    monkeypatch.setattr(explore_mod, "blake2b", colliding)
+    with pytest.raises(ExplorationError, match="collision"):
+        explore(model, workers=1)
+
+
 # ============================================================ fingerprints and statistics
 def test_fingerprints_are_blake2b_and_128_bits_gives_the_same_answers():
     assert fingerprint(b"") == int.from_bytes(__import__("hashlib").blake2b(b"", digest_size=8).digest(), "little")
