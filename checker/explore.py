@@ -60,8 +60,12 @@ How it works (level-synchronous BFS):
   reach a cycle are peeled, and a lasso is reported (``_lasso``): among the states on some cycle
   (a non-trivial strongly connected component or a self-loop) the one with the smallest
   BFS depth (then lowest index), the BFS-shortest prefix to it, then a shortest cycle
-  through it. The bounds and Ctrl-C apply to this pass too; if it does not finish, the
-  termination verdict is "holds up to bound" (never "holds") and the run is incomplete.
+  through it. The cycle is found among fingerprints, so its replay is checked step by step
+  and must come back to the very state it left (same ``encode``): a cycle that two states
+  sharing a fingerprint made up is an ``ExplorationError``, never a "violated" verdict
+  on a terminating model. The bounds and Ctrl-C apply to this pass too; if it does not
+  finish, the termination verdict is "holds up to bound" (never "holds") and the run is
+  incomplete.
 
 Bounds (``max_states``, ``max_depth``, ``timeout``, ``memory_limit_mb``), Ctrl-C and
 SIGTERM stop the run with ``complete=False`` and a ``stop_reason``; verdicts are then
@@ -117,6 +121,7 @@ from checker.model import (
     collision_probability,
     describe_action,
     describe_state,
+    is_internal,
     model_name,
     por_reads,
     settled_only,
@@ -138,6 +143,10 @@ SMALL_MAX = 4096            # FingerprintSet: entries held in the dict before th
 BUF_MIN = 65536             # FingerprintSet: the sorted buffer is merged into the main array past
                             # max(BUF_MIN, len(main) // 8) entries
 
+
+_NOT_DETERMINISTIC = ("replaying a trace did not reach the recorded state: the model is not "
+                      "deterministic (actions() order or next_state() depends on something other "
+                      "than the state, e.g. set iteration order or Python hash())")
 
 
 class ExplorationError(RuntimeError):
@@ -1701,10 +1710,7 @@ class _Explorer:
             acts.append(a)
         want = self.ctx.visited.find([self.ctx.digest_of(states[-1])])[0]
         if want != path[-1]:
-            raise ExplorationError(
-                "replaying a trace did not reach the recorded state: the model is not "
-                "deterministic (actions() order or next_state() depends on something other "
-                "than the state, e.g. set iteration order or Python hash())")
+            raise ExplorationError(_NOT_DETERMINISTIC)
         return states, acts
 
     def _trace_to(self, idx: int) -> Trace:
@@ -1732,13 +1738,23 @@ class _Explorer:
         edge_action: dict = {}
         for u, v, a in zip(src, dst, act):
             edge_action.setdefault((u, v), a)
-        s = states[-1]
+        s = entry_state = states[-1]
         ring = cycle[1:] + cycle[:1]
         for u, v in zip(cycle, ring):
             a = list(model.actions(s))[edge_action[(u, v)]]
             s = model.next_state(s, a)
+            if s is None or self.ctx.visited.find([self.ctx.digest_of(s)])[0] != v:
+                raise ExplorationError(_NOT_DETERMINISTIC)
             states.append(s)
             acts.append(a)
+        # The cycle was found among fingerprints: it is a lasso only if the replay comes back
+        # to the very state it left (two states sharing a fingerprint make a cycle that the
+        # model does not have, and a terminating model would be reported violated).
+        closed = model.encode(s) == model.encode(entry_state)
+        if not closed or not all(is_internal(model, a) for a in acts[len(prefix) - 1:]):
+            raise ExplorationError(
+                "the cycle found does not replay as a cycle of internal actions: two states share a "
+                f"{self.ctx.bits}-bit fingerprint (a collision; run again with 128-bit fingerprints)")
         return _make_trace(model, self.ctx, states, acts, loop_start=len(prefix) - 1)
 
     def _recorded_edges(self) -> tuple[array, array, array]:

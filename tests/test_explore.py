@@ -122,6 +122,17 @@ def test_cycles_of_external_actions_do_not_break_termination():
     assert r.verdicts["T"].status is Status.HOLDS
 
 
+@pytest.mark.parametrize("chunk", [1, 2048])
+def test_an_internal_edge_back_to_a_state_an_external_edge_reached_first_is_a_back_edge(monkeypatch, chunk):
+    # level 1 is {1, 2}: 1 -> 0 (external) reaches 0 first, then 2 -> 0 (internal) closes
+    # the cycle 0 -> 2 -> 0, in a later chunk (CHUNK 1) or in the same one
+    monkeypatch.setattr(explore_mod, "CHUNK", chunk)
+    props = [Property.eventually("T", "terminates")]
+    r = explore(DirectedGraph({0: [1, 2], 1: [0], 2: [0]}, properties=props, external=[(1, 0)]), workers=1)
+    assert r.verdicts["T"].status is Status.VIOLATED
+    assert r.verdicts["T"].trace.actions() == ["0->2", "2->0"]
+
+
 def test_vacuous_invariant_is_flagged_by_its_witness():
     r = explore(VacuousInvariant(), workers=1)
     assert counts(r) == (2, 2, 1)
@@ -216,6 +227,38 @@ def test_a_non_deterministic_model_is_caught_on_replay():
 
     with pytest.raises(ExplorationError, match="not deterministic"):
         explore(Flaky(), workers=1)
+
+
+def test_a_non_deterministic_model_is_caught_on_replaying_a_lasso_cycle():
+    # the search sees the cycle 0 -> 1 -> 0; replaying it, actions() at 1 lists 1 -> 2
+    # first: the "lasso" 0 -> 1 -> 2 did not come back to 0, and was reported as violated
+    class Flaky(DirectedGraph):
+        calls = 0
+
+        def actions(self, state):
+            acts = super().actions(state)
+            if state == 1:
+                self.calls += 1
+                return acts[::-1] if self.calls > 1 else acts
+            return acts
+
+    with pytest.raises(ExplorationError, match="not deterministic"):
+        explore(Flaky({0: [1], 1: [0, 2]}, properties=[Property.eventually("T", "terminates")]), workers=1)
+
+
+def test_a_fingerprint_collision_does_not_make_a_terminating_model_violated(monkeypatch):
+    # 0 -> 1 -> 2 -> 3 terminates; with 3's fingerprint equal to 1's the search sees the
+    # cycle 1 -> 2 -> 1. It used to report "violated" with a lasso 1 -> 2 -> 3 that does not
+    # come back to 1; replaying the cycle compares the states themselves
+    model = DirectedGraph({0: [1], 1: [2], 2: [3]}, properties=[Property.eventually("T", "terminates")])
+    real = explore_mod.blake2b
+
+    def colliding(data, digest_size):
+        return real(model.encode(1) if data == model.encode(3) else data, digest_size=digest_size)
+
+    monkeypatch.setattr(explore_mod, "blake2b", colliding)
+    with pytest.raises(ExplorationError, match="collision"):
+        explore(model, workers=1)
 
 
 # ============================================================ fingerprints and statistics
@@ -636,6 +679,176 @@ def test_random_graphs_match_a_naive_bfs_and_networkx(edges, external):
         assert cycle[0] == cycle[-1] and len(cycle) >= 2
         assert all(g.has_edge(a, b) for a, b in zip(cycle, cycle[1:]))
     assert r.verdicts["Q"].status is Status.HOLDS
+
+
+# ============================================================ differential: termination, bounds, workers, reduction
+class _Product:
+    """Independent components, each a small graph with edges ``(u, v, internal)``; a state
+    holds each component's node. ``ample`` offers every enabled action of one component
+    whose enabled actions are all internal: a persistent set (the components share
+    nothing). ``flavour``: "A" has ``is_internal`` (the general loop), "B" none (every
+    action internal, the lean loop), "C" also the batched ``successors``. ``dummy`` lists
+    some actions where they are disabled (``next_state`` None)."""
+
+    def __init__(self, comps, init, flavour, salt, dummy):
+        self.comps, self.init, self.flavour, self.salt, self.dummy = comps, init, flavour, salt, dummy
+        self.extra: tuple = ()
+        self.name = "Product"
+        if flavour == "A":
+            self.is_internal = lambda a: a[3]
+        if flavour == "C":
+            self.successors = lambda s: [(ai, t) for ai, a in enumerate(self.actions(s))
+                                         if (t := self.next_state(s, a)) is not None]
+
+    def init_states(self):
+        return list(self.init)
+
+    def actions(self, s):
+        return [(c, u, v, i or self.flavour != "A") for c, edges in enumerate(self.comps)
+                for u, v, i in edges if u == s[c] or (self.dummy and (u + c) % 3 == 0)]
+
+    def next_state(self, s, a):
+        c, u, v, _ = a
+        return s[:c] + (v,) + s[c + 1:] if s[c] == u else None
+
+    def ample(self, s, acts, reads):
+        for off in range(len(self.comps)):
+            c = (sum(s) + self.salt + off) % len(self.comps)
+            pos = [k for k, a in enumerate(acts) if a[0] == c and self.next_state(s, a) is not None]
+            if pos and all(acts[k][3] for k in pos):
+                return pos
+        return None
+
+    def properties(self):
+        return [Property.eventually("T", "terminates"), *self.extra]
+
+    def encode(self, s):
+        return bytes(s)
+
+    def describe_state(self, s):
+        return {f"c{c}": x for c, x in enumerate(s)}
+
+    def describe_action(self, a):
+        return f"{a[0]}:{a[1]}->{a[2]}:{'i' if a[3] else 'e'}"
+
+
+def _product_truth(model):
+    """By brute force: does a reachable state lie on a cycle of internal actions, and the
+    smallest BFS depth of such a state (None: none does)."""
+    succ: dict = {}
+    depth = {s: 0 for s in model.init}
+    queue = deque(depth)
+    while queue:
+        u = queue.popleft()
+        succ[u] = []
+        for a in model.actions(u):
+            t = model.next_state(u, a)
+            if t is None:
+                continue
+            if a[3]:
+                succ[u].append(t)
+            if t not in depth:
+                depth[t] = depth[u] + 1
+                queue.append(t)
+
+    def on_cycle(x):
+        seen, stack = set(), [x]
+        while stack:
+            for y in succ[stack.pop()]:
+                if y == x:
+                    return True
+                if y not in seen:
+                    seen.add(y)
+                    stack.append(y)
+        return False
+
+    return min((depth[x] for x in depth if on_cycle(x)), default=None)
+
+
+def _assert_real_lasso(model, trace):
+    """Every step a transition of the model from an initial state; the cycle internal and
+    back where it started."""
+    names = [f"c{c}" for c in range(len(model.comps))]
+    view = dict(trace.steps[0].state)
+    states = [tuple(view[k] for k in names)]
+    assert states[0] in model.init
+    for step in trace.steps[1:]:
+        view.update(step.state)
+        t = tuple(view[k] for k in names)
+        assert any(model.next_state(states[-1], a) == t for a in model.actions(states[-1])
+                   if model.describe_action(a) == step.action), (states[-1], step.action, t)
+        states.append(t)
+    start = trace.loop_start
+    assert start is not None and start < len(states) - 1 and states[start] == states[-1]
+    assert all(step.internal and step.action.endswith(":i") for step in trace.steps[start + 1:])
+
+
+@st.composite
+def _products(draw):
+    sizes = draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    chains = draw(st.booleans())   # mostly-acyclic components: where the reduction bites
+    comps = []
+    for n in sizes:
+        if chains:
+            edges = [(u, u + 1, True) for u in range(n - 1)] + draw(st.lists(
+                st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.sampled_from([True] * 3 + [False])),
+                max_size=2))
+            comps.append(draw(st.permutations(edges)))
+        else:
+            comps.append(draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.booleans()),
+                                       max_size=8)))
+    states = st.tuples(*[st.integers(0, n - 1) for n in sizes])
+    init = tuple(draw(st.lists(states, min_size=1, max_size=3)))
+    return _Product(comps, init, draw(st.sampled_from("ABC")), draw(st.integers(0, 2)), draw(st.booleans()))
+
+
+_EXTRA = {
+    0: (),
+    1: (Property.always("A", "c0 below 3", lambda m, s: s[0] < 3, reads=frozenset()),),
+    2: (Property.at_quiescence("Q", "c0 not 2 at rest", lambda m, s: s[0] != 2),),
+    3: (Property.sometimes("S", "c0 reaches 2", lambda m, s: s[0] == 2, reads=frozenset()),
+        Property.always("B", "c0 below 4", lambda m, s: s[0] < 4)),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@settings(max_examples=250, deadline=None)
+@given(model=_products(), por=st.booleans(), chunk=st.sampled_from([1, 2, 3, 2048]),
+       bound=st.one_of(st.just({}), st.builds(lambda n: {"max_states": n}, st.integers(1, 15)),
+                       st.builds(lambda n: {"max_depth": n}, st.integers(0, 4))),
+       bits=st.sampled_from([64, 128]), edge_limit=st.sampled_from([None, -1, 3]),
+       stop=st.booleans(), extra=st.sampled_from(sorted(_EXTRA)))
+def test_termination_matches_brute_force_with_workers_reduction_and_bounds(model, por, chunk, bound, bits,
+                                                                          edge_limit, stop, extra):
+    # "violated" only with a real lasso (each step a transition, the cycle internal and
+    # closed) and only where a reachable internal cycle exists; "holds" only after a
+    # complete run without one; an incomplete run never says "holds". One process or two
+    # (the helper from the first level of two states, chunks of 1-3 parents), with the
+    # partial-order reduction or without, edges recorded or re-expanded (EDGE_LIMIT).
+    model.extra = _EXTRA[extra]
+    entry = _product_truth(model)
+    saved = explore_mod.CHUNK, explore_mod.PARALLEL_MIN_LEVEL, explore_mod.EDGE_LIMIT
+    explore_mod.CHUNK, explore_mod.PARALLEL_MIN_LEVEL = chunk, 1
+    if edge_limit is not None:
+        explore_mod.EDGE_LIMIT = edge_limit
+    try:
+        r, two = (explore(model, workers=w, por=por, fingerprint_bits=bits, memory_limit_mb=0,
+                          stop_on_violation=stop, **bound) for w in (1, 2))
+    finally:
+        explore_mod.CHUNK, explore_mod.PARALLEL_MIN_LEVEL, explore_mod.EDGE_LIMIT = saved
+    runs = [r.to_dict(), two.to_dict()]
+    for d in runs:
+        d["statistics"].update(seconds=0, states_per_second=0)
+    assert runs[0] == runs[1]
+    v = r.verdicts["T"]
+    if v.status is Status.VIOLATED:
+        assert entry is not None
+        _assert_real_lasso(model, v.trace)
+        if r.complete and not por:   # the shallowest state on a cycle
+            assert v.trace.loop_start == entry
+    else:
+        assert v.status is (Status.HOLDS if r.complete else Status.HOLDS_UP_TO_BOUND)
+        assert not r.complete or entry is None
 
 
 # ============================================================ odds and ends
