@@ -1786,11 +1786,24 @@ class _Search:
         edge_action: dict = {}
         for u, v, a in zip(src, dst, act):
             edge_action.setdefault((u, v), a)
-        s = steps[-1][1]
+        s = entry_state = steps[-1][1]
+        pack = self.codec.pack
         for u, v in zip(cycle, cycle[1:] + cycle[:1]):
             a = list(model.actions(s))[edge_action[(u, v)]]
             s = model.next_state(s, a)
+            # the cycle was found among fingerprints: each step of its replay must reach the
+            # state recorded there, by an internal action, and the last must be the very state
+            # it left — as the local engine checks (checker.explore, _find_cycle)
+            if s is None or index.get(pack(s)[0]) != v or not _is_internal(model, a):
+                raise AssertionError(
+                    "replaying a lasso's cycle did not follow the recorded edges: the model is not "
+                    "deterministic (actions() order or next_state() depends on something other "
+                    "than the state)")
             steps.append((a, s))
+        if model.encode(s) != model.encode(entry_state):
+            raise AssertionError(
+                f"the cycle found does not replay as a cycle: two states share a {self.codec.bits}-bit "
+                "fingerprint (a collision; run again with 128-bit fingerprints)")
         return self.make_trace(steps, loop_start)
 
     def reexpanded_edges(self, index: dict[int, int], order: list[dict[str, list]], expanded_levels: int):

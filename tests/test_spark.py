@@ -22,10 +22,11 @@ from pathlib import Path
 import pytest
 
 from checker.explore import explore
-from checker.model import Result, Status, format_verdict
+from checker.model import Property, Result, Status, format_verdict
 from checker.spark import RunDirError, explore_spark, make_session, parse_conf
 from checker.test_util import (
     BoundedCounters,
+    DirectedGraph,
     DoubleOrIncrement,
     PingPongLivelock,
     VacuousInvariant,
@@ -800,3 +801,21 @@ def test_spark_workers_use_mqchecks_python_without_the_virtualenv_activated(tmp_
     local, remote = results["local"], results["spark"]
     assert remote.backend == "spark" and remote.distinct_states == local.distinct_states > 10
     assert {p: v.status for p, v in remote.verdicts.items()} == {p: v.status for p, v in local.verdicts.items()}
+
+
+def test_a_fingerprint_collision_does_not_make_a_terminating_model_violated_on_spark(monkeypatch):
+    """The Spark backend's lasso is replayed and checked as the local engine's is: 0 -> 1 ->
+    2 -> 3 terminates, and with 3's fingerprint equal to 1's the search sees the cycle 1 ->
+    2 -> 1, whose replay does not come back to 1 (an error, never "violated")."""
+    import checker.spark as spark_mod
+
+    model = DirectedGraph({0: [1], 1: [2], 2: [3]}, properties=[Property.eventually("T", "terminates")])
+    real = spark_mod.blake2b
+
+    def colliding(data, digest_size):
+        return real(model.encode(1) if data == model.encode(3) else data, digest_size=digest_size)
+
+    assert explore_spark(model, driver_threshold=10**9).verdicts["T"].status is Status.HOLDS
+    monkeypatch.setattr(spark_mod, "blake2b", colliding)
+    with pytest.raises(AssertionError, match="collision"):
+        explore_spark(model, driver_threshold=10**9)
