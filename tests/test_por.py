@@ -150,10 +150,9 @@ def cluster_queue_scenarios(draw):
     return "\n".join(parts)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-@given(cluster_queue_scenarios())
-def test_generated_cluster_queues_same_verdicts_fewer_states(text):
-    scenario = parse_scenario(text, "generated.toml")
+def _same_verdicts_and_settled_states(scenario):
+    """EXPECT's verdicts and the set of settled states with and without the reduction,
+    over the catalogue, the reduced run no larger: (reduced, full) results."""
     catalogue = _check_properties(scenario)
 
     def model_for(seen):
@@ -164,6 +163,13 @@ def test_generated_cluster_queues_same_verdicts_fewer_states(text):
     assert _statuses(reduced) == _statuses(full)
     assert rseen == fseen
     assert reduced.distinct_states <= full.distinct_states
+    return reduced, full
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(cluster_queue_scenarios())
+def test_generated_cluster_queues_same_verdicts_fewer_states(text):
+    reduced, full = _same_verdicts_and_settled_states(parse_scenario(text, "generated.toml"))
     for pid, v in full.verdicts.items():
         if v.trace is not None:
             assert reduced.verdicts[pid].trace.length == v.trace.length
@@ -250,17 +256,7 @@ def test_retries_keep_the_reduction_sound():
     # message waits on a RETRYING channel nothing is reduced (docs/por.md condition 8), and
     # the verdicts and settled states are those of the full search
     text = stopped_servers_text() + '[[expect]]\nmessages = { app = { SERVER2 = 3 } }\n'
-    scenario = parse_scenario(text, file="retry-por.toml")
-    catalogue = _check_properties(scenario)
-
-    def model_for(seen):
-        return MQNetwork(scenario, catalogue + (_settled_recorder(seen),))
-
-    reduced, rseen, full, fseen = _both(model_for, property_ids=["EXPECT", "SETTLED-STATES"], max_states=5000)
-    assert full.complete and reduced.complete
-    assert _statuses(reduced) == _statuses(full)
-    assert rseen == fseen
-    assert reduced.distinct_states <= full.distinct_states
+    _same_verdicts_and_settled_states(parse_scenario(text, file="retry-por.toml"))
 
 
 # --------------------------------------------------------------------------- separate routes
@@ -337,14 +333,4 @@ def test_separate_routes_keep_the_reduction_sound(text):
     # by a step; its delivery sets that route RUNNING, which D's choice for h2 reads (a
     # RUNNING TO.Y.B, of the higher NETPRTY, wins) — reducing to D's deliveries lost that
     # choice after the last step. Each time one settled state was missing.
-    scenario = parse_scenario(text, file="routes-por.toml")
-    catalogue = _check_properties(scenario)
-
-    def model_for(seen):
-        return MQNetwork(scenario, catalogue + (_settled_recorder(seen),))
-
-    reduced, rseen, full, fseen = _both(model_for, property_ids=["EXPECT", "SETTLED-STATES"], max_states=5000)
-    assert full.complete and reduced.complete
-    assert _statuses(reduced) == _statuses(full)
-    assert rseen == fseen
-    assert reduced.distinct_states <= full.distinct_states
+    _same_verdicts_and_settled_states(parse_scenario(text, file="routes-por.toml"))
