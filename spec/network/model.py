@@ -472,18 +472,42 @@ def _port_mismatch_possible(state: NetworkState) -> bool:
     return False
 
 
-SETTLE_LIMIT = 2000  # deliveries one settling may take before it is called endless
+SETTLE_LIMIT = 2000  # the fewest deliveries one settling may take before it is called endless
+
+
+def settle_limit(state: NetworkState) -> int:
+    """How many deliveries :func:`settle` makes before it calls the network endless: at least
+    :data:`SETTLE_LIMIT`, more for a large network. A cluster's joining takes deliveries in
+    proportion to the queue managers times their cluster memberships (002 §Cluster topics:
+    information about cluster topics "is pushed to all members of a cluster", so with a
+    cluster topic every member learns of every other), times the full repositories of a
+    cluster, each of which forwards every record to the others (000 §WMQ Cluster
+    Architecture). Measured with the deterministic scheduler: 2 full repositories and 60
+    partial ones with a cluster topic take 3,854 deliveries, 80 take 6,734; two overlapping
+    clusters over 64 queue managers 7,690; a full mesh of 30 full repositories 13,949 — all
+    far more than 2,000, which a publication loop between two queue managers reaches in
+    well under a second (examples/ps-republish-new.toml). The limit here is at least twice
+    each of those."""
+    n = len(state.qmgrs)
+    memberships = sum(len(q.caches) for q in state.qmgrs)
+    frs: dict[str, int] = {}
+    for q in state.qmgrs:
+        for c in q.caches:
+            if c.full:
+                frs[c.cluster] = frs.get(c.cluster, 0) + 1
+    return max(SETTLE_LIMIT, 2 * n * max(n, memberships) * max(frs.values(), default=1))
 
 
 def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     """Deliver every in-flight message in a fixed order until nothing can move: the first
     deliverable channel in (source, destination) order, one message at a time. A network
-    that is still busy after :data:`SETTLE_LIMIT` deliveries (a publication loop that no
+    that is still busy after :func:`settle_limit` deliveries (a publication loop that no
     fingerprint stops, e.g. republishing with MQACTP_NEW) is left as it is, with a
     NOT_SETTLED entry in the log. Before each delivery, channels that can reconnect do
     (:func:`reconnectable`), then RETRYING channels whose retry would re-route a waiting
     message are retried (``ChannelRetry``)."""
-    for _ in range(SETTLE_LIMIT):
+    limit = settle_limit(state)
+    for _ in range(limit):
         for recover in reconnectable(state):
             state = model.next_state(state, recover)
         for retry in retries(state, model.mutations):
@@ -496,5 +520,5 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     if not any(isinstance(a, (ChannelDeliver, ChannelRetry)) for a in model.actions(state)):
         return state
     first = state.qmgrs[0].name if state.qmgrs else ""
-    return add_log(state, [LogEntry(first, "NOT_SETTLED", f"messages still in flight after {SETTLE_LIMIT} deliveries "
+    return add_log(state, [LogEntry(first, "NOT_SETTLED", f"messages still in flight after {limit} deliveries "
                                                       f"(an endless publication loop?)", state.next_step - 1)])
