@@ -83,6 +83,10 @@ class MQNetwork:
         # and every cached verdict judged again with ``verify``
         self.memo_mode = memo
         self.verify_views = memo == "verify"
+        # init_states() computed once: every trace is replayed from it, and settling a large
+        # cluster's joining takes seconds (settle_limit's table) — a check of a 62-member
+        # cluster replayed it for each of its twelve traces, 40 of its 45 CPU seconds
+        self._initial: tuple[NetworkState, ...] | None = None
 
     def __getstate__(self) -> dict:
         # the memo is not shipped: an unpickled model (a Spark task) uses its process's
@@ -90,6 +94,7 @@ class MQNetwork:
         state = dict(self.__dict__)
         if state.get("memo") is not None:
             state["memo"] = state["memo"].mode
+        state["_initial"] = None   # nor the initial state: recomputed where it is needed
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -103,7 +108,13 @@ class MQNetwork:
         network is then settled with the deterministic scheduler, so exploration starts
         from the configuration as the administrator has it running and explores every
         interleaving of what the scenario's steps do (the joining of the initial
-        configuration is otherwise most of the state space)."""
+        configuration is otherwise most of the state space). Computed once per model (the
+        states are immutable)."""
+        if self._initial is None:
+            self._initial = (self._initial_state(),)
+        return self._initial
+
+    def _initial_state(self) -> NetworkState:
         qmgrs = tuple(QmgrState(s.name, objects.QueueManagerDef(s.name), LocalPubSub())
                       for s in sorted(self.scenario.qmgrs, key=lambda q: q.name))
         state = NetworkState(qmgrs, faults=self.faults)
@@ -113,7 +124,7 @@ class MQNetwork:
         state = uniform_initial(self.scenario, state)  # issue #19 (unchanged without a uniform cluster)
         if not self.explore_initial:
             state = settle(self, state)
-        return (state,)
+        return state
 
     def actions(self, state: NetworkState) -> Sequence[Any]:
         acts: list[Any] = []
