@@ -17,6 +17,12 @@ Families (each point is a generated scenario file, written to a temporary direct
 - ``cluster-queue``: a cluster queue DEMOQ on k hosts (one of them a full repository with
   the application's queue manager); the application opens it BIND_NOT_FIXED and puts k
   messages.
+- ``cluster-app`` (session 32; k doubles from 8): a cluster as an administrator has it
+  running — two full repositories and k partial repositories, PR1 hosting a cluster topic
+  and PR1-PR3 the cluster queue DEMOQ — joined by the deterministic scheduler, not explored
+  (``mqcheck check``'s default); then PRk opens DEMOQ BIND_NOT_FIXED and puts three
+  messages, which are explored. This is how far `check` goes in the number of queue
+  managers, where the other families measure how far an explored joining or pattern goes.
 
 Each point runs in a fresh subprocess (so its peak resident memory is its own), in one
 process (``workers=1``: CPU seconds are the whole cost), capped at ``--cap`` CPU seconds
@@ -115,8 +121,30 @@ def cluster_queue(k: int) -> str:
     return "\n".join(parts)
 
 
-FAMILIES = {"fr-join": fr_join, "ps-cluster": ps_cluster, "hierarchy": hierarchy, "cluster-queue": cluster_queue}
-START = {"fr-join": 0, "ps-cluster": 1, "hierarchy": 1, "cluster-queue": 1}
+def cluster_app(k: int) -> str:
+    parts = [f'name = "2 FRs + {k} partial repositories, joined; an application puts to a cluster queue"\n']
+    parts.append(_qmgr("FR1", f"ALTER QMGR REPOS(DEMO)\n{_rcvr('FR1')}\n{_sdr('FR2')}"))
+    parts.append(_qmgr("FR2", f"ALTER QMGR REPOS(DEMO)\n{_rcvr('FR2')}\n{_sdr('FR1')}"))
+    for i in range(1, k + 1):
+        extra = "\nDEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)" if i <= 3 else ""
+        extra += "\nDEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)" if i == 1 else ""
+        parts.append(_qmgr(f"PR{i}", f"{_rcvr(f'PR{i}')}\n{_sdr('FR1' if i % 2 else 'FR2')}{extra}"))
+    parts.append(f'[[steps]]\nopen = {{ qmgr = "PR{k}", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }}\n')
+    parts.append('[[steps]]\nput = { handle = "app", count = 3 }\n')
+    return "\n".join(parts)
+
+
+FAMILIES = {"fr-join": fr_join, "ps-cluster": ps_cluster, "hierarchy": hierarchy, "cluster-queue": cluster_queue,
+            "cluster-app": cluster_app}
+START = {"fr-join": 0, "ps-cluster": 1, "hierarchy": 1, "cluster-queue": 1, "cluster-app": 8}
+DOUBLING = {"cluster-app"}   # k doubles from START instead of growing by one
+
+
+def _ks(family: str, max_k: int):
+    k = START[family]
+    while k <= max_k:
+        yield k
+        k = k * 2 if family in DOUBLING else k + 1
 
 
 # --------------------------------------------------------------------------- one point
@@ -209,7 +237,8 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=600.0, help="CPU seconds per point (default 600)")
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these (repeatable)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose engine runs (default: this one)")
-    parser.add_argument("--max-k", type=int, default=40, help="largest k tried (default 40)")
+    parser.add_argument("--max-k", type=int, default=40, help="largest k tried (default 40; cluster-app doubles "
+                                                             "k from 8, so e.g. --max-k 256)")
     parser.add_argument("--json", action="store_true", help="one JSON object per point instead of a table")
     parser.add_argument("--show", metavar="FAMILY:K", help="print the scenario file of one point and exit")
     parser.add_argument("--base", type=Path, help="also run this checkout's engine on every point, alternating "
@@ -288,7 +317,7 @@ def _cases(args, root: Path, base: Path | None, work: Path):
         return
     for family in args.family or sorted(FAMILIES):
         stopped = {"new": False, "base": False}
-        for k in range(START[family], args.max_k + 1):
+        for k in _ks(family, args.max_k):
             path = work / f"{family}-{k}.toml"
             path.write_text(FAMILIES[family](k) + ("\n[[expect]]\nno_errors = true\n" if args.expect else ""))
             before = None
