@@ -20,7 +20,7 @@ destination is now available (``ChannelRetry``, 004 §Channel availability routi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc
@@ -126,14 +126,18 @@ class MQNetwork:
             state = settle(self, state)
         return state
 
-    def actions(self, state: NetworkState) -> Sequence[Any]:
-        acts: list[Any] = []
+    @staticmethod
+    def deliveries(state: NetworkState) -> Iterator[ChannelDeliver]:
+        """The enabled deliveries, in the order :meth:`actions` lists them (first)."""
         running = {q.name for q in state.qmgrs if q.running}
         for ch in state.channels:
             if ch.messages and ch.src in running and ch.dst in running:
                 # each route leaves by its own channel (one route: the pair's, as ever)
-                acts.extend(ChannelDeliver(ch.src, ch.dst, r) for r in routes_waiting(ch)
+                yield from (ChannelDeliver(ch.src, ch.dst, r) for r in routes_waiting(ch)
                             if (state.route_status(ch.src, ch.dst, r) if r else ch.status) in FLOWING)
+
+    def actions(self, state: NetworkState) -> Sequence[Any]:
+        acts: list[Any] = list(self.deliveries(state))
         # the scenario's next step before any fault, so that of two equally short traces the
         # checker reports the one without a fault
         if state.next_step < len(self.scenario.steps):
@@ -524,10 +528,10 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
         for retry in retries(state, model.mutations):
             after = model.next_state(state, retry)  # None: an earlier retry already moved them
             state = state if after is None else after
-        delivers = [a for a in model.actions(state) if isinstance(a, ChannelDeliver)]
-        if not delivers:
+        delivery = next(model.deliveries(state), None)   # the first of actions()'s deliveries
+        if delivery is None:
             return state
-        state = model.next_state(state, delivers[0])
+        state = model.next_state(state, delivery)
     if not any(isinstance(a, (ChannelDeliver, ChannelRetry)) for a in model.actions(state)):
         return state
     first = state.qmgrs[0].name if state.qmgrs else ""
