@@ -530,9 +530,13 @@ def _render_check(scenario, model, result, format_verdict) -> str:
             if pid == "EXPECT":
                 why = expect_failures(model, v.trace, st.fingerprint_bits)
                 lines += ["  At its last state:", *(f"    - {w}" for w in why)] if why else []
-    lines += _evidence_lines(model, result)
+    evidence = _evidence_lines(model, result)
+    lines += evidence
     if not st.complete:
-        lines += ["", f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
+        from checker.advice import incomplete_advice  # what to change so that it finishes (session 32)
+
+        lines += ["", *incomplete_advice(model, st, looping=bool(evidence)),
+                  f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
     return "\n".join(lines)
 
 

@@ -1,0 +1,105 @@
+"""What an administrator who brings a realistically sized cluster meets (docs/decisions.md,
+"Session 32: a user trial with a larger cluster"):
+
+- An incomplete `check` says what to change so that it finishes, naming only the levers the
+  scenario has (--explore-initial, steps not separated by `wait`, many messages, faults) and
+  how the BFS levels were growing; a run that loops is told no bound finishes it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from checker.advice import HEADING, _growth, incomplete_advice  # noqa: E402
+
+FOOTER = "The exploration stopped at a bound: no verdict above claims more than the states explored."
+
+
+def cluster_text(partials: int, puts: int = 3) -> str:
+    """Two full repositories and ``partials`` partial repositories of INVENTORY; PR1-PR3 host
+    INVENTQ, PR7 and PR8 (when there) put to it."""
+    def qm(name: str, lines: list[str]) -> str:
+        return f"[qmgrs.{name}]\nmqsc = '''\n" + "\n".join(lines) + "\n'''\n"
+
+    def rcvr(name: str) -> str:
+        return (f"DEFINE CHANNEL(INVENTORY.{name}) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) "
+                f"CONNAME('{name.lower()}.example.com(1414)') CLUSTER(INVENTORY)")
+
+    def sdr(name: str) -> str:
+        return (f"DEFINE CHANNEL(INVENTORY.{name}) CHLTYPE(CLUSSDR) TRPTYPE(TCP) "
+                f"CONNAME('{name.lower()}.example.com(1414)') CLUSTER(INVENTORY)")
+
+    text = 'name = "INVENTORY"\n'
+    text += qm("FR1", ["ALTER QMGR REPOS(INVENTORY)", rcvr("FR1"), sdr("FR2")])
+    text += qm("FR2", ["ALTER QMGR REPOS(INVENTORY)", rcvr("FR2"), sdr("FR1")])
+    for i in range(1, partials + 1):
+        lines = [rcvr(f"PR{i}"), sdr("FR1" if i % 2 else "FR2")]
+        if i <= 3:
+            lines.append("DEFINE QLOCAL(INVENTQ) CLUSTER(INVENTORY) DEFBIND(NOTFIXED) DEFPSIST(YES) MAXDEPTH(50000)")
+        text += qm(f"PR{i}", lines)
+    text += '[[steps]]\nopen = { qmgr = "PR7", handle = "app7", queue = "INVENTQ" }\n'
+    text += '[[steps]]\nopen = { qmgr = "PR8", handle = "app8", queue = "INVENTQ" }\n'
+    text += f'[[steps]]\nput = {{ handle = "app7", count = {puts} }}\n'
+    text += f'[[steps]]\nput = {{ handle = "app8", count = {puts} }}\n'
+    return text + "[[expect]]\nno_errors = true\n"
+
+
+def check(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "checker.cli", "check", *argv, "--quiet"],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+
+
+def test_an_incomplete_check_of_a_ten_queue_manager_cluster_says_what_to_change(tmp_path):
+    path = tmp_path / "inventory.toml"
+    path.write_text(cluster_text(8, puts=10))
+    proc = check(str(path), "--explore-initial", "--max-states", "3000")
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == FOOTER               # the footer stays the last line
+    advice = "\n".join(lines[lines.index(HEADING):])
+    assert "drop --explore-initial" in advice and "the 10 queue managers join" in advice
+    assert 'wait = { until = "settled" }' in advice
+    assert "put or publish 20 messages" in advice
+    assert "--faults" not in advice          # no lever the scenario does not have
+    # --max-states cuts its last level short: the growth is read from the complete ones
+    assert "times the one before it (depth " in advice
+
+
+def test_a_complete_check_gives_no_advice(tmp_path):
+    path = tmp_path / "inventory.toml"
+    path.write_text(cluster_text(8, puts=1))
+    proc = check(str(path), "--property", "EXPECT")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert HEADING not in proc.stdout
+
+
+def test_a_loop_is_told_that_no_bound_finishes_it():
+    proc = check("examples/ps-republish-new.toml")
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    advice = proc.stdout[proc.stdout.index(HEADING):]
+    assert "no bound finishes this exploration" in advice
+    assert "a larger --timeout" not in advice
+
+
+def test_growth_reads_complete_levels_only():
+    # levels of a run stopped by --max-states 5000: the last one (1,599) was cut short
+    assert _growth([1, 11, 85, 527, 2777, 1599], last_partial=True) == (2777 / 527, 4)
+    # a timeout drops the level being built: the last recorded one is complete
+    assert _growth([1, 11, 85, 527, 2777, 12812], last_partial=False) == (12812 / 2777, 5)
+    assert _growth([1, 3], last_partial=False) is None
+
+
+def test_only_bounds_and_signals_are_advised():
+    model = SimpleNamespace(explore_initial=False, faults=1, scenario=SimpleNamespace(steps=(), qmgrs=()))
+    stopped = SimpleNamespace(complete=False, stop_reason="stopped at first violation", levels=[], max_depth=0)
+    assert incomplete_advice(model, stopped) == []
+    timed_out = SimpleNamespace(complete=False, stop_reason="timeout (5 s)", levels=[1, 2, 2, 1], max_depth=3)
+    advice = incomplete_advice(model, timed_out)
+    assert advice[0] == HEADING and any("--faults 1" in line for line in advice)
+    assert "a larger bound may finish it" in advice[-1]
