@@ -1521,8 +1521,11 @@ def _render_reach(name: str, reach: dict) -> list[str]:
         groups.setdefault(key if pair["linked"] else "unlinked", []).append(pair)
     header = ("topics (by closest topic object)", "a subscription there", "a wildcard subscription above them",
               "a wildcard one, pulled over by another")
+    from reports.pairs import pair_list  # n² pairs in a few words (session 32)
+
+    everyone = {printable(p[k]) for p in reach["pairs"] for k in ("publisher", "subscriber")}
     for key, members in groups.items():
-        pairs = ", ".join(f"{printable(p['publisher'])} -> {printable(p['subscriber'])}" for p in members)
+        pairs = pair_list([(printable(p['publisher']), printable(p['subscriber'])) for p in members], everyone)
         if key == "unlinked":
             lines += [f"{pairs}: not publish/subscribe neighbours (multi-hop routes are not covered)", ""]
             continue
