@@ -6,6 +6,9 @@
   how the BFS levels were growing; a run that loops is told no bound finishes it.
 - `prove SCENARIO` on 30 queue managers says its 900 publisher -> subscriber pairs in a few
   words (it printed them all on one 12,000-character line), in text and in the HTML report.
+- A CLUSRCVR with a blank CONNAME (MQ generates it from the machine's IP address) reaches no
+  CLUSSDR of the scenario: `run`'s "Not joined" and lint say why, and lint's FR-MESH fix no
+  longer proposes `CONNAME(' ')`.
 """
 
 from __future__ import annotations
@@ -128,3 +131,32 @@ def test_the_report_titles_the_pairs_alike():
     titles = [t["title"] for t in _reach_tables({"bound": 1, "level_names": ["", "X"], "pairs": pairs})]
     assert titles == ["Reachability: each queue manager -> itself (20 pairs)",
                       "Reachability: every queue manager -> every other (380 pairs)"]
+
+
+BLANK = """name = "a full repository with a blank CLUSRCVR CONNAME"
+[qmgrs.FR1]
+mqsc = '''
+ALTER QMGR REPOS(INVENTORY)
+DEFINE CHANNEL(INVENTORY.FR1) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME(' ') CLUSTER(INVENTORY)
+DEFINE CHANNEL(INVENTORY.FR2) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('10.0.0.2(1414)') CLUSTER(INVENTORY)
+'''
+[qmgrs.FR2]
+mqsc = '''
+ALTER QMGR REPOS(INVENTORY)
+DEFINE CHANNEL(INVENTORY.FR2) CHLTYPE(CLUSRCVR) TRPTYPE(TCP) CONNAME('10.0.0.2(1414)') CLUSTER(INVENTORY)
+DEFINE CHANNEL(INVENTORY.FR1) CHLTYPE(CLUSSDR) TRPTYPE(TCP) CONNAME('10.0.0.1(1414)') CLUSTER(INVENTORY)
+'''
+"""
+
+
+def test_a_blank_clusrcvr_conname_is_named_where_a_clussdr_reaches_nothing(tmp_path):
+    path = tmp_path / "blank.toml"
+    path.write_text(BLANK)
+    run = subprocess.run([sys.executable, "-m", "checker.cli", "run", str(path)],
+                         capture_output=True, text=True, cwd=ROOT, check=False)
+    [line] = [x for x in run.stdout.splitlines() if x.startswith("Not joined:")]
+    assert "matches no queue manager's CLUSRCVR (FR1's CLUSRCVR INVENTORY.FR1 has a blank CONNAME" in line
+    lint = subprocess.run([sys.executable, "-m", "checker.cli", "lint", str(path)],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    assert "CLUSSDR-TARGET" in lint.stdout and "INVENTORY.FR1 has a blank CONNAME" in lint.stdout
+    assert "CONNAME(' ')" not in lint.stdout and "CONNAME('<FR1's address>(1414)')" in lint.stdout
