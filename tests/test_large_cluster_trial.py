@@ -9,6 +9,8 @@
 - A CLUSRCVR with a blank CONNAME (MQ generates it from the machine's IP address) reaches no
   CLUSSDR of the scenario: `run`'s "Not joined" and lint say why, and lint's FR-MESH fix no
   longer proposes `CONNAME(' ')`.
+- SET CHLAUTH and SET AUTHREC (dmpmqcfg writes dozens) are accepted as before, and `run` says
+  once per queue manager that they are not modelled, instead of ignoring them silently.
 """
 
 from __future__ import annotations
@@ -160,3 +162,25 @@ def test_a_blank_clusrcvr_conname_is_named_where_a_clussdr_reaches_nothing(tmp_p
                           capture_output=True, text=True, cwd=ROOT, check=False)
     assert "CLUSSDR-TARGET" in lint.stdout and "INVENTORY.FR1 has a blank CONNAME" in lint.stdout
     assert "CONNAME(' ')" not in lint.stdout and "CONNAME('<FR1's address>(1414)')" in lint.stdout
+
+
+def test_security_commands_are_said_to_be_unmodelled_once_per_queue_manager(tmp_path):
+    text = BLANK.replace("CONNAME(' ')", "CONNAME('10.0.0.1(1414)')").replace(
+        "ALTER QMGR REPOS(INVENTORY)\nDEFINE CHANNEL(INVENTORY.FR2) CHLTYPE(CLUSRCVR)",
+        "ALTER QMGR REPOS(INVENTORY)\n"
+        "SET CHLAUTH('INVENTORY.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)\n"
+        "SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('nobody')\n"
+        "SET AUTHREC PROFILE(INVENTQ) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT)\n"
+        "DEFINE CHANNEL(INVENTORY.FR2) CHLTYPE(CLUSRCVR)")
+    assert text.count("SET ") == 3
+    path = tmp_path / "security.toml"
+    path.write_text(text)
+    run = subprocess.run([sys.executable, "-m", "checker.cli", "run", str(path)],
+                         capture_output=True, text=True, cwd=ROOT, check=False)
+    assert run.returncode == 0, run.stderr
+    notes = [line for line in run.stderr.splitlines() if line.startswith("mqcheck: note:")]
+    assert notes == [
+        "mqcheck: note: qmgrs.FR2 (line 11): SET CHLAUTH (2 commands): channel authentication records are not "
+        "modelled: every channel starts as if no rule blocked it",
+        "mqcheck: note: qmgrs.FR2 (line 13): SET AUTHREC (1 command): authority records are not modelled: every "
+        "application may open, put, get and subscribe"]
