@@ -530,9 +530,13 @@ def _render_check(scenario, model, result, format_verdict) -> str:
             if pid == "EXPECT":
                 why = expect_failures(model, v.trace, st.fingerprint_bits)
                 lines += ["  At its last state:", *(f"    - {w}" for w in why)] if why else []
-    lines += _evidence_lines(model, result)
+    evidence = _evidence_lines(model, result)
+    lines += evidence
     if not st.complete:
-        lines += ["", f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
+        from checker.advice import incomplete_advice  # what to change so that it finishes (session 32)
+
+        lines += ["", *incomplete_advice(model, st, looping=bool(evidence)),
+                  f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
     return "\n".join(lines)
 
 
@@ -1517,8 +1521,11 @@ def _render_reach(name: str, reach: dict) -> list[str]:
         groups.setdefault(key if pair["linked"] else "unlinked", []).append(pair)
     header = ("topics (by closest topic object)", "a subscription there", "a wildcard subscription above them",
               "a wildcard one, pulled over by another")
+    from reports.pairs import pair_list  # n² pairs in a few words (session 32)
+
+    everyone = {printable(p[k]) for p in reach["pairs"] for k in ("publisher", "subscriber")}
     for key, members in groups.items():
-        pairs = ", ".join(f"{printable(p['publisher'])} -> {printable(p['subscriber'])}" for p in members)
+        pairs = pair_list([(printable(p['publisher']), printable(p['subscriber'])) for p in members], everyone)
         if key == "unlinked":
             lines += [f"{pairs}: not publish/subscribe neighbours (multi-hop routes are not covered)", ""]
             continue

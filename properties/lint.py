@@ -28,7 +28,8 @@ from checker.lint import Finding, Location, Rule, Severity
 from spec import objects
 from spec.errors import near_miss
 from spec.mqsc import Command
-from spec.objects import QueueManagerDef, clusters_of, conname_key, repos_clusters, shares_address
+from spec.objects import (BLANK_CONNAME, QueueManagerDef, clusters_of, conname_key, repos_clusters,
+                          shares_address)
 
 __all__ = ["RULES", "RULE_IDS", "LintConfig", "LintQmgr", "config_of_mqsc", "config_of_scenario"]
 
@@ -205,7 +206,8 @@ def fr_mesh(cfg: LintConfig) -> Iterator[Finding]:
                 if b is a or b.name in reached:
                     continue
                 rcvr = next((r for r in _channels(cfg, "CLUSRCVR") if r.qm is b and cluster in r.clusters), None)
-                hint = (f"DEFINE CHANNEL({rcvr.channel.name}) CHLTYPE(CLUSSDR) CONNAME('{rcvr.channel.conname}') "
+                conname = rcvr.channel.conname.strip() or f"<{b.name}'s address>(1414)" if rcvr else ""
+                hint = (f"DEFINE CHANNEL({rcvr.channel.name}) CHLTYPE(CLUSSDR) CONNAME('{conname}') "
                         f"CLUSTER({cluster})" if rcvr else f"a CLUSSDR to {b.name}'s CLUSRCVR in {cluster}")
                 yield Finding("", ERROR, f"full repository {a.name} has no manual CLUSSDR to full repository "
                               f"{b.name} of cluster {cluster}: updates it receives from partial repositories "
@@ -314,8 +316,12 @@ def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
         reached = exact or portless
         if not reached:
             if cfg.closed and s.channel.conname:
+                blank = next((r for r in _channels(cfg, "CLUSRCVR") if not r.channel.conname.strip()
+                              and set(r.clusters) & set(s.clusters)), None)
                 yield Finding("", ERROR, f"CLUSSDR {s.channel.name} on {s.qm.name}: CONNAME "
-                              f"'{s.channel.conname}' reaches no CLUSRCVR of this configuration",
+                              f"'{s.channel.conname}' reaches no CLUSRCVR of this configuration"
+                              + (f" ({blank.qm.name}'s CLUSRCVR {blank.channel.name} {BLANK_CONNAME})"
+                                 if blank else ""),
                               s.at("CONNAME"), "set CONNAME to the full repository's CLUSRCVR CONNAME, exactly")
             continue
         named = [r for r in reached if r.channel.name == s.channel.name] or reached

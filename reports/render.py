@@ -18,6 +18,7 @@ import jinja2
 from markupsafe import Markup
 
 from reports import schema, svg
+from reports.pairs import pair_list
 from reports.schema import ReportDataError
 from reports.text import html_text, visible
 from reports.trace import messages as trace_messages
@@ -580,8 +581,9 @@ def _reach_tables(reach: dict) -> list[dict]:
     caption = (f"publications on every topic string up to {reach.get('bound', '?')} levels (level names: {names}, "
                "the last standing for any other name), every topic-scheme subscription")
     tables = []
+    everyone = {str(p.get(k, "")) for p in reach.get("pairs") or [] for k in ("publisher", "subscriber")}
     for key, members in groups.items():
-        pairs = ", ".join(f"{p.get('publisher', '')} -> {p.get('subscriber', '')}" for p in members)
+        pairs = pair_list([(str(p.get("publisher", "")), str(p.get("subscriber", ""))) for p in members], everyone)
         if key == "unlinked":
             tables.append({"title": f"Reachability: {pairs}", "caption": "not publish/subscribe neighbours "
                            "(multi-hop routes are not covered)", "header": [], "rows": []})

@@ -250,6 +250,12 @@ def _expand(namelist: str, qm: QueueManagerDef) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in nl.names if n))
 
 
+# A CLUSRCVR's CONNAME left blank (a user trial, session 32: reported where a CLUSSDR then
+# reaches nothing, by `run`'s "Not joined" and by lint's CLUSSDR-TARGET).
+BLANK_CONNAME = ("has a blank CONNAME, which MQ fills in at run time from its machine's IP address; "
+                 "mqcheck cannot know that address: write it in the CLUSRCVR's CONNAME")
+
+
 @functools.lru_cache(maxsize=4096)  # pure, and asked for the same few CONNAMEs at every state
 def conname_key(conname: str) -> tuple[tuple[str, str], ...]:
     """CONNAME as comparable (host, port) pairs: host names ignore case and blanks, the

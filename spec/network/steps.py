@@ -265,6 +265,15 @@ _UNMODELLED_OPERATIONS = {
     objects.AlterDefaultObject: "altering one of MQ's default objects (it sets what later DEFINEs start from)",
 }
 
+# Security commands that could stop a channel or an application (a user trial, session 32:
+# dmpmqcfg output is full of them): accepted as no-ops (spec/mqsc.py IGNORED_TYPES), said once
+# per MQSC source so that a rule meant to block something is not silently ignored.
+_UNMODELLED_SECURITY = {
+    ("SET", "CHLAUTH"): "channel authentication records are not modelled: every channel starts as if no rule "
+                        "blocked it",
+    ("SET", "AUTHREC"): "authority records are not modelled: every application may open, put, get and subscribe",
+}
+
 
 def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
     """What the scenario asks for that this version does not model, one line each."""
@@ -278,6 +287,12 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
     defined_at: dict[str, set[str]] = {}
     for where, qmgr, commands in sources:  # initial MQSC first, then the steps, in order
         defined = defined_at.setdefault(qmgr, set())  # a default object's name defined before: that one is altered
+        security = [[c for c in commands if (c.verb, c.objtype) == key] for key in _UNMODELLED_SECURITY]
+        for key, found in zip(_UNMODELLED_SECURITY, security):
+            if found:
+                n = len(found)
+                notes.append(f"{where} (line {found[0].line}): {' '.join(key)} ({n} command{'s' * (n > 1)}): "
+                             f"{_UNMODELLED_SECURITY[key]}")
         for cmd in commands:
             _, outcome = objects.apply_command(objects.QueueManagerDef(qmgr), cmd)
             if cmd.verb == "DEFINE":

@@ -129,6 +129,17 @@ def listener_port_mismatch(state: NetworkState, owner: str, conname: str) -> str
             f"('{ch.conname}') (003 §Auto-definition of channels)")
 
 
+def blank_clusrcvr_hint(state: NetworkState, cluster: str) -> str:
+    """Why a CLUSSDR may reach nothing: a CLUSRCVR of ``cluster`` with a blank CONNAME (a user
+    trial, session 32: administrators leave it blank and let MQ generate it), which no
+    CONNAME of the scenario can share an address with."""
+    for o in state.qmgrs:
+        for ch in o.defs.channels:
+            if ch.chltype == "CLUSRCVR" and not ch.conname.strip() and cluster in objects.clusters_of(ch, o.defs):
+                return f" ({o.name}'s CLUSRCVR {ch.name} {objects.BLANK_CONNAME})"
+    return ""
+
+
 def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:
     """Reasons a queue manager's manual CLUSSDRs have not taken it into their cluster
     (000 §Checking initial definitions), one line each, from the state as it is: a CLUSSDR
@@ -154,7 +165,8 @@ def why_not_joined(state: NetworkState, q: QmgrState) -> tuple[str, ...]:
                     reasons.append(f"CLUSSDR {ch.name} is in cluster {cluster} but {q.name} has no CLUSRCVR for "
                                    f"cluster {cluster} (both are needed — 000 §Checking initial definitions)")
             elif target_name is None:
-                reasons.append(f"CLUSSDR {ch.name} CONNAME('{ch.conname}') matches no queue manager's CLUSRCVR")
+                reasons.append(f"CLUSSDR {ch.name} CONNAME('{ch.conname}') matches no queue manager's CLUSRCVR"
+                               + blank_clusrcvr_hint(state, cluster))
             else:
                 target = state.qmgr(target_name)
                 back = state.channel(target_name, q.name)
