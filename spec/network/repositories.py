@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from spec import objects, repository as rp, scenario as sc
+from spec import binding as bd, objects, repository as rp, scenario as sc
 from spec.network.channels import hold_channel, send, set_channel
 from spec.network.state import (
     FLOWING, NO_MUTATIONS, Channel, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache, put_qmgr,
@@ -739,11 +739,10 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
     of makes its repository subscribe for it at two full repositories (000 §First MQOPEN
     of a Queue). Where messages then go is the workload algorithm's part."""
     q = state.qmgr(step.qmgr)
-    local = q.defs.queue(step.queue)
-    if local is not None and not step.target_qmgr and (mut.useq_any_no_subscribe
-                                                       or not _competes_with_remote(q, local)):
+    name = _opened_cluster_queue(q, step, mut)
+    if not name:
         return state
-    key = (rp.QUEUE, step.queue)
+    key = (rp.QUEUE, name)
     out = Outbox()
     for cache in q.caches:
         if cache.full or key in cache.interests:
@@ -756,6 +755,36 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
         q = put_cache(q, cache)
     state = put_qmgr(state, q)
     return out.flush(state, q)
+
+
+def _opened_cluster_queue(q: QmgrState, step: sc.OpenStep, mut: Mutations) -> str:
+    """The cluster queue whose records an MQOPEN of ``step.queue`` at ``q`` looks for in
+    the repository cache ("the repository cache is examined to see if the queue is known
+    about", 000 §First MQOPEN of a Queue); "" when the open needs none.
+
+    The name is resolved first, by the model's own name resolution (spec/binding.py
+    resolve_local): a local QALIAS (or a QREMOTE without a queue manager) whose target is a
+    cluster queue not hosted here makes the repository look for, and subscribe for, the
+    *target*, as a gateway's 000 Scenario 4 alias ``QALIAS(ACQ1) TARGQ(CQ1) CLUSTER(BLUE)``
+    needs ("Now our app can put to any CQ1 in cluster RED"); before, the local alias alone
+    stopped the subscription and a partial-repository gateway dead-lettered every message
+    (docs/decisions.md, "Session 32: an MQOPEN through a queue alias subscribes for the
+    target"). A name that resolves to a local queue, a transmission queue or an error needs
+    no record; one naming a queue manager is subscribed for by the workload module's
+    _subscribe_target."""
+    local = q.defs.queue(step.queue)
+    if local is None or step.target_qmgr:
+        return step.queue
+    if local.qtype == "QLOCAL":
+        return "" if mut.useq_any_no_subscribe or not _competes_with_remote(q, local) else step.queue
+    res = bd.resolve_local(q.defs, q.name, step.queue, "", frozenset(c.cluster for c in q.caches))
+    if res.kind != "cluster" or res.target_qmgr:
+        return ""
+    target = q.defs.queue(res.queue)
+    if (target is not None and target.qtype == "QLOCAL"
+            and (mut.useq_any_no_subscribe or not _competes_with_remote(q, target))):
+        return ""  # the alias's target is hosted here and is its own instance (CLWLUSEQ(LOCAL))
+    return res.queue
 
 
 def _competes_with_remote(q: QmgrState, queue: objects.Queue) -> bool:
