@@ -164,3 +164,41 @@ open = { qmgr = "HOST", handle = "h", queue = "CQ1" }
 open = { qmgr = "HOST", handle = "h", queue = "CQ1" }
 """)
     assert (rp.QUEUE, "CQ1") in interests(anyq, "HOST", "STOCK")
+
+
+# --- a message arriving over a channel for the alias (the receiving channel's MQOPEN) ---
+
+def test_the_first_message_for_the_alias_makes_the_gateway_subscribe_and_later_ones_arrive():
+    """No application opens anything at GW. APP's first message for ACQ1 reaches GW, whose
+    receiving channel opens ACQ1 like any MQOPEN: the alias resolves to CQ1, unknown at GW,
+    so GW subscribes for it (000 §First MQOPEN of a Queue). That first message is still
+    dead-lettered (the seeds do not say otherwise); the next one, put once the cluster has
+    settled, reaches CQ1 on HOST."""
+    report = run(clusters() + """
+[[steps]]
+open = { qmgr = "APP", handle = "app", queue = "ACQ1", bind = "NOT_FIXED" }
+[[steps]]
+put = { handle = "app", count = 1 }
+[[steps]]
+put = { handle = "app", count = 1 }
+
+[[expect]]
+messages = { app = { HOST = 1 } }
+""")
+    assert all(e.ok for e in report.expectations), report.expectations
+    errors = [(e.qmgr, e.code, e.step) for e in report.final.log]
+    assert errors == [("GW", "MQRC_UNKNOWN_OBJECT_NAME", 1)], errors
+    assert (rp.QUEUE, "CQ1") in interests(report, "GW", "STOCK")
+
+
+def test_a_message_resolved_to_a_local_queue_at_the_gateway_subscribes_for_nothing():
+    text = clusters("DEFINE QALIAS(ACQ1) TARGQ(LQ1) CLUSTER(SALES)\nDEFINE QLOCAL(LQ1)")
+    report = run(text + """
+[[steps]]
+open = { qmgr = "APP", handle = "app", queue = "ACQ1", bind = "NOT_FIXED" }
+[[steps]]
+put = { handle = "app", count = 1 }
+""")
+    assert not [e for e in report.final.log], report.final.log
+    assert not {k for k in interests(report, "GW", "STOCK") | interests(report, "GW", "SALES")
+                if k[0] == rp.QUEUE}

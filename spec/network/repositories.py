@@ -742,6 +742,14 @@ def subscribe_on_open(state: NetworkState, step: sc.OpenStep, mut: Mutations) ->
     name = _opened_cluster_queue(q, step, mut)
     if not name:
         return state
+    return subscribe_for_queue(state, q.name, name, mut)
+
+
+def subscribe_for_queue(state: NetworkState, qname: str, name: str, mut: Mutations) -> NetworkState:
+    """``qname``'s repository subscribes for the cluster queue ``name`` at two full
+    repositories in every cluster it is a partial repository of and has not subscribed
+    for it yet (000 §First MQOPEN of a Queue)."""
+    q = state.qmgr(qname)
     key = (rp.QUEUE, name)
     out = Outbox()
     for cache in q.caches:

@@ -14,7 +14,7 @@ from typing import Any
 
 from spec import binding as bd, objects, repository as rp, scenario as sc, workload as wl
 from spec.network.channels import channel_statuses, route_for, routes_waiting, send, set_channel, set_route_status
-from spec.network.repositories import Outbox, two_frs
+from spec.network.repositories import Outbox, subscribe_for_queue, two_frs
 from spec.network.state import (
     FLOWING, INITIAL, NO_MUTATIONS, ChannelRetry, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache,
     put_qmgr,
@@ -339,6 +339,18 @@ def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int,
         res, direct = replace(res, kind="cluster"), False  # the mutant: rule 3 may send it on
     if res.kind == "local" or direct:
         return _put_local(state, dst, msg, res.queue, step)
+    if not res.target_qmgr:
+        # The receiving channel's MQPUT opens the queue like any MQOPEN (000 §When does
+        # workload balancing occur?: "the channel code issues an MQPUT ... and the workload
+        # algorithm will be called"), so a name resolving to a cluster queue this partial
+        # repository knows nothing of makes it subscribe for that queue (000 §First MQOPEN
+        # of a Queue: "the repository cache is examined to see if the queue is known
+        # about"): a partial-repository gateway's alias (000 Scenario 4) then learns the
+        # other cluster's instances. The message in hand does not wait for the answer: the
+        # seeds say nothing of what happens to it, and the model keeps dead-lettering it
+        # below when no instance is known (docs/decisions.md, "Session 32: an MQOPEN
+        # through a queue alias subscribes for the target").
+        state = subscribe_for_queue(state, dst, res.queue, mut)
     put = wl.Put(res.queue, res.target_qmgr, via_cluster_channel=not msg.p2p)
     state, choice = _choose(state, dst, put, msg.handle, msg.serial, "", step, mut, exclude_local=res.exclude_local)
     if choice.destination is None:
