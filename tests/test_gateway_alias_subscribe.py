@@ -228,3 +228,23 @@ def test_the_arrivals_subscription_leaves_the_reduction_sound():
         out.append(({p: v.status for p, v in result.verdicts.items()}, seen))
     assert out[0] == out[1]
     assert out[0][0]["EXPECT"].value == "holds"
+
+
+def test_a_scenario_5_queue_manager_alias_at_a_partial_gateway_subscribes_on_arrival():
+    """000 Scenario 5 (QREMOTE(CQM) RNAME(' ') RQMNAME(' ') CLUSTER(BLUE) at the gateway):
+    the message for CQ1 at CQM resolves at GW to the cluster queue CQ1, and GW subscribes."""
+    report = run(clusters("DEFINE QREMOTE(CQM) RNAME(' ') RQMNAME(' ') CLUSTER(SALES)") + """
+[[steps]]
+open = { qmgr = "APP", handle = "app", queue = "CQ1", target_qmgr = "CQM", bind = "NOT_FIXED" }
+[[steps]]
+put = { handle = "app", count = 1 }
+[[steps]]
+wait = { until = "settled" }
+[[steps]]
+put = { handle = "app", count = 1 }
+
+[[expect]]
+messages = { app = { HOST = 1 } }
+""")
+    assert all(e.ok for e in report.expectations), report.expectations
+    assert [(e.qmgr, e.code) for e in report.final.log] == [("GW", "MQRC_UNKNOWN_OBJECT_NAME")]
