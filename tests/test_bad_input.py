@@ -195,3 +195,28 @@ def test_an_error_quoting_a_huge_token_stays_one_short_line(tmp_path, text, quot
     status, out, err = cli("lint", str(path))
     assert status == 2 and out == "" and err.count("\n") == 1
     assert quoted in err and " characters)" in err and len(err) < 400, err
+
+
+# ------------------------------------------------ a JSON CCDT with NaN or Infinity in it
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+def test_a_ccdt_with_a_non_json_constant_is_an_error_at_its_place(word):
+    """json.loads takes NaN and Infinity, which strict JSON has not: the positions reader
+    then failed an assert, a traceback from `mqcheck run` on a scenario naming the CCDT."""
+    from spec.ccdt import parse_ccdt
+    from spec.errors import InputError
+
+    text = ('{"channel": [{"name": "C", "clientConnection": {\n'
+            f'  "connection": [{{"host": "h1", "port": {word}}}], "queueManager": "QM1"}}}}]}}')
+    with pytest.raises(InputError) as err:
+        parse_ccdt(text, file="ccdt.json")
+    assert str(err.value) == (f"ccdt.json:2:41: invalid JSON: {word} is not a JSON value "
+                              "(JSON CCDTs are strict JSON: a number is written in digits)")
+
+
+def test_a_ccdt_host_of_blanks_says_so():
+    from spec.ccdt import parse_ccdt
+    from spec.errors import InputError
+
+    with pytest.raises(InputError, match=r"connection\[0\]\.host: expected a non-empty string, got blanks only"):
+        parse_ccdt('{"channel": [{"name": "C", "clientConnection": {"connection": [{"host": " "}], '
+                   '"queueManager": "QM1"}}]}')
