@@ -220,3 +220,40 @@ def test_a_ccdt_host_of_blanks_says_so():
     with pytest.raises(InputError, match=r"connection\[0\]\.host: expected a non-empty string, got blanks only"):
         parse_ccdt('{"channel": [{"name": "C", "clientConnection": {"connection": [{"host": " "}], '
                    '"queueManager": "QM1"}}]}')
+
+
+# ------------------------------------------------ check --backend spark --resume DIR, a damaged manifest
+@pytest.mark.parametrize("manifest, said", [
+    ("[]", "not a mqcheck Spark run (an array, not an object)"),
+    ("null", "not a mqcheck Spark run (null, not an object)"),
+    ('{"format": 1', "not a mqcheck Spark run (Expecting ',' delimiter"),
+    (b"\xff", "not a mqcheck Spark run ('utf-8' codec can't decode"),
+    ("{FORMAT, \"progress\": 3}", "its progress cannot be read (TypeError"),
+    ("{FORMAT, \"progress\": {}}", "its progress cannot be read (KeyError"),
+    ("{FORMAT, \"bounds\": {\"max_states\": \"x\"}, \"progress\": {}}", "its progress cannot be read (ValueError: "
+                                                                     "bounds {'max_states': 'x'}"),
+    (None, "cannot read: Is a directory"),
+])
+def test_a_damaged_spark_manifest_is_an_error_not_a_traceback(tmp_path, manifest, said):
+    """`--resume DIR` read DIR/manifest.json and took it for an object with a progress record:
+    a manifest that was a JSON array, null, a directory, or had its progress edited, gave an
+    AttributeError, KeyError or IsADirectoryError traceback instead of exit status 2."""
+    from checker.spark import MANIFEST_FORMAT, RunDirError, _RunDir
+
+    path = tmp_path / "manifest.json"
+    if manifest is None:
+        path.mkdir()
+    elif isinstance(manifest, bytes):
+        path.write_bytes(manifest)
+    else:
+        path.write_text(manifest.replace("FORMAT", f'"format": {json.dumps(MANIFEST_FORMAT)}'))
+    with pytest.raises(RunDirError) as err:
+        _RunDir(tmp_path).read_manifest({})
+    assert str(err.value).startswith(f"{path}: {said}"), str(err.value)
+
+
+def test_a_resume_from_a_damaged_manifest_exits_2(tmp_path):
+    (tmp_path / "manifest.json").write_text("[]")
+    status, out, err = cli("check", str(ROOT / "examples" / "fr-mesh-complete.toml"), "--backend", "spark",
+                           "--resume", str(tmp_path), "--quiet")
+    assert (status, out) == (2, "") and err.count("\n") == 1 and "not a mqcheck Spark run" in err, err
