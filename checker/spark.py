@@ -2022,7 +2022,11 @@ def explore_spark(
         if resume and run.recorded_bounds != recorded["bounds"]:  # an older manifest, or new bounds
             run.write_manifest(recorded, progress)
         if not resume:
-            root.mkdir(parents=True, exist_ok=True)
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as err:   # a file of that name, a place no directory can be made
+                why = "it is a file" if root.is_file() else err.strerror
+                raise RunDirError(f"--run-dir {root}: cannot make the run directory: {why}") from None
             run.levels_log.unlink(missing_ok=True)
             rows, generated = search.init_level()
             keep = len(rows) if max_states is None else min(len(rows), max_states)

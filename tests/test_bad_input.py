@@ -257,3 +257,16 @@ def test_a_resume_from_a_damaged_manifest_exits_2(tmp_path):
     status, out, err = cli("check", str(ROOT / "examples" / "fr-mesh-complete.toml"), "--backend", "spark",
                            "--resume", str(tmp_path), "--quiet")
     assert (status, out) == (2, "") and err.count("\n") == 1 and "not a mqcheck Spark run" in err, err
+
+
+@pytest.mark.parametrize("where", ["file", "under-a-file"])
+def test_a_spark_run_dir_that_cannot_be_made_exits_2(tmp_path, where):
+    """--run-dir naming a file (or a place under one) ended in a FileExistsError or
+    NotADirectoryError traceback from mkdir, before Spark started."""
+    (tmp_path / "f").write_text("")
+    run_dir = tmp_path / "f" if where == "file" else tmp_path / "f" / "run"
+    status, out, err = cli("check", str(ROOT / "examples" / "fr-mesh-complete.toml"), "--backend", "spark",
+                           "--run-dir", str(run_dir), "--quiet")
+    why = "it is a file" if where == "file" else "Not a directory"
+    assert (status, out) == (2, ""), err
+    assert err == f"mqcheck: error: <command line>: --run-dir {run_dir}: cannot make the run directory: {why}\n"
