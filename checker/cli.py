@@ -1444,6 +1444,12 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
     from spec.symbolic.scenario import configuration
 
     scenario = _load_scenario(path, "prove")
+    for claim in scenario.proves:   # a counterexample file never replaces one of the scenario's own files
+        target = os.path.join(args.out, sc.claim_file_stem(claim) + ".toml")
+        if os.path.exists(target) and any(os.path.samefile(target, f) for f in scenario.files if os.path.exists(f)):
+            raise InputError(f"--out {printable(args.out)}: the counterexample of [[prove]] #{claim.index} would be "
+                             f"written over {printable(target)}, a file this scenario is read from",
+                             file="<command line>", suggestion="give another --out directory")
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     config = configuration(run_scenario(scenario).final)

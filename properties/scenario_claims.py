@@ -221,11 +221,15 @@ def _claim_scenario(ctx: Context, claim, publisher: str, subscriber: str, w: dic
     head = (f"name = {toml_string(f'[[prove]] {claim.name} ({ctx.name})')}\n"
             f"description = {toml_string(summary)}\n\n")
     text = head + qmgrs + "\n" + "\n".join(steps) + "\n" + expect
-    # prove-<index>-<name>: two claims of one name do not share a file, and a long name is cut
-    # (a file name has at most 255 bytes)
+    return Counterexample(summary, text, claim_file_stem(claim), w)
+
+
+def claim_file_stem(claim) -> str:
+    """The name (without ``.toml``) of a ``[[prove]]`` claim's counterexample file:
+    prove-<index>-<name>, so two claims of one name do not share a file, and a long name is
+    cut (a file name has at most 255 bytes)."""
     slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in claim.name.lower()).strip("-")[:80].strip("-")
-    stem = f"prove-{claim.index}" + (f"-{slug}" if slug else "")
-    return Counterexample(summary, text, stem, w)
+    return f"prove-{claim.index}" + (f"-{slug}" if slug else "")
 
 
 # ------------------------------------------------------------------ TOML re-rendering
