@@ -270,3 +270,17 @@ def test_a_spark_run_dir_that_cannot_be_made_exits_2(tmp_path, where):
     why = "it is a file" if where == "file" else "Not a directory"
     assert (status, out) == (2, ""), err
     assert err == f"mqcheck: error: <command line>: --run-dir {run_dir}: cannot make the run directory: {why}\n"
+
+
+# ------------------------------------------------ a file name that is not UTF-8
+@pytest.mark.parametrize("command", [("lint",), ("check", "--quiet", "--workers", "1")])
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path, command):
+    """A Latin-1 file name reaches Python as lone surrogates (PEP 383). Shown as they were,
+    `lint` and `check` died with a UnicodeEncodeError traceback on a UTF-8 terminal's stdout
+    (strict error handler, as under en_US.UTF-8) when they named the file."""
+    path = tmp_path / os.fsdecode(b"caf\xe9.toml")
+    path.write_text((ROOT / "examples" / "ps-football-results.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    status, out, err = cli(*command, str(path))
+    assert status in (0, 1), err
+    out.encode("utf-8")   # strict: no lone surrogate left to fail on
+    assert "caf\\udce9.toml" in out
