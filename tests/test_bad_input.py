@@ -284,3 +284,19 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path, command):
     assert status in (0, 1), err
     out.encode("utf-8")   # strict: no lone surrogate left to fail on
     assert "caf\\udce9.toml" in out
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_lint_sarif_of_a_file_name_that_is_not_utf8(tmp_path, monkeypatch, relative):
+    """SARIF quoted the file name for its URI, and hashed it for the finding's fingerprint,
+    as UTF-8: a Latin-1 name (lone surrogates) was a UnicodeEncodeError traceback whatever
+    the terminal. The URI now quotes the name's bytes."""
+    name = os.fsdecode(b"caf\xe9.toml")
+    (tmp_path / name).write_text((ROOT / "examples" / "ps-football-results.toml").read_text(encoding="utf-8"),
+                                 encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status, out, err = cli("lint", "--format", "sarif", name if relative else str(tmp_path / name))
+    assert status == 1, err
+    uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == ("caf%E9.toml" if relative else (tmp_path / name).as_uri())
+    assert uri.endswith("caf%E9.toml")
