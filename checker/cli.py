@@ -900,7 +900,7 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
             try:
                 text = _read_text(path)
             except OSError as e:
-                raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path) from None
+                raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path or "<command line>") from None
             except UnicodeDecodeError as e:
                 raise _not_utf8(e, path, "MQSC files are read as UTF-8; save the file as UTF-8") from None
             try:

@@ -300,3 +300,12 @@ def test_lint_sarif_of_a_file_name_that_is_not_utf8(tmp_path, monkeypatch, relat
     uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == ("caf%E9.toml" if relative else (tmp_path / name).as_uri())
     assert uri.endswith("caf%E9.toml")
+
+
+@pytest.mark.parametrize("command, what", [("run", "scenario"), ("check", "scenario"), ("lint", "MQSC")])
+def test_an_empty_file_name_is_named_as_such(command, what):
+    """`mqcheck run ''` said "error: cannot read the scenario file: No such file or
+    directory": no file to name, and nothing said the name was empty."""
+    status, out, err = cli(command, "")
+    assert (status, out) == (2, "")
+    assert err == f"mqcheck: error: <command line>: cannot read the {what} file: the file name is empty\n"
