@@ -904,7 +904,7 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
             try:
                 text = _read_text(path)
             except OSError as e:
-                raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path) from None
+                raise InputError(f"cannot read the MQSC file: {e.strerror or e}", file=path or "<command line>") from None
             except UnicodeDecodeError as e:
                 raise _not_utf8(e, path, "MQSC files are read as UTF-8; save the file as UTF-8") from None
             try:
@@ -1448,6 +1448,12 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
     from spec.symbolic.scenario import configuration
 
     scenario = _load_scenario(path, "prove")
+    for claim in scenario.proves:   # a counterexample file never replaces one of the scenario's own files
+        target = os.path.join(args.out, sc.claim_file_stem(claim) + ".toml")
+        if os.path.exists(target) and any(os.path.samefile(target, f) for f in scenario.files if os.path.exists(f)):
+            raise InputError(f"--out {printable(args.out)}: the counterexample of [[prove]] #{claim.index} would be "
+                             f"written over {printable(target)}, a file this scenario is read from",
+                             file="<command line>", suggestion="give another --out directory")
     with open(path, "rb") as f:
         doc = tomllib.load(f)
     config = configuration(run_scenario(scenario).final)

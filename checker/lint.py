@@ -223,13 +223,19 @@ def _uri(path: str) -> str:
 
     >>> _uri("ops/qm 1.mqsc"), _uri("/srv/mq/qma.mqsc")
     ('ops/qm%201.mqsc', 'file:///srv/mq/qma.mqsc')
+
+    A file name that is not UTF-8 (lone surrogates, PEP 383) is quoted by its bytes:
+
+    >>> _uri("caf\\udce9.mqsc"), _uri("/srv/caf\\udce9.mqsc")
+    ('caf%E9.mqsc', 'file:///srv/caf%E9.mqsc')
     """
+    import os
     import pathlib
     from urllib.parse import quote
 
     if path.startswith("/"):
         return pathlib.PurePosixPath(path).as_uri()
-    return quote(path.replace("\\", "/"))
+    return quote(os.fsencode(path.replace("\\", "/")))
 
 
 def to_sarif(report: LintReport, version: str = "") -> dict:
@@ -278,7 +284,9 @@ def _fingerprint(f: Finding) -> str:
     """Stable across runs and line moves: rule + file + message (blake2b, never hash())."""
     import hashlib
 
-    return hashlib.blake2b(f"{f.rule}\0{f.location.file}\0{f.message}".encode(), digest_size=16).hexdigest()
+    # surrogateescape: a file name that is not UTF-8 hashes as its bytes (UTF-8 text as before)
+    text = f"{f.rule}\0{f.location.file}\0{f.message}".encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 def render_sarif(report: LintReport, version: str = "") -> str:

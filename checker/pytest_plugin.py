@@ -234,12 +234,13 @@ class ScenarioFile(pytest.File):
             item.add_marker(pytest.mark.mqcheck)
             for mark in options.marks:
                 item.add_marker(getattr(pytest.mark, mark))
+            # the reasons are the user's text, which pytest prints as given (-rsx)
             for name, reason in options.xfail:
                 if name in ("", item.name):
-                    item.add_marker(pytest.mark.xfail(reason=reason))
+                    item.add_marker(pytest.mark.xfail(reason=_printable(reason)))
             for name, reason in options.skip:
                 if name in ("", item.name):
-                    item.add_marker(pytest.mark.skip(reason=reason))
+                    item.add_marker(pytest.mark.skip(reason=_printable(reason)))
         self._exploration = None
         self._explored_ids: frozenset[str] = frozenset()
         return items

@@ -1186,7 +1186,7 @@ class _RunDir:
                 stats = json.loads(line)
             except ValueError:  # a line cut short by a crash
                 continue
-            if stats.get("level", upto + 1) <= upto:
+            if isinstance(stats, dict) and isinstance(stats.get("level"), int) and stats["level"] <= upto:
                 out.append(stats)
         return out
 
@@ -1208,6 +1208,14 @@ class _RunDir:
                 f"{self.root}: no manifest.json, so nothing to resume; "
                 "start a new run with --run-dir instead of --resume"
             ) from None
+        except OSError as err:   # a directory named manifest.json, no permission
+            raise RunDirError(f"{self.manifest}: cannot read: {err.strerror}") from None
+        except ValueError as err:   # not JSON, not UTF-8: damaged, or not written by mqcheck
+            raise RunDirError(f"{self.manifest}: not a mqcheck Spark run ({err}); use a fresh --run-dir") from None
+        if not isinstance(data, dict):
+            kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+            raise RunDirError(f"{self.manifest}: not a mqcheck Spark run ({kind.get(type(data), 'null')}, not an "
+                              "object); use a fresh --run-dir")
         if data.get("format") != MANIFEST_FORMAT:
             raise RunDirError(f"{self.manifest}: not a mqcheck Spark run ({data.get('format')!r})")
         for key, value in identity.items():
@@ -1234,7 +1242,16 @@ class _RunDir:
                 )
         bounds = data.get("bounds")
         self.recorded_bounds = dict(bounds) if isinstance(bounds, dict) else None
-        progress = _Progress.from_json(data["progress"])
+        try:
+            if any(not (v is None or type(v) is int and v >= 0) for v in (self.recorded_bounds or {}).values()):
+                raise ValueError(f"bounds {bounds!r}: a bound that is not a whole number")
+            progress = _Progress.from_json(data["progress"])
+            if not all(type(getattr(progress, k)) is int and getattr(progress, k) >= 0
+                       for k in ("level", "last_new", "distinct", "generated")):
+                raise ValueError("a level or count that is not a whole number")
+        except (KeyError, TypeError, AttributeError, ValueError) as err:   # edited by hand, or damaged
+            raise RunDirError(f"{self.manifest}: its progress cannot be read ({type(err).__name__}: {err}); "
+                              "use a fresh --run-dir") from None
         progress.levels = self.read_levels(progress.level)
         return progress
 
@@ -2005,7 +2022,11 @@ def explore_spark(
         if resume and run.recorded_bounds != recorded["bounds"]:  # an older manifest, or new bounds
             run.write_manifest(recorded, progress)
         if not resume:
-            root.mkdir(parents=True, exist_ok=True)
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as err:   # a file of that name, a place no directory can be made
+                why = "it is a file" if root.is_file() else err.strerror
+                raise RunDirError(f"--run-dir {root}: cannot make the run directory: {why}") from None
             run.levels_log.unlink(missing_ok=True)
             rows, generated = search.init_level()
             keep = len(rows) if max_states is None else min(len(rows), max_states)

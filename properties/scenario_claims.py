@@ -198,7 +198,8 @@ def prove_claim(ctx: Context, claim, publisher: str, subscriber: str, bound: int
 
 
 def _claim_scenario(ctx: Context, claim, publisher: str, subscriber: str, w: dict) -> Counterexample:
-    qmgrs = "\n".join(f"[qmgrs.{q}]\nmqsc = {_multiline(text)}\n" for q, text in ctx.qmgr_mqsc)
+    # queue manager names may hold '.', '/' and '%', which a bare TOML key cannot
+    qmgrs = "\n".join(f"[qmgrs.{_toml_key(q)}]\nmqsc = {_multiline(text)}\n" for q, text in ctx.qmgr_mqsc)
     steps = [f"[[steps]]\n{s}\n" for s in ctx.steps_toml]
     for s in w["subscriptions"]:
         scope = ', scope = "QMGR"' if s["scope"] == "QMGR" else ""
@@ -211,20 +212,24 @@ def _claim_scenario(ctx: Context, claim, publisher: str, subscriber: str, w: dic
         summary = (f"{first['name']} {first['topic']!r} at {subscriber} receives a publication on {w['topic']!r} "
                    f"from {publisher}" + (f" (pulled over by {w['subscriptions'][1]['topic']!r})"
                                            if len(w["subscriptions"]) > 1 else ""))
-        expect = f"[[expect]]\n[expect.deliveries.{subscriber}]\n{toml_string(first['name'])} = []\n"
+        expect = f"[[expect]]\n[expect.deliveries.{_toml_key(subscriber)}]\n{toml_string(first['name'])} = []\n"
     else:
         summary = (f"witness: {first['name']} {first['topic']!r} at {subscriber} receives a publication on "
                    f"{w['topic']!r} from {publisher}")
-        expect = (f"[[expect]]\n[expect.deliveries.{subscriber}]\n{toml_string(first['name'])} = "
+        expect = (f"[[expect]]\n[expect.deliveries.{_toml_key(subscriber)}]\n{toml_string(first['name'])} = "
                   f"[{toml_string(w['topic'])}]\n")
     head = (f"name = {toml_string(f'[[prove]] {claim.name} ({ctx.name})')}\n"
             f"description = {toml_string(summary)}\n\n")
     text = head + qmgrs + "\n" + "\n".join(steps) + "\n" + expect
-    # prove-<index>-<name>: two claims of one name do not share a file, and a long name is cut
-    # (a file name has at most 255 bytes)
+    return Counterexample(summary, text, claim_file_stem(claim), w)
+
+
+def claim_file_stem(claim) -> str:
+    """The name (without ``.toml``) of a ``[[prove]]`` claim's counterexample file:
+    prove-<index>-<name>, so two claims of one name do not share a file, and a long name is
+    cut (a file name has at most 255 bytes)."""
     slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in claim.name.lower()).strip("-")[:80].strip("-")
-    stem = f"prove-{claim.index}" + (f"-{slug}" if slug else "")
-    return Counterexample(summary, text, stem, w)
+    return f"prove-{claim.index}" + (f"-{slug}" if slug else "")
 
 
 # ------------------------------------------------------------------ TOML re-rendering
@@ -250,7 +255,7 @@ def _toml_value(v) -> str:
 
 
 def _toml_key(k: str) -> str:
-    return k if k and all(c.isalnum() or c in "_-" for c in k) else toml_string(k)
+    return k if k and all(c.isascii() and c.isalnum() or c in "_-" for c in k) else toml_string(k)
 
 
 def render_steps(steps: list[dict]) -> tuple[str, ...]:

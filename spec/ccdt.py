@@ -99,8 +99,9 @@ class _Positions:
     """Re-reads text that :func:`json.loads` accepted, keeping each value's position
     (``json`` reports positions only for syntax errors)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, file: str = "<ccdt>") -> None:
         self.text = text
+        self.file = file
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def where(self, i: int) -> tuple[int, int]:
@@ -156,6 +157,10 @@ class _Positions:
         for word, val in (("true", True), ("false", False), ("null", None)):
             if self.text.startswith(word, i):
                 return _Node(val, line, col), i + len(word)
+        for word in ("NaN", "Infinity", "-Infinity"):   # json.loads takes them; strict JSON has no such numbers
+            if self.text.startswith(word, i):
+                raise InputError(f"invalid JSON: {word} is not a JSON value", file=self.file, line=line, column=col,
+                                 suggestion="JSON CCDTs are strict JSON: a number is written in digits")
         m = _NUMBER.match(self.text, i)
         assert m is not None, "json.loads accepted the text"
         num = m.group()
@@ -200,7 +205,8 @@ class _Reader:
 
     def string(self, node: _Node, path: str) -> str:
         if not isinstance(node.value, str) or not node.value.strip():
-            raise self.error(node, f"{path}: expected a non-empty string, got {_kind(node.value)}")
+            got = ("an empty string" if not node.value else "blanks only") if isinstance(node.value, str) else _kind(node.value)
+            raise self.error(node, f"{path}: expected a non-empty string, got {got}")
         return node.value
 
     def entry(self, node: _Node, i: int) -> CcdtEntry:
@@ -259,7 +265,7 @@ def parse_ccdt(text: str, file: str = "<ccdt>") -> Ccdt:
                          ) from None
     except (ValueError, RecursionError) as e:
         raise InputError(f"invalid JSON: {e}", file=file) from None
-    root, _ = _Positions(text).value(0)
+    root, _ = _Positions(text, file).value(0)
     reader = _Reader(file)
     top = reader.obj(root, "the CCDT", ("channel",), ("channel",))
     channels = top["channel"]

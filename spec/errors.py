@@ -91,8 +91,10 @@ _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def _needs_escape(ch: str) -> bool:
     # C0/C1 controls and DEL (terminal escape sequences, carriage returns, newlines), line
-    # and paragraph separators, and bidirectional overrides that reorder what is shown
-    return unicodedata.category(ch) in ("Cc", "Zl", "Zp") or "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069"
+    # and paragraph separators, bidirectional overrides that reorder what is shown, and lone
+    # surrogates: the bytes of a file name that are not UTF-8 (PEP 383), which a UTF-8 stdout
+    # with the strict error handler (an en_US.UTF-8 terminal) cannot write at all
+    return unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cs") or "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069"
 
 
 def printable(text: str) -> str:
@@ -102,6 +104,8 @@ def printable(text: str) -> str:
 
     >>> printable("Sports/Rugby"), printable("a\x1b[31mb"), printable("x\ny\r"), printable("caf\u00e9")
     ('Sports/Rugby', 'a\\x1b[31mb', 'x\\ny\\r', 'café')
+    >>> printable("caf\udce9.toml")   # os.fsdecode of a Latin-1 file name
+    'caf\\udce9.toml'
     """
     if text.isprintable():  # the common case: nothing to do
         return text

@@ -480,6 +480,8 @@ def _read_text(path: str) -> str:
     ``UnicodeDecodeError``."""
     if "\0" in path:
         raise OSError(0, "the file name contains a NUL character")
+    if not path:   # os.stat("") says only "No such file or directory", and the error had no file to name
+        raise OSError(0, "the file name is empty")
     st = os.stat(path)  # before open(): opening a FIFO would block
     if stat.S_ISDIR(st.st_mode):
         raise OSError(0, "it is a directory, not a file")
@@ -539,7 +541,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     try:
         text = _read_text(path)
     except OSError as e:
-        raise InputError(f"cannot read the scenario file: {e.strerror or e}", file=path) from None
+        raise InputError(f"cannot read the scenario file: {e.strerror or e}", file=path or "<command line>") from None
     except UnicodeDecodeError as e:
         line, column = utf8_error_position(e)
         raise InputError(utf8_problem(e), file=path, line=line, column=column,

@@ -195,3 +195,117 @@ def test_an_error_quoting_a_huge_token_stays_one_short_line(tmp_path, text, quot
     status, out, err = cli("lint", str(path))
     assert status == 2 and out == "" and err.count("\n") == 1
     assert quoted in err and " characters)" in err and len(err) < 400, err
+
+
+# ------------------------------------------------ a JSON CCDT with NaN or Infinity in it
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+def test_a_ccdt_with_a_non_json_constant_is_an_error_at_its_place(word):
+    """json.loads takes NaN and Infinity, which strict JSON has not: the positions reader
+    then failed an assert, a traceback from `mqcheck run` on a scenario naming the CCDT."""
+    from spec.ccdt import parse_ccdt
+    from spec.errors import InputError
+
+    text = ('{"channel": [{"name": "C", "clientConnection": {\n'
+            f'  "connection": [{{"host": "h1", "port": {word}}}], "queueManager": "QM1"}}}}]}}')
+    with pytest.raises(InputError) as err:
+        parse_ccdt(text, file="ccdt.json")
+    assert str(err.value) == (f"ccdt.json:2:41: invalid JSON: {word} is not a JSON value "
+                              "(JSON CCDTs are strict JSON: a number is written in digits)")
+
+
+def test_a_ccdt_host_of_blanks_says_so():
+    from spec.ccdt import parse_ccdt
+    from spec.errors import InputError
+
+    with pytest.raises(InputError, match=r"connection\[0\]\.host: expected a non-empty string, got blanks only"):
+        parse_ccdt('{"channel": [{"name": "C", "clientConnection": {"connection": [{"host": " "}], '
+                   '"queueManager": "QM1"}}]}')
+
+
+# ------------------------------------------------ check --backend spark --resume DIR, a damaged manifest
+@pytest.mark.parametrize("manifest, said", [
+    ("[]", "not a mqcheck Spark run (an array, not an object)"),
+    ("null", "not a mqcheck Spark run (null, not an object)"),
+    ('{"format": 1', "not a mqcheck Spark run (Expecting ',' delimiter"),
+    (b"\xff", "not a mqcheck Spark run ('utf-8' codec can't decode"),
+    ("{FORMAT, \"progress\": 3}", "its progress cannot be read (TypeError"),
+    ("{FORMAT, \"progress\": {}}", "its progress cannot be read (KeyError"),
+    ("{FORMAT, \"bounds\": {\"max_states\": \"x\"}, \"progress\": {}}", "its progress cannot be read (ValueError: "
+                                                                     "bounds {'max_states': 'x'}"),
+    (None, "cannot read: Is a directory"),
+])
+def test_a_damaged_spark_manifest_is_an_error_not_a_traceback(tmp_path, manifest, said):
+    """`--resume DIR` read DIR/manifest.json and took it for an object with a progress record:
+    a manifest that was a JSON array, null, a directory, or had its progress edited, gave an
+    AttributeError, KeyError or IsADirectoryError traceback instead of exit status 2."""
+    from checker.spark import MANIFEST_FORMAT, RunDirError, _RunDir
+
+    path = tmp_path / "manifest.json"
+    if manifest is None:
+        path.mkdir()
+    elif isinstance(manifest, bytes):
+        path.write_bytes(manifest)
+    else:
+        path.write_text(manifest.replace("FORMAT", f'"format": {json.dumps(MANIFEST_FORMAT)}'))
+    with pytest.raises(RunDirError) as err:
+        _RunDir(tmp_path).read_manifest({})
+    assert str(err.value).startswith(f"{path}: {said}"), str(err.value)
+
+
+def test_a_resume_from_a_damaged_manifest_exits_2(tmp_path):
+    (tmp_path / "manifest.json").write_text("[]")
+    status, out, err = cli("check", str(ROOT / "examples" / "fr-mesh-complete.toml"), "--backend", "spark",
+                           "--resume", str(tmp_path), "--quiet")
+    assert (status, out) == (2, "") and err.count("\n") == 1 and "not a mqcheck Spark run" in err, err
+
+
+@pytest.mark.parametrize("where", ["file", "under-a-file"])
+def test_a_spark_run_dir_that_cannot_be_made_exits_2(tmp_path, where):
+    """--run-dir naming a file (or a place under one) ended in a FileExistsError or
+    NotADirectoryError traceback from mkdir, before Spark started."""
+    (tmp_path / "f").write_text("")
+    run_dir = tmp_path / "f" if where == "file" else tmp_path / "f" / "run"
+    status, out, err = cli("check", str(ROOT / "examples" / "fr-mesh-complete.toml"), "--backend", "spark",
+                           "--run-dir", str(run_dir), "--quiet")
+    why = "it is a file" if where == "file" else "Not a directory"
+    assert (status, out) == (2, ""), err
+    assert err == f"mqcheck: error: <command line>: --run-dir {run_dir}: cannot make the run directory: {why}\n"
+
+
+# ------------------------------------------------ a file name that is not UTF-8
+@pytest.mark.parametrize("command", [("lint",), ("check", "--quiet", "--workers", "1")])
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path, command):
+    """A Latin-1 file name reaches Python as lone surrogates (PEP 383). Shown as they were,
+    `lint` and `check` died with a UnicodeEncodeError traceback on a UTF-8 terminal's stdout
+    (strict error handler, as under en_US.UTF-8) when they named the file."""
+    path = tmp_path / os.fsdecode(b"caf\xe9.toml")
+    path.write_text((ROOT / "examples" / "ps-football-results.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    status, out, err = cli(*command, str(path))
+    assert status in (0, 1), err
+    out.encode("utf-8")   # strict: no lone surrogate left to fail on
+    assert "caf\\udce9.toml" in out
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_lint_sarif_of_a_file_name_that_is_not_utf8(tmp_path, monkeypatch, relative):
+    """SARIF quoted the file name for its URI, and hashed it for the finding's fingerprint,
+    as UTF-8: a Latin-1 name (lone surrogates) was a UnicodeEncodeError traceback whatever
+    the terminal. The URI now quotes the name's bytes."""
+    name = os.fsdecode(b"caf\xe9.toml")
+    (tmp_path / name).write_text((ROOT / "examples" / "ps-football-results.toml").read_text(encoding="utf-8"),
+                                 encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status, out, err = cli("lint", "--format", "sarif", name if relative else str(tmp_path / name))
+    assert status == 1, err
+    uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == ("caf%E9.toml" if relative else (tmp_path / name).as_uri())
+    assert uri.endswith("caf%E9.toml")
+
+
+@pytest.mark.parametrize("command, what", [("run", "scenario"), ("check", "scenario"), ("lint", "MQSC")])
+def test_an_empty_file_name_is_named_as_such(command, what):
+    """`mqcheck run ''` said "error: cannot read the scenario file: No such file or
+    directory": no file to name, and nothing said the name was empty."""
+    status, out, err = cli(command, "")
+    assert (status, out) == (2, "")
+    assert err == f"mqcheck: error: <command line>: cannot read the {what} file: the file name is empty\n"

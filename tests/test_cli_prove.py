@@ -225,6 +225,35 @@ def test_claims_of_one_name_or_a_long_name_get_their_own_files(capsys, tmp_path)
     capsys.readouterr()
 
 
+def test_a_counterexample_at_a_queue_manager_whose_name_needs_quoting_replays(capsys, tmp_path):
+    """Queue manager names may hold '.', '/' and '%': the counterexample scenario wrote them as
+    bare TOML keys ([qmgrs.QM.A], [expect.deliveries.QM.A]), a file `mqcheck run` rejected as
+    invalid TOML instead of replaying the claim."""
+    path = tmp_path / "dots.toml"
+    path.write_text('[qmgrs."QM.A"]\nmqsc = "DEFINE TOPIC(T) TOPICSTR(\'a\')"\n[qmgrs."QM/B%"]\n'
+                    '[[prove]]\nname = "local"\npublisher = "QM.A"\nsubscriber = "QM.A"\ntopic = "a/#"\n'
+                    'expect = "never"\n')
+    status, out, err = prove(capsys, str(path), "--out", str(tmp_path / "o"))
+    assert status == 1, err
+    text = (tmp_path / "o" / "prove-0-local.toml").read_text()
+    assert '[qmgrs."QM.A"]' in text and '[qmgrs."QM/B%"]' in text and '[expect.deliveries."QM.A"]' in text
+    assert main(["run", str(tmp_path / "o" / "prove-0-local.toml")]) == 1   # replays: the delivery happens
+    assert "QM.A PROVE.S1: expected [], got ['a']" in capsys.readouterr().out
+
+
+def test_a_counterexample_never_replaces_the_scenario_it_came_from(capsys, tmp_path):
+    """A scenario saved as prove-0-local.toml, proved with --out its own directory: the
+    counterexample of its claim 'local' was written over it, and the user's file was lost."""
+    path = tmp_path / "prove-0-local.toml"
+    text = ('[qmgrs.QMA]\nmqsc = "DEFINE TOPIC(T) TOPICSTR(\'a\')"\n'
+            '[[prove]]\nname = "local"\npublisher = "QMA"\nsubscriber = "QMA"\ntopic = "a/#"\nexpect = "never"\n')
+    path.write_text(text)
+    status, out, err = prove(capsys, str(path), "--out", str(tmp_path))
+    assert (status, out) == (2, "") and path.read_text() == text
+    assert err == (f"mqcheck: error: <command line>: --out {tmp_path}: the counterexample of [[prove]] #0 would be "
+                   f"written over {path}, a file this scenario is read from (give another --out directory)\n")
+
+
 def test_a_counterexample_directory_that_cannot_be_one_is_refused_before_proving(capsys, tmp_path):
     (tmp_path / "afile").write_text("")
     for out_dir, expected in ((tmp_path / "afile", "is a file, not a directory"),

@@ -227,6 +227,17 @@ def test_marks_xfail_and_skip_from_the_file(pytester):
     run(pytester, "-m", "mqcheck and nightly", "-k", "run").assert_outcomes(passed=1, deselected=3)
 
 
+def test_skip_and_xfail_reasons_reach_the_terminal_escaped(pytester):
+    # pytest prints a reason as given: an escape sequence in the file drove the terminal
+    pytester.makefile(".mqcheck.toml", evil=GOOD + QUICK + 'skip = { EXPECT = "lab \\u001b[31mdown" }\n'
+                      'xfail = { run = "CHG \\u009b1m \\u202e1" }\n')
+    result = run(pytester, "-rsxX")
+    result.assert_outcomes(passed=2, skipped=1, xpassed=1)
+    out = result.stdout.str()
+    assert "\x1b" not in out and "\x9b" not in out and "\u202e" not in out
+    assert "lab \\x1b[31mdown" in out and "CHG \\x9b1m \\u202e1" in out
+
+
 def test_marks_of_the_file_need_no_registration(pytester):
     # the file declares its marks: no PytestUnknownMarkWarning, accepted by --strict-markers
     pytester.makefile(".mqcheck.toml", good=GOOD + QUICK + 'marks = ["weekly"]\n')
