@@ -213,9 +213,12 @@ def pubsub_links(state: NetworkState, q: QmgrState) -> tuple[pubsub.Link, ...]:
             if other.name != q.name and other.defs.parent == q.name and other.defs.psmode == "ENABLED":
                 links.add(pubsub.Link(other.name, pubsub.HIERARCHY))
     if q.defs.psclus == "ENABLED" and q.defs.psmode != "DISABLED":
+        existing = None   # the names of the queue managers that exist, looked up once
         for cache in q.caches:
             if cache.is_pubsub_cluster():
+                if existing is None:
+                    existing = {other.name for other in state.qmgrs}
                 for r in cache.qmgr_records():
-                    if r.owner_name != q.name and state.find(r.owner_name) is not None:
+                    if r.owner_name != q.name and r.owner_name in existing:
                         links.add(pubsub.Link(r.owner_name, cache.cluster))
     return tuple(sorted(links))
