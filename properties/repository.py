@@ -444,7 +444,7 @@ def refresh_restores(model, state: NetworkState) -> bool:
             # them are stopped it has not begun (issue #14 round 2's fuzzing: the PR's manual
             # CLUSSDR named an FR that stopped; the cluster's other FR ran, unknown to it)
             continue
-        if cache.tempqmgr:
+        if _answerable_tempqmgr(cache, [(fq, c) for fq, c in frs.get(cache.cluster, []) if fq.name != q.name]):
             return False
         ref = others[0]
         if cache.full:
@@ -461,6 +461,19 @@ def refresh_restores(model, state: NetworkState) -> bool:
             if {(r.ident, r.seq) for r in rp.records_for(cache, key)} != {(r.ident, r.seq) for r in rp.records_for(ref, key)}:
                 return False
     return True
+
+
+def _answerable_tempqmgr(cache: rp.ClusterCache, frs) -> bool:
+    """Whether a SYSTEM.TEMPQMGR entry of ``cache`` names the listener of one of ``frs``
+    (running full repositories, with their caches): only such an entry is one that the
+    rebuilding should have answered. 000 §Initial definitions shows the entry until the full
+    repository "has communicated" with the partial repository. A manual CLUSSDR naming a
+    full repository that is not running (deleted, or stopped) has no one to answer it yet:
+    its entry stays, whatever the running full repositories send (the session-32 fuzz finding, seed
+    9209: a partial repository refreshed after its manual CLUSSDR's full repository was
+    deleted and removed by RESET CLUSTER; docs/decisions.md)."""
+    return any(rp.answers_tempqmgr(cache, r) for fq, c in frs for r in c.qmgr_records()
+               if r.owner == fq.qmid)
 
 
 def _reachable(cache: rp.ClusterCache, fq, fr_cache: rp.ClusterCache) -> bool:

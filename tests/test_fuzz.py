@@ -424,3 +424,17 @@ def test_cli_database_and_no_database_conflict(capsys, tmp_path):
     code, _, err = run_cli(capsys, "--examples", "1", "--out", str(tmp_path), "--no-database",
                            "--database", str(tmp_path / "db"))
     assert code == 2 and err == "mqcheck: error: <command line>: give --database DIR or --no-database, not both\n"
+
+
+def test_a_reset_in_error_excuses_refresh_restores_as_it_excuses_pr_convergence():
+    # Session 32 (seed 9214, tests/regressions/real-reset-running-fr-refresh.toml): a running
+    # full repository removed by RESET CLUSTER FORCEREMOVE "in error" (000 §Refreshing
+    # repository information) leaves the full repositories' view wrong until it refreshes;
+    # a refreshed partial repository compared with that view is excused, as RP-PR-CONVERGENCE is.
+    from types import SimpleNamespace
+
+    from checker.cli import _fuzz_excused
+
+    excused = _fuzz_excused(SimpleNamespace(misconfigured=("reset_in_error",), steps=()))
+    assert {"RP-REFRESH-RESTORES", "RP-PR-CONVERGENCE"} <= excused
+    assert "RP-REFRESH-RESTORES" not in _fuzz_excused(SimpleNamespace(misconfigured=("deleted_in_cluster",), steps=()))

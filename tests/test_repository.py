@@ -497,6 +497,36 @@ def test_refresh_cluster_at_a_full_repository_rebuilds_it_from_the_others():
     assert rprops.settled(wiped) and not rprops.refresh_restores(model, wiped)
 
 
+def test_a_refreshed_partial_repository_whose_manual_full_repository_was_deleted_is_rebuilt():
+    # Session 32's fuzzing (seed 9209): PR3's only manual CLUSSDR names FR1, which is deleted
+    # and then removed by RESET CLUSTER at FR2 (000 §Incorrectly deleted queue managers).
+    # REFRESH CLUSTER at PR3 rebuilds it from FR2, which it still knows (000 §Refreshing
+    # repository information), but its manual CLUSSDR shows SYSTEM.TEMPQMGR again and nothing
+    # listens at FR1's address to answer it (000 §Initial definitions). RP-REFRESH-RESTORES
+    # counts only an entry that a running full repository could answer.
+    text = TWO_FRS + pr("PR3", "FR1") + """
+[[steps]]
+qmgr = { name = "FR1", action = "delete" }
+[[steps]]
+mqsc = { qmgr = "FR2", commands = "RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(FR1)" }
+[[steps]]
+mqsc = { qmgr = "PR3", commands = "REFRESH CLUSTER(DEMO)" }
+"""
+    model = MQNetwork(scenario(text), PROPERTIES)
+    final = run_scenario(scenario(text)).final
+    assert view(final, "PR3")["qmgrs"] == ["FR2", "PR3", "SYSTEM.TEMPQMGR.fr1(1414)"]
+    assert rprops.settled(final) and final.qmgr("PR3").cache("DEMO").refreshed
+    assert rprops.refresh_restores(model, final)
+    result = explore(model, property_ids=["RP-REFRESH-RESTORES", "RP-REFRESHED"])
+    assert result.verdicts["RP-REFRESH-RESTORES"].status is Status.HOLDS
+    assert result.verdicts["RP-REFRESHED"].status is Status.WITNESSED
+    # an entry that the running FR2 would answer is still a repository not rebuilt
+    pr3 = final.qmgr("PR3")
+    waiting = _replace(pr3, caches=tuple(_replace(c, tempqmgr=c.tempqmgr + ("fr2(1414)",)) for c in pr3.caches))
+    unanswered = _replace(final, qmgrs=tuple(waiting if q.name == "PR3" else q for q in final.qmgrs))
+    assert not rprops.refresh_restores(model, unanswered)
+
+
 def test_a_full_repository_added_to_a_running_cluster_learns_every_member():
     # 003 §Queue managers and repositories: "All repositories are kept in step with each
     # other by exchanging messages"
