@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # spec/network/: each module imports only the modules before it (no cycles, read top-down)
-NETWORK_ORDER = ["state", "memo", "views", "topology", "channels", "repositories", "pubsub", "workload", "uniform", "steps", "model",
+NETWORK_ORDER = ["state", "memo", "views", "topology", "channels", "repositories", "opens", "pubsub", "workload", "uniform", "steps", "model",
                  "run"]
 COMPOSITION_ROOTS = {"cli.py", "pytest_plugin.py"}
 

@@ -17,9 +17,9 @@ from spec.network.pubsub import (
     admin_subscription, is_api_subscription, mqsc_on_api_subscription, publish_step, pubsub_refresh_cluster,
     refresh_proxy_subscriptions, remove_subscription, republish_step, restarted, subscribe_step, unsubscribe_step,
 )
+from spec.network.opens import subscribe_on_open
 from spec.network.repositories import (
-    publish_own, refresh_cluster, republish_overdue, reset_cluster, retry_joins, subscribe_on_open,
-    suspend_or_resume,
+    publish_own, refresh_cluster, republish_overdue, reset_cluster, retry_joins, suspend_or_resume,
 )
 from spec.network.state import NO_MUTATIONS, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_qmgr
 from spec.network.topology import pubsub_space, resolve_conname, topic_space

@@ -14,7 +14,8 @@ from typing import Any
 
 from spec import binding as bd, objects, repository as rp, scenario as sc, workload as wl
 from spec.network.channels import channel_statuses, route_for, routes_waiting, send, set_channel, set_route_status
-from spec.network.repositories import Outbox, subscribe_for_queue, two_frs
+from spec.network.opens import subscribe_for_queue
+from spec.network.repositories import Outbox, two_frs
 from spec.network.state import (
     FLOWING, INITIAL, NO_MUTATIONS, ChannelRetry, LogEntry, Mutations, NetworkState, QmgrState, add_log, put_cache,
     put_qmgr,
