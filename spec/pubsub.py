@@ -20,6 +20,7 @@ recorded against its subscription; DEST is kept for display), authorities.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from spec import lookup
 from spec.rfh2 import (  # noqa: F401 (re-exported: pubsub.rfh2_bytes, pubsub.parse_rfh2, ...)
@@ -332,9 +333,12 @@ Path = tuple[str, ...]
 HeldProxy = tuple[ProxyKey, tuple[Path, ...]]
 
 
-@value(order=True)
-class Link:
-    """A publish/subscribe neighbour and how it is reached ("" = hierarchy, else a cluster)."""
+class Link(NamedTuple):
+    """A publish/subscribe neighbour and how it is reached ("" = hierarchy, else a cluster).
+
+    A named tuple, not a ``@value``: links are recomputed for every delivery and never kept
+    in a state, and a member of a publish/subscribe cluster of hundreds has hundreds of
+    them, which are sorted and searched as tuples (in C)."""
 
     neighbour: str
     via: str

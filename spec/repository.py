@@ -31,7 +31,9 @@ CLUSTER; partial repositories re-subscribe on the same 30-day cycle as they repu
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import field
+from operator import attrgetter
 from typing import Any
 
 from spec.objects import conname_key, shares_address
@@ -173,13 +175,20 @@ class ClusterCache:
         return tuple(r for r in self.records if not r.deleted)
 
     def get(self, ident: tuple[str, str, str, str]) -> Record | None:
-        for r in self.records:
-            if r.ident == ident:
-                return r
-        return None
+        records = self.records
+        i = bisect_left(records, ident, key=_IDENT)   # records are sorted by ident
+        return records[i] if i < len(records) and _IDENT(records[i]) == ident else None
+
+    def live_of(self, kind: str) -> tuple[Record, ...]:
+        """The live records of one kind, in ident order: a slice of ``records``, which are
+        sorted by ident and so by kind first."""
+        records = self.records
+        lo = bisect_left(records, kind, key=_KIND)
+        hi = bisect_right(records, kind, lo=lo, key=_KIND)
+        return tuple(r for r in records[lo:hi] if not r.deleted)
 
     def qmgr_records(self) -> tuple[Record, ...]:
-        return tuple(r for r in self.live() if r.kind == QMGR)
+        return self.live_of(QMGR)
 
     def full_repositories(self) -> tuple[Record, ...]:
         """Queue-manager records of the full repositories this cache knows, by name (one
@@ -197,26 +206,35 @@ class ClusterCache:
     def is_pubsub_cluster(self) -> bool:
         """002 §Cluster topics / 000 §Cluster Topics: "Pub/Sub Cluster exists when there are
         one or more cluster topics"."""
-        return any(r.kind == TOPIC for r in self.live())
+        return bool(self.live_of(TOPIC))
 
     def seen(self, ident) -> int:
-        for i, seq in self.highest_seen:
-            if i == ident:
-                return seq
-        return -1
+        seen = self.highest_seen
+        i = bisect_left(seen, (ident,))   # sorted by ident; (ident,) sorts before (ident, seq)
+        return seen[i][1] if i < len(seen) and seen[i][0] == ident else -1
+
+
+# A record's ident as a tuple built in C, to keep ``records`` sorted by binary search (a
+# cache of a large cluster holds hundreds of records, and each one applied was a sort).
+_IDENT = attrgetter("kind", "cluster", "owner", "key")
+_KIND = attrgetter("kind")
 
 
 def _with_record(cache: ClusterCache, record: Record) -> ClusterCache:
-    kept = tuple(r for r in cache.records if r.ident != record.ident) + (record,)
-    return replace(cache, records=tuple(sorted(kept, key=lambda r: r.ident)))
+    records, ident = cache.records, record.ident
+    i = bisect_left(records, ident, key=_IDENT)
+    j = i + 1 if i < len(records) and _IDENT(records[i]) == ident else i   # the held one is replaced
+    return replace(cache, records=records[:i] + (record,) + records[j:])
 
 
 def note_seen(cache: ClusterCache, record: Record) -> ClusterCache:
     """Ghost bookkeeping: the highest sequence number received for the record's ident."""
     if record.seq <= cache.seen(record.ident):
         return cache
-    rest = tuple(p for p in cache.highest_seen if p[0] != record.ident)
-    return replace(cache, highest_seen=tuple(sorted(rest + ((record.ident, record.seq),))))
+    seen, ident = cache.highest_seen, record.ident
+    i = bisect_left(seen, (ident,))
+    j = i + 1 if i < len(seen) and seen[i][0] == ident else i
+    return replace(cache, highest_seen=seen[:i] + ((ident, record.seq),) + seen[j:])
 
 
 def apply_record(cache: ClusterCache, record: Record, check_sequence: bool = True) -> tuple[ClusterCache, bool]:
@@ -303,8 +321,8 @@ def records_for(cache: ClusterCache, key: tuple[str, str]) -> tuple[Record, ...]
     (all its instances) or of a queue manager (000 §First MQOPEN of a Queue)."""
     kind, name = key
     if kind == QUEUE:
-        return tuple(r for r in cache.live() if r.kind == QUEUE and r.key == name)
-    return tuple(r for r in cache.live() if r.kind == QMGR and r.owner_name == name)
+        return tuple(r for r in cache.live_of(QUEUE) if r.key == name)
+    return tuple(r for r in cache.live_of(QMGR) if r.owner_name == name)
 
 
 def interested_in(cache: ClusterCache, record: Record) -> tuple[tuple[str, str], ...]:
@@ -335,7 +353,7 @@ def view(cache: ClusterCache) -> dict:
         if r.kind == QUEUE:
             # a host whose name is held under two QMIDs is shown by QMID, as in "qmgrs"
             queues.setdefault(r.key, []).append(r.owner if r.owner_name in twice else r.owner_name)
-    topics = sorted({r.info.topicstr for r in cache.live() if r.kind == TOPIC})
+    topics = sorted({r.info.topicstr for r in cache.live_of(TOPIC)})
     return {
         "qmgrs": qmgrs,
         "queues": {q: sorted(set(h)) for q, h in sorted(queues.items())},

@@ -17,29 +17,29 @@ used when it's channel is in a good state").
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from operator import attrgetter
 from typing import Any
 
 from spec.binding import local_receiver_key, route_key, separate_routes, split_route_key
 from spec.network.state import (
-    NO_MUTATIONS, Channel, ChannelRecover, LogEntry, Mutations, NetworkState, QmgrState, add_log, route_of,
+    NO_MUTATIONS, Channel, ChannelRecover, LogEntry, Mutations, NetworkState, QmgrState, add_log, channel_position,
+    route_of,
 )
 from spec.network.topology import resolve_conname
 from spec.values import replace
 
 
-def _position(channels: tuple[Channel, ...], src: str, dst: str) -> int:
-    """The index of the channel from ``src`` to ``dst`` in ``channels`` (-1: none)."""
-    for i, c in enumerate(channels):
-        if c.dst == dst and c.src == src:
-            return i
-    return -1
-
-
 def _with(channels: tuple[Channel, ...], i: int, ch: Channel) -> tuple[Channel, ...]:
     """``channels`` with ``ch`` at index ``i``, or added in (src, dst) order if ``i`` < 0."""
     if i < 0:
-        return tuple(sorted(channels + (ch,), key=lambda c: (c.src, c.dst)))
+        i = bisect_left(channels, (ch.src, ch.dst), key=_ENDS)
+        return channels[:i] + (ch,) + channels[i:]
     return channels[:i] + (ch,) + channels[i + 1:]
+
+
+_ENDS = attrgetter("src", "dst")
+_STATUS = attrgetter("status")
 
 
 def send(state: NetworkState, src: str, dst: str, msg: Any) -> NetworkState:
@@ -47,13 +47,13 @@ def send(state: NetworkState, src: str, dst: str, msg: Any) -> NetworkState:
     if src == dst:
         return state
     channels = state.channels
-    i = _position(channels, src, dst)
+    i = channel_position(channels, src, dst)
     new = Channel(src, dst, "INACTIVE", (msg,)) if i < 0 else replace(channels[i], messages=channels[i].messages + (msg,))
     return replace(state, channels=_with(channels, i, new))
 
 
 def set_channel(state: NetworkState, ch: Channel) -> NetworkState:
-    return replace(state, channels=_with(state.channels, _position(state.channels, ch.src, ch.dst), ch))
+    return replace(state, channels=_with(state.channels, channel_position(state.channels, ch.src, ch.dst), ch))
 
 
 def hold_channel(state: NetworkState, src: str, dst: str) -> NetworkState:
@@ -148,7 +148,9 @@ def recoverable(state: NetworkState) -> tuple[ChannelRecover, ...]:
     §Channel availability routing: "every time the channel is retried"; 004 §Clustering for
     availability: "routing messages to running queue managers"). Nor does a stopped queue
     manager run its own channels."""
-    running = {q.name for q in state.qmgrs if q.running}
+    if "RETRYING" not in map(_STATUS, state.channels):   # the common case, looked at in C
+        return ()
+    running = state.running_names()
     return tuple(ChannelRecover(ch.src, *split_route_key(ch.dst)) for ch in state.channels
                  if ch.status == "RETRYING" and (ch.src, ch.dst) not in state.held_by_step
                  and ch.src in running and split_route_key(ch.dst)[0] in running)

@@ -129,7 +129,7 @@ class MQNetwork:
     @staticmethod
     def deliveries(state: NetworkState) -> Iterator[ChannelDeliver]:
         """The enabled deliveries, in the order :meth:`actions` lists them (first)."""
-        running = {q.name for q in state.qmgrs if q.running}
+        running = state.running_names()
         for ch in state.channels:
             if ch.messages and ch.src in running and ch.dst in running:
                 # each route leaves by its own channel (one route: the pair's, as ever)
@@ -522,16 +522,19 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     (:func:`reconnectable`), then RETRYING channels whose retry would re-route a waiting
     message are retried (``ChannelRetry``)."""
     limit = settle_limit(state)
+    # One path, which never comes back to a local situation it has left: the delivery memo
+    # would only pay for its keys (about an eighth of settling 130 queue managers).
+    step = model._unmemoised
     for _ in range(limit):
         for recover in reconnectable(state):
-            state = model.next_state(state, recover)
+            state = step(state, recover)
         for retry in retries(state, model.mutations):
-            after = model.next_state(state, retry)  # None: an earlier retry already moved them
+            after = step(state, retry)  # None: an earlier retry already moved them
             state = state if after is None else after
         delivery = next(model.deliveries(state), None)   # the first of actions()'s deliveries
         if delivery is None:
             return state
-        state = model.next_state(state, delivery)
+        state = step(state, delivery)
     if not any(isinstance(a, (ChannelDeliver, ChannelRetry)) for a in model.actions(state)):
         return state
     first = state.qmgrs[0].name if state.qmgrs else ""

@@ -120,7 +120,7 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
         for fr in fr_targets_manual(state, q, cache.cluster):
             if fr != sender_name:
                 out.update(fr, cache.cluster, applied)
-    was_pubsub = any(r.kind == rp.TOPIC for r in cache.live() if r not in applied)
+    was_pubsub = any(r not in applied for r in cache.live_of(rp.TOPIC))
     _tell_subscribers(cache, applied, sender_name, q.name, out)
     # 003 §Queue managers and repositories: a queue manager that joins "immediately learns
     # which other queue managers in the cluster hold full repositories". A full repository
@@ -147,7 +147,7 @@ def _fr_after_apply(state: NetworkState, q: QmgrState, before: rp.ClusterCache, 
         # queue-manager record, are pushed to every member of a publish/subscribe cluster.
         pushed = [r for r in applied if r.kind in (rp.TOPIC, rp.QMGR)]
         if not was_pubsub and cache.is_pubsub_cluster():
-            pushed = list(cache.qmgr_records()) + [r for r in cache.live() if r.kind == rp.TOPIC]
+            pushed = list(cache.qmgr_records()) + list(cache.live_of(rp.TOPIC))
         for name in _members(cache, q.name, sender_name):
             out.update(name, cache.cluster, [r for r in pushed if r.owner_name != name])
 
@@ -202,8 +202,8 @@ def _topic_conflicts(q: QmgrState, cache: rp.ClusterCache, record: rp.Record, st
     # for a single topic string, have differing attributes or exist in more than one
     # cluster, messages (AMQ5465 & AMQ5466) are written to the error log and the most
     # recently received cluster topic definition is used."
-    others = [r for c in q.caches for r in c.live()
-              if r.kind == rp.TOPIC and r.ident != record.ident and r.info.topicstr == record.info.topicstr
+    others = [r for c in q.caches for r in c.live_of(rp.TOPIC)
+              if r.ident != record.ident and r.info.topicstr == record.info.topicstr
               and (r.cluster != record.cluster or replace(r.info, name="") != replace(record.info, name=""))]
     if not others:
         return []
@@ -503,7 +503,8 @@ def process_repo_message(state: NetworkState, dst: str, msg: rp.RepoMsg, step: i
                     answer += [x for x in rp.records_for(cache, key) if x not in answer]
             q = put_cache(q, cache)
             if cache.is_pubsub_cluster():
-                answer += [r for r in cache.live() if r.kind in (rp.QMGR, rp.TOPIC) and r.owner_name != msg.sender_name]
+                answer += [r for r in cache.live_of(rp.QMGR) + cache.live_of(rp.TOPIC)   # ident order
+                           if r.owner_name != msg.sender_name]
         out.update(msg.sender_name, msg.cluster, answer, reply=True)
         _fr_after_apply(state, q, before_join, cache, applied, msg.sender_name, msg.sender_full, out, mut)
     elif msg.op == rp.UPDATE:
@@ -611,7 +612,9 @@ def refresh_cluster(state: NetworkState, name: str, cluster: str, step: int, mut
                 kept.append(r)
         q = replace(q, seq=seq)
         idents = {r.ident for r in kept}
-        fresh = replace(cache, records=tuple(own + kept), subscribers=() if not cache.full else cache.subscribers,
+        # ``records`` stay sorted by ident (rp.ClusterCache), which its lookups rely on
+        fresh = replace(cache, records=tuple(sorted(own + kept, key=lambda r: r.ident)),
+                        subscribers=() if not cache.full else cache.subscribers,
                         highest_seen=tuple(p for p in cache.highest_seen if p[0][2] == q.qmid or p[0] in idents))
         for r in own:
             fresh = rp.note_seen(fresh, r)
@@ -789,7 +792,7 @@ def _republish_reaches(state: NetworkState, owner: str, dst: str, cluster: str) 
         return False
     if o.name == dst:
         return True
-    running = {q.name for q in state.qmgrs if q.running}
+    running = state.running_names()
 
     def up(a: str, b: str) -> bool:
         ch = state.channel(a, b)

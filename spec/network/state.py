@@ -1,12 +1,12 @@
 """The network's state and the actions that change it (DESIGN §2.1): plain immutable values.
 
 State (:class:`NetworkState`):
-- ``qmgrs``: per queue manager its object definitions (``spec.objects``), whether it is
+- ``qmgrs`` (sorted by name): per queue manager its object definitions (``spec.objects``), whether it is
   running, its incarnation (QMID = name + incarnation: a deleted and recreated queue
   manager is a different queue manager to the cluster — 000 §Incorrectly deleted queue
   managers), its publish/subscribe state (``spec.pubsub``), its cluster caches
   (``spec.repository``), one per cluster, and its application handles (``spec.binding``);
-- ``channels``: one FIFO per directed queue-manager pair, the contents of the sender's
+- ``channels`` (sorted by source, then destination): one FIFO per directed queue-manager pair, the contents of the sender's
   SYSTEM.CLUSTER.TRANSMIT.QUEUE for that destination (003 §Cluster transmission queue),
   with the channel's status; and status-only entries: a queue manager's own CLUSRCVR
   (``bd.local_receiver_key``) and each separate route to a queue manager with several
@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import io
 import pickle
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import field
+from operator import attrgetter
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp
@@ -150,22 +152,20 @@ class NetworkState:
         return canonical_bytes(self) == canonical_bytes(other)
 
     def qmgr(self, name: str) -> QmgrState:
-        for q in self.qmgrs:
-            if q.name == name:
-                return q
-        raise KeyError(name)
+        q = self.find(name)
+        if q is None:
+            raise KeyError(name)
+        return q
 
     def find(self, name: str) -> QmgrState | None:
-        for q in self.qmgrs:
-            if q.name == name:
-                return q
-        return None
+        qmgrs = self.qmgrs
+        i = qmgr_position(qmgrs, name)
+        return qmgrs[i] if i >= 0 else None
 
     def channel(self, src: str, dst: str) -> Channel | None:
-        for ch in self.channels:
-            if ch.src == src and ch.dst == dst:
-                return ch
-        return None
+        channels = self.channels
+        i = channel_position(channels, src, dst)
+        return channels[i] if i >= 0 else None
 
     def route_status(self, src: str, dst: str, route: str = "") -> str:
         """The status of the route from ``src`` to ``dst``: the pair's channel for ``""``,
@@ -173,6 +173,14 @@ class NetworkState:
         status only: its messages wait on the pair's FIFO, tagged with the route)."""
         ch = self.channel(src, bd.route_key(dst, route) if route else dst)
         return "INACTIVE" if ch is None else ch.status
+
+    def running_names(self) -> set[str]:
+        """The names of the queue managers that run (all of them, as a rule: then the set is
+        built in C)."""
+        qmgrs = self.qmgrs
+        if all(map(_RUNNING, qmgrs)):
+            return set(map(_NAME, qmgrs))
+        return {q.name for q in qmgrs if q.running}
 
     def in_flight(self) -> int:
         return sum(len(ch.messages) for ch in self.channels)
@@ -183,7 +191,7 @@ class NetworkState:
         retrying. One whose ends run or were stopped by a fault (which may restart), on a
         route that flows or is RETRYING by a fault (which may recover), can still move. The
         scenario's ``wait`` step, and the end of a scenario for ``[[expect]]`` in ``check``."""
-        live = {q.name for q in self.qmgrs if q.running} | set(self.stopped_by_fault)
+        live = self.running_names() | set(self.stopped_by_fault)
         for ch in self.channels:
             if not ch.messages or ch.src not in live or ch.dst not in live:
                 continue
@@ -408,7 +416,30 @@ def add_log(state: NetworkState, entries: Sequence[LogEntry]) -> NetworkState:
 
 def put_qmgr(state: NetworkState, q: QmgrState) -> NetworkState:
     """The state with queue manager ``q.name`` replaced by ``q``."""
-    return replace(state, qmgrs=tuple(q if old.name == q.name else old for old in state.qmgrs))
+    qmgrs = state.qmgrs
+    i = qmgr_position(qmgrs, q.name)
+    return replace(state, qmgrs=qmgrs if i < 0 else qmgrs[:i] + (q,) + qmgrs[i + 1:])
+
+
+# A state keeps its queue managers sorted by name and its channels by (source, destination)
+# (``NetworkState``), so one is found by binary search: settling a cluster of hundreds of
+# queue managers looks one up several times per delivery. The keys are built in C.
+_NAME = attrgetter("name")
+_RUNNING = attrgetter("running")
+_ENDS = attrgetter("src", "dst")
+
+
+def qmgr_position(qmgrs: tuple[QmgrState, ...], name: str) -> int:
+    """The index of queue manager ``name`` in ``qmgrs`` (sorted by name; -1: none)."""
+    i = bisect_left(qmgrs, name, key=_NAME)
+    return i if i < len(qmgrs) and qmgrs[i].name == name else -1
+
+
+def channel_position(channels: tuple[Channel, ...], src: str, dst: str) -> int:
+    """The index of the channel from ``src`` to ``dst`` in ``channels`` (sorted by
+    (src, dst); -1: none)."""
+    i = bisect_left(channels, (src, dst), key=_ENDS)
+    return i if i < len(channels) and channels[i].dst == dst and channels[i].src == src else -1
 
 
 def put_cache(q: QmgrState, cache: rp.ClusterCache) -> QmgrState:

@@ -8,6 +8,9 @@ queries: nothing here changes a state.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter
+
 from spec import objects, pubsub, repository as rp
 from spec.network.state import FLOWING, NetworkState, QmgrState
 from spec.topic_tree import TopicSpace
@@ -20,7 +23,7 @@ def cluster_topic_records(q: QmgrState) -> tuple[rp.Record, ...]:
     """Cluster topic records this queue manager has received from other owners, oldest
     first (the most recently published is last: it wins — 002 §Multiple cluster topic
     definitions: "the most recently received cluster topic definition is used")."""
-    records = [r for c in q.caches for r in c.live() if r.kind == rp.TOPIC and r.owner != q.qmid]
+    records = [r for c in q.caches for r in c.live_of(rp.TOPIC) if r.owner != q.qmid]
     return tuple(sorted(records, key=lambda r: (r.published, r.seq, r.owner)))
 
 
@@ -200,25 +203,31 @@ def fr_targets_manual(state: NetworkState, q: QmgrState, cluster: str) -> tuple[
     return tuple(out)
 
 
+_PARENT = attrgetter("defs.parent")
+_NAME = attrgetter("name")
+_OWNER_NAME = attrgetter("owner_name")
+
+
 def pubsub_links(state: NetworkState, q: QmgrState) -> tuple[pubsub.Link, ...]:
     """``q``'s publish/subscribe neighbours: its parent and children (002 §Publish/subscribe
     hierarchies: PSMODE(ENABLED) at both ends) and the other members it knows of each
     publish/subscribe cluster it belongs to (002 §Cluster topics; not with PSCLUS(DISABLED))."""
-    links: set[pubsub.Link] = set()
+    links: set[tuple[str, str]] = set()   # (neighbour, via), sorted as strings (not as Links)
     if q.defs.psmode == "ENABLED":
         parent = state.find(q.defs.parent) if q.defs.parent and q.defs.parent != q.name else None
         if parent is not None and parent.defs.psmode == "ENABLED":
-            links.add(pubsub.Link(parent.name, pubsub.HIERARCHY))
-        for other in state.qmgrs:
-            if other.name != q.name and other.defs.parent == q.name and other.defs.psmode == "ENABLED":
-                links.add(pubsub.Link(other.name, pubsub.HIERARCHY))
+            links.add((parent.name, pubsub.HIERARCHY))
+        if q.name in map(_PARENT, state.qmgrs):   # a child (looked for in C: most have none)
+            for other in state.qmgrs:
+                if other.defs.parent == q.name and other.name != q.name and other.defs.psmode == "ENABLED":
+                    links.add((other.name, pubsub.HIERARCHY))
     if q.defs.psclus == "ENABLED" and q.defs.psmode != "DISABLED":
         existing = None   # the names of the queue managers that exist, looked up once
         for cache in q.caches:
             if cache.is_pubsub_cluster():
                 if existing is None:
-                    existing = {other.name for other in state.qmgrs}
-                for r in cache.qmgr_records():
-                    if r.owner_name != q.name and r.owner_name in existing:
-                        links.add(pubsub.Link(r.owner_name, cache.cluster))
-    return tuple(sorted(links))
+                    existing = set(map(_NAME, state.qmgrs))
+                members = existing.intersection(map(_OWNER_NAME, cache.qmgr_records()))
+                members.discard(q.name)
+                links.update(zip(members, repeat(cache.cluster)))
+    return tuple(map(pubsub.Link._make, sorted(links)))

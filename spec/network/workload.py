@@ -10,6 +10,7 @@ history (MQWDR DestSeqFactor/DestSeqNumber).
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from spec import binding as bd, objects, repository as rp, scenario as sc, workload as wl
@@ -21,6 +22,8 @@ from spec.network.state import (
     put_qmgr,
 )
 from spec.values import replace
+
+_STATUS = attrgetter("status")
 
 # The glue between the network and spec/binding.py + spec/workload.py: handles live in the
 # opening queue manager's state, application messages travel as bd.AppMessage on the same
@@ -485,7 +488,7 @@ def retries(state: NetworkState, mut: Mutations = NO_MUTATIONS) -> tuple[Channel
     """The enabled ``ChannelRetry`` actions: every RETRYING channel or separate route with
     waiting application messages of which a retry would move one (``retry_channel``). A
     scenario step that set a channel RETRYING holds its status, not its retries."""
-    if not any(c.status == "RETRYING" for c in state.channels):  # the common case: nothing retries
+    if "RETRYING" not in map(_STATUS, state.channels):  # the common case: nothing retries (looked at in C)
         return ()
     out = []
     for ch in state.channels:
