@@ -496,7 +496,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(_json_text(data))  # scenario names and traces quote what the user wrote
     else:
-        print(_render_check(scenario, model, result, format_verdict))
+        print(_render_check(scenario, model, result, format_verdict, all_verdicts=args.all_verdicts or bool(args.property)))
     if args.report:  # after the result: a failed write does not hide it
         _write_report(args.report, [data])
     return result.exit_status()
@@ -505,7 +505,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 VERDICT_WIDTH = 110  # characters of check's verdict column before it wraps
 
 
-def _render_check(scenario, model, result, format_verdict) -> str:
+def _render_check(scenario, model, result, format_verdict, all_verdicts: bool = False) -> str:
     from tabulate import tabulate
 
     st = result.statistics
@@ -519,10 +519,14 @@ def _render_check(scenario, model, result, format_verdict) -> str:
                      else "the settled initial configuration (--explore-initial explores the joining too)"),
         "",
     ]
-    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
+    # the vacuous verdicts of property families the scenario never exercises: one line each
+    groups = {} if all_verdicts else _unexercised(result)
+    grouped = {pid for ids in groups.values() for pid in ids}
+    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items() if pid not in grouped]
     # a long verdict (a backend's note) wraps within its column rather than widening the table
     lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple",
                           maxcolwidths=[None, None, VERDICT_WIDTH]))
+    lines += _unexercised_lines(result, groups)
     for pid, v in result.verdicts.items():
         if v.status.value == "violated" and v.trace is not None:
             lines += ["", printable(f"Counterexample for {pid}: {v.title} ({v.citation})")]
@@ -538,6 +542,47 @@ def _render_check(scenario, model, result, format_verdict) -> str:
         lines += ["", *incomplete_advice(model, st, looping=bool(evidence)),
                   f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
     return "\n".join(lines)
+
+
+def _unexercised(result) -> dict[str, list[str]]:
+    """The property families the run never exercised (reports.unexercised), grouped."""
+    from reports.unexercised import unexercised
+
+    return unexercised({pid: {"kind": str(getattr(v.kind, "value", v.kind)), "status": v.status.value,
+                              "vacuous": v.vacuous} for pid, v in result.verdicts.items()})
+
+
+def _unexercised_lines(result, groups: dict[str, list[str]]) -> list[str]:
+    """The grouped verdicts of families the scenario never exercises, after the table:
+    one heading that says VACUOUS (a vacuous verdict is never shown as a pass), then per
+    family its vacuous verdicts and its unreached witnesses, by id (session 33)."""
+    import textwrap
+
+    from reports.unexercised import summary
+
+    if not groups:
+        return []
+    plain = {pid: {"kind": str(getattr(v.kind, "value", v.kind)), "status": v.status.value, "vacuous": v.vacuous}
+             for pid, v in result.verdicts.items()}
+    parts = summary(plain, groups)
+    unreached = sum(1 for pid in (p for ids in groups.values() for p in ids) if not plain[pid]["vacuous"])
+    st = result.statistics
+    names = ", ".join(groups)
+    if st.complete:
+        head = (f"Property families this scenario never exercises: {names} (none of their {unreached} sometimes "
+                f"properties reached; complete: {st.distinct_states:,} states)")
+    else:
+        head = (f"Property families this run did not exercise: {names} (none of their {unreached} sometimes "
+                f"properties reached up to bound; incomplete: {st.distinct_states:,} states, depth "
+                f"{st.max_depth:,}, {st.stop_reason})")
+    width = max(len(p[0]) for p in parts)
+    out = ["", textwrap.fill(f"{head}; --all-verdicts gives each its row:", width=VERDICT_WIDTH + 20,
+                             break_on_hyphens=False)]
+    for what, text, ids in parts:
+        out.append(textwrap.fill(f"{text}: {', '.join(ids)}", width=VERDICT_WIDTH + 20,
+                                 initial_indent=f"  {what:<{width}}  ", subsequent_indent=" " * (width + 4),
+                                 break_on_hyphens=False, break_long_words=False))
+    return out
 
 
 BOUND_STOPS = ("max_states", "max_depth", "timeout", "memory limit", "out of memory")
@@ -1818,6 +1863,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--explore-initial", action="store_true",
                        help="also explore the initial queue managers joining their clusters (default: start "
                             "from the settled initial configuration; [check] explore_initial)")
+    check.add_argument("--all-verdicts", action="store_true",
+                       help="one table row per property, also for the property families the scenario never "
+                            "exercises (by default their vacuous verdicts are grouped in one VACUOUS line per "
+                            "family; --json always lists every property)")
     check.add_argument("--json", action="store_true", help="print the result data as JSON")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     spark = check.add_argument_group("Spark backend")
