@@ -493,6 +493,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         data["scenario"] = scenario.name
         data["explore_initial"] = model.explore_initial
         _check_report_data(args, scenario, model, data)
+        if not result.statistics.complete:
+            from checker.advice import incomplete_tips, looping
+
+            tips = incomplete_tips(model, result.statistics, looping(model, result))
+            if tips:  # what the text's "To finish" list says (session 33); only when incomplete
+                data["advice"] = tips
     if args.json:
         print(_json_text(data))  # scenario names and traces quote what the user wrote
     else:

@@ -359,3 +359,16 @@ def test_a_family_with_a_witness_reached_or_a_violation_is_not_grouped():
     assert unexercised({"PS-A": vac, "PS-W": never, "PS-B": dict(vac, status="violated", vacuous=False)}) == {}
     assert unexercised({"PS-W": never}) == {}                  # nothing vacuous: nothing to group
     assert unexercised({"EXPECT": vac, "EXPECT-END": never}) == {}   # the user's claims: always a row
+
+
+def test_json_of_an_incomplete_run_has_the_advice_the_text_gives():
+    # session 33: `check --json` lacked the "To finish" list; a new key, only when incomplete
+    from checker.advice import HEADING
+
+    bounded = ("examples/wl-clwluseq-any.toml", "--max-states", "5")
+    text = check(*bounded).stdout
+    tips = text[text.index(HEADING):].splitlines()[1:-1]
+    data = json.loads(check(*bounded, "--json").stdout)
+    assert data["advice"] == [t.removeprefix("  - ") for t in tips] and len(tips) == 3
+    complete = json.loads(check("examples/wl-clwluseq-any.toml", "--json").stdout)
+    assert "advice" not in complete and set(data) - set(complete) == {"advice"}
