@@ -371,6 +371,13 @@ def _check_properties(scenario, faults: int | None = None) -> tuple:
     return tuple(props)
 
 
+def _empty_property(given: str, what: str, example: str, otherwise: str) -> InputError:
+    """An empty (or blank) property id — ``--property ''``, often a shell variable that was
+    not set — said as such: "unknown property id(s): ;" named nothing (session 33)."""
+    return InputError(f"{given}: an empty {what}; expected a {what} such as {example} (an unset shell "
+                      f"variable?); {otherwise}", file="<command line>")
+
+
 def _unknown_property(pid: str, known) -> InputError:
     """``--property`` naming no property: the near miss when there is one (not buried at the
     end of some ninety ids), else the ids there are."""
@@ -446,6 +453,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
                       explore_initial=explore_initial, memo=args.memo)
     known = {p.id for p in model.properties()}
     for pid in args.property or ():
+        if not pid.strip():
+            raise _empty_property(f"--property {pid!r}", "property id", "RP-FR-CONVERGENCE",
+                                  "leave --property out to check every property")
         if pid not in known:
             raise _unknown_property(pid, known)
     max_states = args.max_states if args.max_states is not None else scenario.check.max_states
@@ -769,6 +779,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
     args.property = list(args.property or ()) + [p for p in args.also if p not in (args.property or ())]
     for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
+        if not pid.strip():
+            excluded = pid in (args.exclude or ())
+            raise _empty_property(f"{'--exclude' if excluded else 'property'} {pid!r}", "property id",
+                                  "RP-FR-CONVERGENCE", f"{'exclude' if excluded else 'name'} none to fuzz every "
+                                  "property")
         if pid not in catalogue:
             raise _unknown_property(pid, catalogue)
     if args.exclude:
@@ -1647,6 +1662,12 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     chosen = []
     if ids or scenario is None:
         known = [c.id for c in claims()]
+        if any(not i.strip() for i in ids):
+            blank = next(i for i in ids if not i.strip())
+            raise _empty_property(f"claim {blank!r}", "claim id", known[0],
+                                  f"known: {', '.join(sorted(known))}; give none to prove "
+                                  + ("every catalogue claim" if scenario is None else
+                                     f"{scenario}'s [[prove]] claims"))
         unknown = [i for i in dict.fromkeys(ids) if i not in known]
         if unknown:   # as check --property: the near miss, else the ids there are
             hint = next((h for h in (near_miss(i, known) for i in unknown) if h), "")

@@ -132,6 +132,24 @@ def test_a_misspelt_property_gets_did_you_mean_not_the_catalogue():
     assert "RP-FR-CONVERGENCE" in unknown.stderr and unknown.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["check", "examples/sports-qma.toml", "--property", ""],
+     "--property '': an empty property id; expected a property id such as RP-FR-CONVERGENCE (an unset shell "
+     "variable?); leave --property out to check every property"),
+    (["check", "examples/sports-qma.toml", "--property", "RP-FR-CONVERGENCE", "--property", " "],
+     "--property ' ': an empty property id; expected a property id such as RP-FR-CONVERGENCE"),
+    (["fuzz", "--examples", "1", "--property", ""], "property '': an empty property id; expected a property id"),
+    (["fuzz", "--examples", "1", "--exclude", ""], "--exclude '': an empty property id; expected a property id"),
+])
+def test_an_empty_property_id_is_called_empty_not_unknown(capsys, argv, message):
+    # session 33: "unknown property ; known: <ninety ids>" hid that the id was empty
+    from checker.cli import main
+
+    assert main([argv[0], *[str(ROOT / a) if a.endswith(".toml") else a for a in argv[1:]]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mqcheck: error: <command line>: " + message) and "known:" not in err, err
+
+
 def test_fuzz_says_did_you_mean_the_same_way(capsys):
     from checker.cli import main
 
