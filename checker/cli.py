@@ -948,6 +948,8 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
     files together (one queue manager each, named by the file); each with its ``[lint]``
     table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2).
     A file named twice (``lint F F``, ``lint F ./F``, a link to F) is linted once."""
+    import shlex
+
     from properties.lint import RULE_IDS, config_of_mqsc, config_of_scenario
     from spec.errors import near_miss
     from spec.mqsc import parse as parse_mqsc
@@ -980,6 +982,20 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
             try:
                 commands = parse_mqsc(text, file=path)
             except InputError as err:
+                json_at = _json_start(text)
+                if json_at is not None and not _looks_like_toml(text):
+                    line, column = json_at   # a user trial: "'{' is not an MQSC command"
+                    ccdt = (f"a JSON CCDT is named from a scenario with ccdt = \"{os.path.basename(path)}\" "
+                            "(README, \"Uniform clusters\"), where `mqcheck run` prints its CCDT findings and "
+                            "`mqcheck check` checks the UC- properties")
+                    saved = f"a saved --json result goes to `mqcheck report {shlex.quote(path)} --out report.html`"
+                    keys = _json_keys(text)
+                    what, where = (("a JSON CCDT", ccdt) if "channel" in keys else
+                                   ("a saved --json result", saved) if keys & {"command", "verdicts", "claims"} else
+                                   ("JSON (a JSON CCDT?)", f"{ccdt}; {saved}"))
+                    raise InputError(f"this looks like {what}, not MQSC: expected MQSC commands such as DEFINE or "
+                                     "ALTER", file=path, line=line, column=column,
+                                     suggestion=f"lint reads scenario files (.toml) and MQSC files; {where}") from None
                 if not _looks_like_toml(text):
                     raise
                 raise InputError(err.message, file=err.file, line=err.line, column=err.column,
@@ -990,6 +1006,31 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
     if mqsc:
         configs.append((config_of_mqsc(mqsc, whole_network), {}))
     return configs, list(paths)
+
+
+def _json_start(text: str) -> tuple[int, int] | None:
+    """The line and column (1-based) of the first character that is not blank when it is
+    ``{`` or ``[`` — JSON, which MQSC never starts with — else None.
+
+    >>> _json_start('\\n  {"channel": []}'), _json_start("DEFINE QLOCAL(Q)"), _json_start("")
+    ((2, 3), None, None)
+    """
+    body = text.lstrip("\ufeff")
+    stripped = body.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    before = body[:len(body) - len(stripped)]
+    line = before.count("\n") + 1
+    return line, len(before) - (before.rfind("\n") + 1) + 1
+
+
+def _json_keys(text: str) -> set[str]:
+    """The top-level keys of ``text`` as a JSON object (empty: not one)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return set()
+    return set(data) if isinstance(data, dict) else set()
 
 
 def _looks_like_toml(text: str) -> bool:
