@@ -368,8 +368,9 @@ def test_reports_doctests():
 
     import reports.text
     import reports.trace
+    import reports.unexercised
 
-    for module in (reports.text, reports.trace):
+    for module in (reports.text, reports.trace, reports.unexercised):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0
 
