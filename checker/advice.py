@@ -38,6 +38,27 @@ def incomplete_advice(model: Any, statistics: Any, looping: bool = False) -> lis
     run was complete or stopped for another reason (a violation, a backend failure).
     ``looping``: the output shows evidence of a loop (``Property.evidence`` witnessed), so no
     bound finishes it."""
+    tips = incomplete_tips(model, statistics, looping)
+    return [HEADING, *(f"  - {t}" for t in tips)] if tips else []
+
+
+def looping(model: Any, result: Any) -> bool:
+    """Does the result show evidence of a loop: a termination verdict left undecided whose
+    ``Property.evidence`` witness was reached (what `check` prints as an Evidence trace)?"""
+    for prop in model.properties():
+        verdict, ref = result.verdicts.get(prop.id), getattr(prop, "evidence", None)
+        status = getattr(getattr(verdict, "status", None), "value", None)
+        if ref is None or status not in ("holds up to bound", "not checked on this backend"):
+            continue
+        evidence = result.verdicts.get(ref)
+        if evidence is not None and evidence.status.value == "witnessed" and evidence.trace is not None:
+            return True
+    return False
+
+
+def incomplete_tips(model: Any, statistics: Any, looping: bool = False) -> list[str]:
+    """The tips of :func:`incomplete_advice`, one string each without heading or bullet
+    (``check --json``'s ``"advice"``, the pytest plugin's failure message)."""
     reason = getattr(statistics, "stop_reason", "") or ""
     if getattr(statistics, "complete", True) or not reason.startswith(_ADVISED):
         return []
@@ -49,7 +70,7 @@ def incomplete_advice(model: Any, statistics: Any, looping: bool = False) -> lis
         tips.append("the Evidence trace above shows messages going round again: if nothing ends that loop, no bound "
                     "finishes this exploration; break the loop where the trace shows it, or read the verdicts as "
                     "bounded")
-        return [HEADING, *(f"  - {t}" for t in tips)]
+        return tips
     if getattr(model, "explore_initial", False):
         qmgrs = len(getattr(scenario, "qmgrs", ()) or ())
         tips.append(f"drop --explore-initial (or [check] explore_initial): every order in which the {qmgrs} queue "
@@ -82,4 +103,4 @@ def incomplete_advice(model: Any, statistics: Any, looping: bool = False) -> lis
                     "the one before), so a larger bound may finish it")
     else:
         tips.append(bound)
-    return [HEADING, *(f"  - {t}" for t in tips)]
+    return tips

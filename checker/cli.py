@@ -371,6 +371,13 @@ def _check_properties(scenario, faults: int | None = None) -> tuple:
     return tuple(props)
 
 
+def _empty_property(given: str, what: str, example: str, otherwise: str) -> InputError:
+    """An empty (or blank) property id — ``--property ''``, often a shell variable that was
+    not set — said as such: "unknown property id(s): ;" named nothing (session 33)."""
+    return InputError(f"{given}: an empty {what}; expected a {what} such as {example} (an unset shell "
+                      f"variable?); {otherwise}", file="<command line>")
+
+
 def _unknown_property(pid: str, known) -> InputError:
     """``--property`` naming no property: the near miss when there is one (not buried at the
     end of some ninety ids), else the ids there are."""
@@ -446,6 +453,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
                       explore_initial=explore_initial, memo=args.memo)
     known = {p.id for p in model.properties()}
     for pid in args.property or ():
+        if not pid.strip():
+            raise _empty_property(f"--property {pid!r}", "property id", "RP-FR-CONVERGENCE",
+                                  "leave --property out to check every property")
         if pid not in known:
             raise _unknown_property(pid, known)
     max_states = args.max_states if args.max_states is not None else scenario.check.max_states
@@ -493,10 +503,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
         data["scenario"] = scenario.name
         data["explore_initial"] = model.explore_initial
         _check_report_data(args, scenario, model, data)
+        if not result.statistics.complete:
+            from checker.advice import incomplete_tips, looping
+
+            tips = incomplete_tips(model, result.statistics, looping(model, result))
+            if tips:  # what the text's "To finish" list says (session 33); only when incomplete
+                data["advice"] = tips
     if args.json:
         print(_json_text(data))  # scenario names and traces quote what the user wrote
     else:
-        print(_render_check(scenario, model, result, format_verdict))
+        print(_render_check(scenario, model, result, format_verdict, all_verdicts=args.all_verdicts or bool(args.property)))
     if args.report:  # after the result: a failed write does not hide it
         _write_report(args.report, [data])
     return result.exit_status()
@@ -505,7 +521,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 VERDICT_WIDTH = 110  # characters of check's verdict column before it wraps
 
 
-def _render_check(scenario, model, result, format_verdict) -> str:
+def _render_check(scenario, model, result, format_verdict, all_verdicts: bool = False) -> str:
     from tabulate import tabulate
 
     st = result.statistics
@@ -519,10 +535,14 @@ def _render_check(scenario, model, result, format_verdict) -> str:
                      else "the settled initial configuration (--explore-initial explores the joining too)"),
         "",
     ]
-    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items()]
+    # the vacuous verdicts of property families the scenario never exercises: one line each
+    groups = {} if all_verdicts else _unexercised(result)
+    grouped = {pid for ids in groups.values() for pid in ids}
+    rows = [[pid, v.kind, format_verdict(v)] for pid, v in result.verdicts.items() if pid not in grouped]
     # a long verdict (a backend's note) wraps within its column rather than widening the table
     lines.append(tabulate(rows, headers=["property", "kind", "verdict"], tablefmt="simple",
                           maxcolwidths=[None, None, VERDICT_WIDTH]))
+    lines += _unexercised_lines(result, groups)
     for pid, v in result.verdicts.items():
         if v.status.value == "violated" and v.trace is not None:
             lines += ["", printable(f"Counterexample for {pid}: {v.title} ({v.citation})")]
@@ -538,6 +558,47 @@ def _render_check(scenario, model, result, format_verdict) -> str:
         lines += ["", *incomplete_advice(model, st, looping=bool(evidence)),
                   f"{_stopped_by(st.stop_reason)}: no verdict above claims more than the states explored."]
     return "\n".join(lines)
+
+
+def _unexercised(result) -> dict[str, list[str]]:
+    """The property families the run never exercised (reports.unexercised), grouped."""
+    from reports.unexercised import unexercised
+
+    return unexercised({pid: {"kind": str(getattr(v.kind, "value", v.kind)), "status": v.status.value,
+                              "vacuous": v.vacuous} for pid, v in result.verdicts.items()})
+
+
+def _unexercised_lines(result, groups: dict[str, list[str]]) -> list[str]:
+    """The grouped verdicts of families the scenario never exercises, after the table:
+    one heading that says VACUOUS (a vacuous verdict is never shown as a pass), then per
+    family its vacuous verdicts and its unreached witnesses, by id (session 33)."""
+    import textwrap
+
+    from reports.unexercised import summary
+
+    if not groups:
+        return []
+    plain = {pid: {"kind": str(getattr(v.kind, "value", v.kind)), "status": v.status.value, "vacuous": v.vacuous}
+             for pid, v in result.verdicts.items()}
+    parts = summary(plain, groups)
+    unreached = sum(1 for pid in (p for ids in groups.values() for p in ids) if not plain[pid]["vacuous"])
+    st = result.statistics
+    names = ", ".join(groups)
+    if st.complete:
+        head = (f"Property families this scenario never exercises: {names} (none of their {unreached} sometimes "
+                f"properties reached; complete: {st.distinct_states:,} states)")
+    else:
+        head = (f"Property families this run did not exercise: {names} (none of their {unreached} sometimes "
+                f"properties reached up to bound; incomplete: {st.distinct_states:,} states, depth "
+                f"{st.max_depth:,}, {st.stop_reason})")
+    width = max(len(p[0]) for p in parts)
+    out = ["", textwrap.fill(f"{head}; --all-verdicts gives each its row:", width=VERDICT_WIDTH + 20,
+                             break_on_hyphens=False)]
+    for what, text, ids in parts:
+        out.append(textwrap.fill(f"{text}: {', '.join(ids)}", width=VERDICT_WIDTH + 20,
+                                 initial_indent=f"  {what:<{width}}  ", subsequent_indent=" " * (width + 4),
+                                 break_on_hyphens=False, break_long_words=False))
+    return out
 
 
 BOUND_STOPS = ("max_states", "max_depth", "timeout", "memory limit", "out of memory")
@@ -718,6 +779,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
     args.property = list(args.property or ()) + [p for p in args.also if p not in (args.property or ())]
     for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
+        if not pid.strip():
+            excluded = pid in (args.exclude or ())
+            raise _empty_property(f"{'--exclude' if excluded else 'property'} {pid!r}", "property id",
+                                  "RP-FR-CONVERGENCE", f"{'exclude' if excluded else 'name'} none to fuzz every "
+                                  "property")
         if pid not in catalogue:
             raise _unknown_property(pid, catalogue)
     if args.exclude:
@@ -882,6 +948,8 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
     files together (one queue manager each, named by the file); each with its ``[lint]``
     table's disabled rules, whose ids are checked here (bad ones: file:line:column, exit 2).
     A file named twice (``lint F F``, ``lint F ./F``, a link to F) is linted once."""
+    import shlex
+
     from properties.lint import RULE_IDS, config_of_mqsc, config_of_scenario
     from spec.errors import near_miss
     from spec.mqsc import parse as parse_mqsc
@@ -914,6 +982,20 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
             try:
                 commands = parse_mqsc(text, file=path)
             except InputError as err:
+                json_at = _json_start(text)
+                if json_at is not None and not _looks_like_toml(text):
+                    line, column = json_at   # a user trial: "'{' is not an MQSC command"
+                    ccdt = (f"a JSON CCDT is named from a scenario with ccdt = \"{os.path.basename(path)}\" "
+                            "(README, \"Uniform clusters\"), where `mqcheck run` prints its CCDT findings and "
+                            "`mqcheck check` checks the UC- properties")
+                    saved = f"a saved --json result goes to `mqcheck report {shlex.quote(path)} --out report.html`"
+                    keys = _json_keys(text)
+                    what, where = (("a JSON CCDT", ccdt) if "channel" in keys else
+                                   ("a saved --json result", saved) if keys & {"command", "verdicts", "claims"} else
+                                   ("JSON (a JSON CCDT?)", f"{ccdt}; {saved}"))
+                    raise InputError(f"this looks like {what}, not MQSC: expected MQSC commands such as DEFINE or "
+                                     "ALTER", file=path, line=line, column=column,
+                                     suggestion=f"lint reads scenario files (.toml) and MQSC files; {where}") from None
                 if not _looks_like_toml(text):
                     raise
                 raise InputError(err.message, file=err.file, line=err.line, column=err.column,
@@ -924,6 +1006,31 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
     if mqsc:
         configs.append((config_of_mqsc(mqsc, whole_network), {}))
     return configs, list(paths)
+
+
+def _json_start(text: str) -> tuple[int, int] | None:
+    """The line and column (1-based) of the first character that is not blank when it is
+    ``{`` or ``[`` — JSON, which MQSC never starts with — else None.
+
+    >>> _json_start('\\n  {"channel": []}'), _json_start("DEFINE QLOCAL(Q)"), _json_start("")
+    ((2, 3), None, None)
+    """
+    body = text.lstrip("\ufeff")
+    stripped = body.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    before = body[:len(body) - len(stripped)]
+    line = before.count("\n") + 1
+    return line, len(before) - (before.rfind("\n") + 1) + 1
+
+
+def _json_keys(text: str) -> set[str]:
+    """The top-level keys of ``text`` as a JSON object (empty: not one)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return set()
+    return set(data) if isinstance(data, dict) else set()
 
 
 def _looks_like_toml(text: str) -> bool:
@@ -1596,6 +1703,12 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     chosen = []
     if ids or scenario is None:
         known = [c.id for c in claims()]
+        if any(not i.strip() for i in ids):
+            blank = next(i for i in ids if not i.strip())
+            raise _empty_property(f"claim {blank!r}", "claim id", known[0],
+                                  f"known: {', '.join(sorted(known))}; give none to prove "
+                                  + ("every catalogue claim" if scenario is None else
+                                     f"{scenario}'s [[prove]] claims"))
         unknown = [i for i in dict.fromkeys(ids) if i not in known]
         if unknown:   # as check --property: the near miss, else the ids there are
             hint = next((h for h in (near_miss(i, known) for i in unknown) if h), "")
@@ -1818,6 +1931,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--explore-initial", action="store_true",
                        help="also explore the initial queue managers joining their clusters (default: start "
                             "from the settled initial configuration; [check] explore_initial)")
+    check.add_argument("--all-verdicts", action="store_true",
+                       help="one table row per property, also for the property families the scenario never "
+                            "exercises (by default their vacuous verdicts are grouped in one VACUOUS line per "
+                            "family; --json always lists every property)")
     check.add_argument("--json", action="store_true", help="print the result data as JSON")
     check.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     spark = check.add_argument_group("Spark backend")

@@ -353,11 +353,17 @@ class PropertyItem(pytest.Item):
         if verdict.status is Status.NOT_CHECKED:
             pytest.skip(f"{self.property_id}: {verdict.status.value} ({verdict.note or result.backend})")
         if not st.complete and not scenario.pytest.accept_incomplete:
+            from checker.advice import incomplete_advice, looping
+
+            model = self.parent.model
+            # what `mqcheck check` advises for the same run (session 33): which of the
+            # scenario's levers make it finish, not only "raise the bounds"
+            advice = incomplete_advice(model, st, looping(model, result))
             raise MqcheckFailure(self._head(verdict, result) + [
                 f"The exploration stopped at a bound ({st.stop_reason}) after {st.distinct_states:,} states, depth "
                 f"{st.max_depth}: an incomplete run does not pass.",
                 "Raise max_states/max_depth/timeout in the file's [pytest] or [check] table, or accept bounded "
-                "evidence with [pytest] accept_incomplete = true."])
+                "evidence with [pytest] accept_incomplete = true.", *([""] + advice if advice else [])])
         if self.explicit and verdict.status in (Status.NEVER_REACHED, Status.NOT_REACHED_UP_TO_BOUND):
             raise MqcheckFailure(self._head(verdict, result) + [
                 f"{self.property_id} is listed in [pytest] properties but no explored state satisfies it."])

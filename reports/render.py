@@ -23,6 +23,7 @@ from reports.schema import ReportDataError
 from reports.text import html_text, visible
 from reports.trace import messages as trace_messages
 from reports.trace import states as trace_states
+from reports.unexercised import summary, unexercised
 
 KNOWN_COMMANDS = ("run", "check")
 MAX_RAW_CHARS = 100_000  # the collapsed "other data" of a generic section is cut here
@@ -206,8 +207,10 @@ def _section_view(index: int, data: dict) -> dict:
     }
     view["traces"] = _traces(data, view)
     view["blocks"] = []
+    view["unexercised"] = None
     if command == "check":
         view["summary"] = _check_summary(data)
+        view["unexercised"] = _unexercised(data, view)
     elif command == "run":
         view.update(_run_view(data))
         view["summary"] = _run_summary(data, view)
@@ -301,6 +304,34 @@ def _verdict_rows(verdicts: Any) -> list[dict]:
                      "has_trace": isinstance(v.get("trace"), dict), "anchor": "", "vacuous": bool(v.get("vacuous")),
                      "detail": []})
     return rows
+
+
+def _unexercised(data: dict, view: dict) -> dict | None:
+    """The vacuous verdicts of property families the run never exercised (as `check`'s
+    text groups them: reports.unexercised), for one collapsed block under the verdict table:
+    its summary lines say VACUOUS with the ids, each verdict's row is inside (session 33)."""
+    verdicts = data.get("verdicts")
+    if not isinstance(verdicts, dict):
+        return None
+    plain = {str(p): v for p, v in verdicts.items() if isinstance(v, dict)}
+    groups = unexercised(plain)
+    if not groups:
+        return None
+    ids = {p for these in groups.values() for p in these}
+    rows = []
+    for row in view["verdicts"]:
+        row["grouped"] = row["id"] in ids
+        rows += [row] if row["grouped"] else []
+    st = data.get("statistics") if isinstance(data.get("statistics"), dict) else {}
+    complete = st.get("complete") is True
+    unreached = sum(1 for p in ids if plain[p].get("vacuous") is not True)
+    head = (f"Property families this {'scenario never exercises' if complete else 'run did not exercise'}: "
+            f"{', '.join(groups)} (none of their {unreached} sometimes properties reached"
+            f"{'' if complete else ' up to bound'})")
+    return {"head": head, "lines": [{"badge": "warn" if "VACUOUS" in label else BADGES.get(label, "muted"),
+                                     "label": label, "text": f"{text}: {', '.join(these)}"}
+                                    for label, text, these in summary(plain, groups)],
+            "rows": rows}
 
 
 # ------------------------------------------------------------------------------ traces

@@ -132,6 +132,24 @@ def test_a_misspelt_property_gets_did_you_mean_not_the_catalogue():
     assert "RP-FR-CONVERGENCE" in unknown.stderr and unknown.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["check", "examples/sports-qma.toml", "--property", ""],
+     "--property '': an empty property id; expected a property id such as RP-FR-CONVERGENCE (an unset shell "
+     "variable?); leave --property out to check every property"),
+    (["check", "examples/sports-qma.toml", "--property", "RP-FR-CONVERGENCE", "--property", " "],
+     "--property ' ': an empty property id; expected a property id such as RP-FR-CONVERGENCE"),
+    (["fuzz", "--examples", "1", "--property", ""], "property '': an empty property id; expected a property id"),
+    (["fuzz", "--examples", "1", "--exclude", ""], "--exclude '': an empty property id; expected a property id"),
+])
+def test_an_empty_property_id_is_called_empty_not_unknown(capsys, argv, message):
+    # session 33: "unknown property ; known: <ninety ids>" hid that the id was empty
+    from checker.cli import main
+
+    assert main([argv[0], *[str(ROOT / a) if a.endswith(".toml") else a for a in argv[1:]]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mqcheck: error: <command line>: " + message) and "known:" not in err, err
+
+
 def test_fuzz_says_did_you_mean_the_same_way(capsys):
     from checker.cli import main
 
@@ -308,3 +326,67 @@ def test_the_timeout_also_bounds_settling_the_start_state():
     assert "topology" not in data
     assert {v["status"] for v in data["verdicts"].values()} <= {"holds up to bound", "not reached up to bound"}
     assert spent < 10
+
+
+def test_families_the_scenario_never_exercises_are_one_vacuous_line_each():
+    # a user trial (session 33): a plain workload example printed ~100 verdict lines, ~30 of
+    # them VACUOUS for publish/subscribe and binding properties it has nothing for
+    import re
+
+    proc = check("examples/wl-clwluseq-any.toml")
+    assert proc.returncode == 0, proc.stderr
+    every = json.loads(check("examples/wl-clwluseq-any.toml", "--json").stdout)["verdicts"]
+    table, _, grouped = proc.stdout.partition("\nProperty families this scenario never exercises: BD, PS (")
+    assert grouped, proc.stdout
+    rows = {line.split()[0] for line in table.splitlines()[6:] if re.match(r"[A-Z]+(-[A-Z0-9]+)*\s", line)}
+    in_lines = set(re.findall(r"\b(?:BD|PS)-[A-Z0-9-]*[A-Z0-9]\b", grouped))
+    # every property is shown once: a row, or an id in the family's lines
+    assert rows | in_lines == set(every) and not rows & in_lines
+    assert {p for p in in_lines} == {p for p, v in every.items() if p[:2] in ("BD", "PS") and
+                                     (v["vacuous"] or v["status"] == "never reached")}
+    assert "PS-TERMINATION" in rows           # holds with no witness to need: not vacuous, keeps its row
+    assert any(v["vacuous"] for p, v in every.items() if p in rows)  # WL/RP reached witnesses: row by row
+    # a vacuous verdict is still called VACUOUS, never a pass
+    vacuous = sorted(p for p in in_lines if every[p]["vacuous"])
+    flagged = re.findall(r"^  VACUOUS +(?:BD|PS): \d+ held only vacuously: (.*?)(?=\n  \S|\Z)", grouped, re.M | re.S)
+    assert sorted(p for text in flagged for p in re.findall(r"[A-Z]{2}-[A-Z0-9-]*[A-Z0-9]", text)) == vacuous
+    assert "holds" not in grouped
+    # --all-verdicts: one row each, as before
+    full = check("examples/wl-clwluseq-any.toml", "--all-verdicts").stdout
+    assert "never exercises" not in full
+    assert full.count(" — VACUOUS: witness ") == sum(v["vacuous"] for v in every.values())
+
+
+def test_an_incomplete_run_groups_as_possibly_vacuous_and_json_keeps_every_property():
+    proc = check("examples/wl-clwluseq-any.toml", "--max-states", "5")
+    assert proc.returncode == 3
+    assert "Property families this run did not exercise: BD, PS" in proc.stdout
+    assert "\n  possibly VACUOUS         BD: 5 held only vacuously up to bound: BD-ON-OPEN-FIXED," in proc.stdout
+    assert "\n  VACUOUS " not in proc.stdout      # up to a bound is never more than "possibly"
+    data = json.loads(check("examples/wl-clwluseq-any.toml", "--max-states", "5", "--json").stdout)
+    assert len(data["verdicts"]) == 92 and "BD-ON-OPEN-FIXED" in data["verdicts"]
+
+
+def test_a_family_with_a_witness_reached_or_a_violation_is_not_grouped():
+    from reports.unexercised import unexercised
+
+    vac = {"kind": "always", "status": "holds", "vacuous": True}
+    never = {"kind": "sometimes", "status": "never reached", "vacuous": False}
+    assert unexercised({"PS-A": vac, "PS-W": never}) == {"PS": ["PS-A", "PS-W"]}
+    assert unexercised({"PS-A": vac, "PS-W": never, "PS-X": dict(never, status="witnessed")}) == {}
+    assert unexercised({"PS-A": vac, "PS-W": never, "PS-B": dict(vac, status="violated", vacuous=False)}) == {}
+    assert unexercised({"PS-W": never}) == {}                  # nothing vacuous: nothing to group
+    assert unexercised({"EXPECT": vac, "EXPECT-END": never}) == {}   # the user's claims: always a row
+
+
+def test_json_of_an_incomplete_run_has_the_advice_the_text_gives():
+    # session 33: `check --json` lacked the "To finish" list; a new key, only when incomplete
+    from checker.advice import HEADING
+
+    bounded = ("examples/wl-clwluseq-any.toml", "--max-states", "5")
+    text = check(*bounded).stdout
+    tips = text[text.index(HEADING):].splitlines()[1:-1]
+    data = json.loads(check(*bounded, "--json").stdout)
+    assert data["advice"] == [t.removeprefix("  - ") for t in tips] and len(tips) == 3
+    complete = json.loads(check("examples/wl-clwluseq-any.toml", "--json").stdout)
+    assert "advice" not in complete and set(data) - set(complete) == {"advice"}

@@ -322,6 +322,16 @@ def test_an_unknown_claim_id_gets_the_near_miss(capsys):
                   "PS-CFG-LOOP-BOUND?)\n"
 
 
+def test_an_empty_claim_id_is_called_empty_not_unknown(capsys):
+    # session 33: `prove examples/ps-sports-cluster.toml ''` said "unknown property id(s): ;"
+    status, out, err = prove(capsys, str(ROOT / "examples" / "ps-sports-cluster.toml"), "")
+    assert status == 2 and out == ""
+    assert err.startswith("mqcheck: error: <command line>: claim '': an empty claim id; expected a claim id such as ")
+    assert "RP-CFG-FR-MESH" in err and "ps-sports-cluster.toml's [[prove]] claims" in err and ": ;" not in err
+    status, _, err = prove(capsys, "PS-CFG-REACH", "  ")
+    assert status == 2 and "claim '  ': an empty claim id;" in err and "give none to prove every catalogue claim" in err
+
+
 def test_help_gives_every_exit_status_of_broken(capsys):
     import pytest
 

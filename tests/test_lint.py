@@ -559,6 +559,29 @@ def test_an_mqsc_file_name_that_is_no_queue_manager_name_is_a_label_not_an_error
     assert "\x1b" not in out and "QM\\x1b[31M" in out
 
 
+def test_a_json_ccdt_gets_where_ccdts_go_not_an_mqsc_error(tmp_path, capsys):
+    # a user trial (session 33): `lint uc-ccdt.json` said "'{' is not an MQSC command"
+    ccdt = os.path.join(ROOT, "examples", "uc-ccdt.json")
+    assert main(["lint", str(ccdt)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mqcheck: error: {ccdt}:1:1: this looks like a JSON CCDT, not MQSC: expected MQSC "
+                          "commands such as DEFINE or ALTER (lint reads scenario files (.toml) and MQSC files; a JSON "
+                          'CCDT is named from a scenario with ccdt = "uc-ccdt.json" (README, "Uniform clusters")')
+    assert "is not an MQSC command" not in err
+    # where the JSON starts, whatever the name; an array too
+    (tmp_path / "channels.tab").write_text('\n\n   [{"channel": []}]\n')
+    assert main(["lint", str(tmp_path / "channels.tab")]) == 2
+    assert f"{tmp_path / 'channels.tab'}:3:4: this looks like JSON (a JSON CCDT?), not MQSC" in capsys.readouterr().err
+    # a saved result: where that goes instead
+    (tmp_path / "result.json").write_text(json.dumps({"command": "check", "verdicts": {}}))
+    assert main(["lint", str(tmp_path / "result.json")]) == 2
+    assert "saved --json result goes to `mqcheck report" in capsys.readouterr().err
+    # a scenario whose first table is [check] is TOML, not JSON
+    (tmp_path / "sc.scenario").write_text('[check]\nmax_states = 5\n' + scenario_text({"QMA": "DEFINE QLOCAL(Q1)"}))
+    assert main(["lint", str(tmp_path / "sc.scenario")]) == 2
+    assert "this looks like a scenario file" in capsys.readouterr().err
+
+
 def test_a_scenario_file_not_named_toml_gets_a_hint(tmp_path, capsys):
     (tmp_path / "sc.scenario").write_text(scenario_text({"QMA": "DEFINE QLOCAL(Q1)"}))
     assert main(["lint", str(tmp_path / "sc.scenario")]) == 2

@@ -190,6 +190,26 @@ def test_an_incomplete_exploration_fails_unless_accepted(pytester):
     run(pytester, "-k", "RP-NO-STALE-APPLY").assert_outcomes(passed=1, deselected=1)
 
 
+def test_an_incomplete_failure_says_what_to_change_as_check_does(pytester):
+    # session 33: the failure said only "raise the bounds"; `mqcheck check` names the
+    # scenario's own levers (here its 100 puts) in a "To finish" list: the same list here
+    from checker.advice import HEADING
+
+    text = example("wl-clwluseq-any.toml") + '[pytest]\nproperties = ["WL-LOCAL-USEQ"]\nmax_states = 5\n'
+    pytester.makefile(".mqcheck.toml", useq=text)
+    result = run(pytester, "-k", "WL-LOCAL-USEQ")
+    result.assert_outcomes(failed=1, deselected=1)
+    out = result.stdout.str()
+    cli = subprocess.run([sys.executable, "-m", "checker.cli", "check", str(pytester.path / "useq.mqcheck.toml"),
+                          "--max-states", "5", "--property", "WL-LOCAL-USEQ", "--quiet"],
+                         capture_output=True, text=True, cwd=ROOT, check=False)
+    advice = cli.stdout[cli.stdout.index(HEADING):].splitlines()[:-1]   # without the footer
+    assert len(advice) >= 3 and "fewer messages: the steps put or publish 100 messages" in advice[2]
+    shown = [line.removeprefix("E   ").removeprefix("E ").rstrip() for line in result.outlines]
+    start = shown.index(HEADING)
+    assert shown[start:start + len(advice)] == [a.rstrip() for a in advice]
+
+
 def test_a_witness_not_reached_within_the_bound_is_said_so(pytester):
     # accepted incomplete evidence: the witness was not reached *within the bound*, which
     # is not "never reached"

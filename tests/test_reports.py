@@ -368,8 +368,9 @@ def test_reports_doctests():
 
     import reports.text
     import reports.trace
+    import reports.unexercised
 
-    for module in (reports.text, reports.trace):
+    for module in (reports.text, reports.trace, reports.unexercised):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0
 
@@ -412,3 +413,26 @@ def test_fuzz_writes_its_report(tmp_path, capsys):
     html = out.read_text()
     assert "fuzz" in html and "witness" in html.lower() and "<script" not in html
     assert '<span class="command">fuzz</span> mode configs, seed 1, examples 3</h2>' in html
+
+
+def test_families_a_check_never_exercised_are_grouped_flagged_and_escaped():
+    # session 33: the report had the table's problem, one row per vacuous PS-/BD- verdict
+    vac = {"kind": "always", "status": "holds", "vacuous": True, "witness": "PS-<b>SEEN</b>", "distinct_states": 3}
+    verdicts = {"RP-OK": {"kind": "always", "status": "holds", "distinct_states": 3},
+                "PS-<script>alert(1)</script>": vac,
+                "PS-<b>SEEN</b>": {"kind": "sometimes", "status": "never reached", "distinct_states": 3},
+                "PS-\u202eEVIL": dict(vac, witness="PS-<b>SEEN</b>")}
+    data = {"command": "check", "model": "m", "backend": "local",
+            "statistics": {"complete": True, "distinct_states": 3}, "verdicts": verdicts}
+    html = reports.render([data])
+    assert "<script>alert" not in html and "<b>SEEN" not in html and "\u202e" not in html
+    assert html.count('class="verdict ') == len(verdicts)   # every verdict keeps its row, folded away
+    lines = html[html.index('<ul class="unexercised">'):html.index('<details class="unexercised">')]
+    assert ('<span class="badge warn">VACUOUS</span> PS: 2 held only vacuously: '
+            'PS-&lt;script&gt;alert(1)&lt;/script&gt;, PS-\\u202eEVIL') in lines
+    assert '<span class="badge warn">never reached</span> PS: 1 sometimes property: PS-&lt;b&gt;SEEN&lt;/b&gt;' in lines
+    main_table = html[:html.index('<p class="unexercised">')]
+    assert 'data-property="RP-OK"' in main_table and 'data-property="PS-' not in main_table
+    # a witness reached: the family is exercised, row by row as before
+    verdicts["PS-<b>SEEN</b>"] = {"kind": "sometimes", "status": "witnessed"}
+    assert 'class="unexercised"' not in reports.render([data])
