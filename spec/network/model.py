@@ -21,6 +21,8 @@ destination is now available (``ChannelRetry``, 004 §Channel availability routi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from spec import binding as bd, objects, pubsub, repository as rp, scenario as sc
@@ -49,6 +51,10 @@ from spec.network.workload import (
 )
 from spec.pubsub import LocalPubSub
 from spec.values import replace
+
+_MESSAGES = attrgetter("messages")
+_STATUS = attrgetter("status")
+
 
 class MQNetwork:
     """A scenario as a Model over :class:`NetworkState`.
@@ -129,9 +135,9 @@ class MQNetwork:
     @staticmethod
     def deliveries(state: NetworkState) -> Iterator[ChannelDeliver]:
         """The enabled deliveries, in the order :meth:`actions` lists them (first)."""
-        running = state.running_names()
-        for ch in state.channels:
-            if ch.messages and ch.src in running and ch.dst in running:
+        for ch in compress(state.channels, map(_MESSAGES, state.channels)):   # those with messages, in C
+            src, dst = state.find(ch.src), state.find(ch.dst)
+            if src is not None and src.running and dst is not None and dst.running:
                 # each route leaves by its own channel (one route: the pair's, as ever)
                 yield from (ChannelDeliver(ch.src, ch.dst, r) for r in routes_waiting(ch)
                             if (state.route_status(ch.src, ch.dst, r) if r else ch.status) in FLOWING)
@@ -526,11 +532,12 @@ def settle(model: MQNetwork, state: NetworkState) -> NetworkState:
     # would only pay for its keys (about an eighth of settling 130 queue managers).
     step = model._unmemoised
     for _ in range(limit):
-        for recover in reconnectable(state):
-            state = step(state, recover)
-        for retry in retries(state, model.mutations):
-            after = step(state, retry)  # None: an earlier retry already moved them
-            state = state if after is None else after
+        if "RETRYING" in map(_STATUS, state.channels):   # else neither recovers nor retries anything
+            for recover in reconnectable(state):
+                state = step(state, recover)
+            for retry in retries(state, model.mutations):
+                after = step(state, retry)  # None: an earlier retry already moved them
+                state = state if after is None else after
         delivery = next(model.deliveries(state), None)   # the first of actions()'s deliveries
         if delivery is None:
             return state

@@ -50,17 +50,19 @@ def _full_topic(q: QmgrState, topicobj: str, topic: str, step: int) -> tuple[str
 def _no_demand(q: QmgrState) -> bool:
     """True if ``q`` has no source of demand (``pubsub.demand_sources``) and holds no proxy
     subscription anywhere: no subscription, no proxy subscription registered here or sent,
-    no PROXYSUB(FORCE) topic object and no cluster topic record at all (a cluster topic
-    may be FORCE). Then ``pubsub.reconcile`` wants nothing and has sent nothing, so it sends
-    nothing, whatever the links: a queue manager that takes no part in publish/subscribe
-    (every repository message on a plain cluster) skips computing its topic space and
-    links (issue #17)."""
+    no PROXYSUB(FORCE) topic object and no PROXYSUB(FORCE) cluster topic record (the
+    attribute is not inherited: ``pubsub._forced_topics``). Then ``pubsub.reconcile`` wants
+    nothing and has sent nothing, so it sends nothing, whatever the links: a queue manager
+    that takes no part in publish/subscribe (every repository message on a plain cluster,
+    and every member of a publish/subscribe cluster before its first subscription) skips
+    computing its topic space and links (issue #17; session 33: a member of a cluster
+    with a cluster topic has a link to every other member)."""
     ps = q.pubsub
     if ps.subscriptions or ps.proxy_paths or ps.sent_paths:
         return False
     if any(t.proxysub == "FORCE" for t in q.defs.topics):
         return False
-    return not any(r.kind == rp.TOPIC for c in q.caches for r in c.records)
+    return not any(r.info.proxysub == "FORCE" for c in q.caches for r in c.live_of(rp.TOPIC))
 
 
 def _ps_reconcile(state: NetworkState, name: str, mut: Mutations) -> NetworkState:
