@@ -99,6 +99,9 @@ def test_seed_example_table_says_the_route(capsys, tmp_path):
     assert main(["prove", "--out", str(tmp_path), str(THREE)]) == 0
     out = capsys.readouterr().out
     assert "  QM2 -> QM3 via QM1\n" in out and "not publish/subscribe neighbours" not in out
+    report = tmp_path / "prove.html"
+    assert main(["prove", "--out", str(tmp_path), "--report", str(report), str(THREE)]) == 0
+    assert "routes: QM2 -&gt; QM3 via QM1; QM3 -&gt; QM2 via QM1" in report.read_text()
 
 
 # ------------------------------------------------------------------ the user trial: depth 3

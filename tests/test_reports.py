@@ -366,10 +366,11 @@ def test_every_example_reports(example, capsys):
 def test_reports_doctests():
     import doctest
 
+    import reports.pairs
     import reports.text
     import reports.trace
 
-    for module in (reports.text, reports.trace):
+    for module in (reports.pairs, reports.text, reports.trace):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0
 

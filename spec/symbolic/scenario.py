@@ -225,7 +225,7 @@ def route(config: Configuration, publisher: str, subscriber: str) -> Route:
         if subscriber in _reachable(everything, publisher):
             return Route((), "connected only through both hierarchy and cluster links: a route mixing them is "
                              "not covered")
-        return Route((), "not connected by publish/subscribe links")
+        return Route((), "not publish/subscribe neighbours (no hierarchy or publish/subscribe cluster joins them)")
     component = set(came)
     edges = sum(len(tree[a] & component) for a in component) // 2
     if edges != len(component) - 1:
