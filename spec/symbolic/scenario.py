@@ -13,9 +13,12 @@ Routes (:func:`route`): local when P is S; one hop when S is a direct neighbour 
 (over the hierarchy or a publish/subscribe cluster); otherwise the unique path through the
 publish/subscribe hierarchy (PARENT links), P = x0, x1, ..., xk = S, each intermediate
 queue manager relaying the proxy subscriptions towards P and the publication towards S
-(002 §Publish/subscribe hierarchies, §Combine the topic spaces of multiple clusters: "The
-hierarchical connections propagate subscriptions and publications between the connected
-queue managers"). Its rules are spec/symbolic/reach.py's ``rules`` for a multi-hop
+(002 §Topic spaces: "Proxy subscriptions are propagated between all queue managers that are
+connected together by parent-child relationships in a queue manager hierarchy ... As long as
+there is a connected path between the queue managers, it does not matter how the queue
+managers are connected"; §Combine the topic spaces of multiple clusters: "The hierarchical
+connections propagate subscriptions and publications between the connected queue
+managers"). Its rules are spec/symbolic/reach.py's ``rules`` for a multi-hop
 problem. Not covered (the table says why): a hierarchy with a loop (more than one route), a
 route that needs a cluster hop as well as hierarchy hops, and a hierarchy route whose
 intermediate queue manager shares a cluster with both of its path neighbours (the explicit
