@@ -114,6 +114,10 @@ def test_depth_three_trial_lon_to_sf(capsys, tmp_path):
     assert "  LON -> SF via UK, EU, HQ, US\n" in out
     assert "not publish/subscribe neighbours" not in out and "VACUOUS" not in out
     assert "3 proved, 0 counterexample(s), 0 unknown" in out
+    # the "possible" claim's witness is a scenario whose delivery mqcheck run reproduces
+    (witness,) = tmp_path.glob("prove-0-*.toml")
+    assert main(["run", str(witness)]) == 0
+    assert "Expectations: 1 of 1 hold" in capsys.readouterr().out
 
 
 def test_depth_three_trial_agrees_with_the_network():
