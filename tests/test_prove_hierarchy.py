@@ -200,3 +200,17 @@ def test_a_route_mixing_cluster_and_hierarchy_links_is_not_covered():
     config = _config((ROOT / "examples" / "ps-clusters-joined.toml").read_text().split("[[steps]]")[0])
     route = sym_sc.route(config, "PA", "PB")
     assert not route.covered and "mixing" in route.reason
+
+
+def test_a_claims_pairs_not_covered_are_said_with_its_verdict(capsys, tmp_path):
+    """002's bridged clusters: FRA -> FRB runs through the hierarchy (via BRIDGE), PA -> FRB
+    needs a cluster hop too; the verdict is over FRA -> FRB and says PA -> FRB is left out."""
+    head = (ROOT / "examples" / "ps-clusters-bridged.toml").read_text().split("[[steps]]")[0]
+    path = tmp_path / "bridged.toml"
+    path.write_text(head + '\n[[prove]]\nname = "USA flows to FRB"\npublisher = ["FRA", "PA"]\nsubscriber = "FRB"\n'
+                    'topic = "USA/#"\nexpect = "possible"\n')
+    assert main(["prove", "--out", str(tmp_path), str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "FRA -> FRB via BRIDGE" in out
+    assert ("    not covered, so not part of this verdict: PA -> FRB (connected only through both hierarchy and "
+            "cluster links: a route mixing them is not covered)\n") in out
