@@ -97,7 +97,7 @@ class ProofRecord:
     counterexample: str = ""  # summary
     counterexample_path: str = ""
     replay: str = ""
-    reason: str = ""  # why unknown, or why a proof is vacuous
+    reason: str = ""  # why unknown, why a proof is vacuous, or which pairs a verdict leaves out
     # the deliberately broken rule the claim was proved against (``--broken``), or None; when
     # left None it is read from the title's " [broken rule: NAME]" suffix
     broken_rule: str | None = None
@@ -555,6 +555,8 @@ def format_record(r: ProofRecord) -> list[str]:
     else:
         head += f" (within bound {bound})"
     lines = [f"{head}  {r.seconds:.2f} s ({r.cpu_seconds:.2f} s CPU)", f"    {r.title} ({r.citation})"]
+    if r.reason and r.verdict != UNKNOWN and not r.vacuous:
+        lines.append(f"    {r.reason}")   # a [[prove]] claim's pairs prove does not cover (session 33)
     if r.broken:
         lines.append(f"    broken-rule run: proved against the deliberately broken rule {r.mutant()!r}; "
                      "a counterexample is the expected outcome")

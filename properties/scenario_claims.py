@@ -176,8 +176,15 @@ def pairs(config: sym_sc.Configuration) -> list[tuple[str, str]]:
     return [(p, s) for p in names for s in names]
 
 
+def route(config: sym_sc.Configuration, publisher: str, subscriber: str) -> sym_sc.Route:
+    """The route ``prove`` covers for the pair (local, one hop, or through the hierarchy),
+    or why it covers none (``spec.symbolic.scenario.route``)."""
+    return sym_sc.route(config, publisher, subscriber)
+
+
 def linked(config: sym_sc.Configuration, publisher: str, subscriber: str) -> bool:
-    return publisher == subscriber or any(n == subscriber for n, _ in config.qmgr(publisher).links)
+    """Does ``prove`` cover a route for the pair?"""
+    return route(config, publisher, subscriber).covered
 
 
 # ------------------------------------------------------------------ [[prove]] claims

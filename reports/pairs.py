@@ -52,3 +52,16 @@ def pair_list(pairs: Sequence[tuple[str, str]], everyone: Iterable[str], limit: 
         if only == "itself":
             return f"each queue manager -> itself ({len(pairs)} pairs)"
     return "; ".join(f"{p} -> {w}" for p, w in words.items())
+
+
+def route_lines(members: Sequence[dict], show=str) -> list[str]:
+    """The multi-hop routes of a group of reachability pairs (``via``: the queue managers
+    between), one a line, as ``mqcheck prove`` and the HTML report say them (session 33);
+    ``show`` renders a name (the CLI escapes control characters).
+
+    >>> route_lines([{"publisher": "LON", "subscriber": "SF", "via": ["UK", "EU", "HQ", "US"]},
+    ...              {"publisher": "LON", "subscriber": "UK", "via": []}])
+    ['LON -> SF via UK, EU, HQ, US']
+    """
+    return [f"{show(p['publisher'])} -> {show(p['subscriber'])} via {', '.join(show(v) for v in p['via'])}"
+            for p in members if p.get("via")]

@@ -18,7 +18,7 @@ import jinja2
 from markupsafe import Markup
 
 from reports import schema, svg
-from reports.pairs import pair_list
+from reports.pairs import pair_list, route_lines
 from reports.schema import ReportDataError
 from reports.text import html_text, visible
 from reports.trace import messages as trace_messages
@@ -606,7 +606,8 @@ def _reach_tables(reach: dict) -> list[dict]:
     for pair in reach.get("pairs") or []:
         rows = [[str(r.get(k, "")) for k in ("topics", "any", "wildcard", "wildcard_pulled")]
                 for r in pair.get("rows") or []]
-        key = json.dumps(rows) if pair.get("linked") else "unlinked"
+        key = json.dumps(rows) if pair.get("linked") else "unlinked: " + str(pair.get("reason") or
+                                                                            "not publish/subscribe neighbours")
         groups.setdefault(key, []).append({**pair, "_rows": rows})
     names = ", ".join(repr(str(n)) for n in reach.get("level_names") or [])
     caption = (f"publications on every topic string up to {reach.get('bound', '?')} levels (level names: {names}, "
@@ -615,12 +616,14 @@ def _reach_tables(reach: dict) -> list[dict]:
     everyone = {str(p.get(k, "")) for p in reach.get("pairs") or [] for k in ("publisher", "subscriber")}
     for key, members in groups.items():
         pairs = pair_list([(str(p.get("publisher", "")), str(p.get("subscriber", ""))) for p in members], everyone)
-        if key == "unlinked":
-            tables.append({"title": f"Reachability: {pairs}", "caption": "not publish/subscribe neighbours "
-                           "(multi-hop routes are not covered)", "header": [], "rows": []})
+        if key.startswith("unlinked: "):
+            tables.append({"title": f"Reachability: {pairs}", "caption": key[len("unlinked: "):], "header": [],
+                           "rows": []})
         else:
-            tables.append({"title": f"Reachability: {pairs}", "caption": caption, "header": REACH_HEADER,
-                           "rows": members[0]["_rows"]})
+            routes = route_lines([{**p, "via": [str(v) for v in p.get("via") or []]} for p in members])
+            tables.append({"title": f"Reachability: {pairs}",
+                           "caption": caption + ("; routes: " + "; ".join(routes) if routes else ""),
+                           "header": REACH_HEADER, "rows": members[0]["_rows"]})
     return tables
 
 

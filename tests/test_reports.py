@@ -366,11 +366,12 @@ def test_every_example_reports(example, capsys):
 def test_reports_doctests():
     import doctest
 
+    import reports.pairs
     import reports.text
     import reports.trace
     import reports.unexercised
 
-    for module in (reports.text, reports.trace, reports.unexercised):
+    for module in (reports.pairs, reports.text, reports.trace, reports.unexercised):
         failed, tried = doctest.testmod(module)
         assert tried > 0 and failed == 0
 

@@ -18,6 +18,16 @@ proxy subscription, and then every matching eligible subscription receives it (0
 - step 2 at S: a remote publication reaches a matching subscription not blocked by
   WILDCARD whose effective scope is ALL (``_eligible``).
 
+A multi-hop hierarchy route P = x0, ..., xk = S (``mids``: the topic spaces of x1 ..
+x(k-1); spec/symbolic/scenario.py's ``route``): S's proxy subscription is relayed towards P
+by each queue manager between whose effective SUBSCOPE for it is ALL (``relayed``); each
+x(j) sends the publication on to x(j+1) when it holds a matching proxy subscription from it
+not blocked by its WILDCARD (``hop``: any of S's subscriptions may serve any hop, as
+forwarding looks only at the proxy subscriptions held there); the publication leaves P as
+in the one-hop case and each x(j) between forwards it when its effective PUBSCOPE is ALL
+(``relays_publication``). Other subscriptions are quantified at S only (``s2``), as in
+the one-hop case.
+
 Topic-scheme subscriptions only (a character-scheme subscription's proxy is its
 ``char_to_topic_wildcard``, covered by spec/topics.py's tests). Variant:
 ``ignore_subscope_remote`` (DESIGN §5 mutant "ignoring SUBSCOPE").
@@ -61,9 +71,15 @@ class ReachProblem:
     subs: list[Sub]    # subs[0] is s1, the one observed
     links: dict[str, z3.BoolRef] = None  # link kind ("" hierarchy, or a cluster name) -> P, S neighbours
     same_qmgr: bool = False  # P is S: local delivery
+    # a multi-hop hierarchy route P = x0, x1, ..., xk = S: the topic spaces of x1 .. x(k-1)
+    # and every name on it (``links[""]`` then says each hop is a hierarchy link)
+    mids: tuple[SymTree, ...] = ()
+    hops: tuple[str, ...] = ()
 
     def domain(self) -> list[z3.BoolRef]:
         out = self.pub_tree.domain() + self.sub_tree.domain() + self.topic.domain()
+        for tree in self.mids:
+            out += tree.domain()
         if self.records is not None:
             out += self.records.domain()
             for tree in (self.pub_tree, self.sub_tree):
@@ -112,6 +128,35 @@ class ReachProblem:
     def forwardable(self) -> z3.BoolRef:
         return z3.And(z3.Not(self.pmo_scope_qmgr), self.pub_tree.effective("pubscope", self.topic) == ALL)
 
+    def trees(self) -> tuple[SymTree, ...]:
+        """The topic spaces along the route, P's first, S's last."""
+        return (self.pub_tree, *self.mids, self.sub_tree)
+
+    def relayed(self, s: Sub, j: int) -> z3.BoolRef:
+        """``s``'s proxy subscription is held at the route's ``j``-th queue manager (0 = P):
+        S sent it, and each queue manager between S and that one relayed it, which needs its
+        effective SUBSCOPE ALL for the proxy's topic string (002 §Subscription scope: "The
+        scope of a subscription controls whether a queue manager forwards a subscription to
+        remote queue managers"; ``spec.pubsub._may_send`` with a neighbour as the source)."""
+        relays = [t.effective_for_subscription("subscope", s.sub) == ALL for t in self.mids[j:]]
+        return z3.And(self.proxy_sent(s), *relays)
+
+    def hop(self, j: int) -> z3.BoolRef:
+        """The route's ``j``-th queue manager sends the publication on to the next: it holds a
+        matching proxy subscription from it (any subscription at S's, relayed) that its
+        WILDCARD does not block (``spec.pubsub.forward_targets``; 002 §Proxy subscription
+        aggregation and publication aggregation: one copy per neighbour)."""
+        tree = self.trees()[j]
+        return z3.Or([z3.And(self.relayed(s, j), matches(s.sub, self.topic), z3.Not(tree.blocked(s.sub, self.topic)))
+                      for s in self.subs])
+
+    def relays_publication(self) -> z3.BoolRef:
+        """Every intermediate queue manager forwards the publication it received: its effective
+        PUBSCOPE is ALL there (002 §Publication scope: "The scope of a publication controls
+        whether queue managers forward a publication to remote queue managers";
+        ``spec.pubsub.route_publication`` step 3 for an arrived publication)."""
+        return z3.And([t.effective("pubscope", self.topic) == ALL for t in self.mids])
+
     def eligible(self, s: Sub, variant: str = "") -> z3.BoolRef:
         local = z3.And(matches(s.sub, self.topic), z3.Not(self.sub_tree.blocked(s.sub, self.topic)))
         if variant == "ignore_subscope_remote":
@@ -136,6 +181,20 @@ def rules(rp: ReachProblem, sent: z3.BoolRef, reached: z3.BoolRef, variant: str 
         local = z3.And(matches(rp.subs[0].sub, rp.topic), z3.Not(rp.sub_tree.blocked(rp.subs[0].sub, rp.topic)))
         return {"002 §Controlling wildcard usage with the WILDCARD property: a local publication reaches every "
                 "matching subscription that WILDCARD does not block": z3.And(sent, reached == local)}
+    if rp.mids:
+        via = ", ".join(rp.hops[1:-1])
+        return {
+            f"002 §Publication scope, §Subscription scope, §Combine and isolate topic spaces in multiple clusters: "
+            f"along the hierarchy route via {via}, P forwards a publication when its effective PUBSCOPE is ALL and no "
+            "MQPMO_SCOPE_QMGR, each queue manager between relays it when its own effective PUBSCOPE is ALL, and each "
+            "one sends it on to the next when it holds a matching proxy subscription from it that WILDCARD does not "
+            "block there, a proxy subscription that S sent (effective scope ALL) and every queue manager between "
+            "relayed (its effective SUBSCOPE ALL)":
+                sent == z3.And(rp.forwardable(), rp.relays_publication(), *[rp.hop(j) for j in range(len(rp.mids) + 1)]),
+            "002 §Subscription scope, §Controlling wildcard usage with the WILDCARD property: a publication that "
+            "arrived reaches a matching, unblocked subscription whose effective scope is ALL":
+                reached == z3.And(sent, rp.eligible(rp.subs[0], variant)),
+        }
     return {
         "002 §Publication scope, §Proxy subscriptions: P forwards a publication to S when its effective PUBSCOPE "
         "is ALL, no MQPMO_SCOPE_QMGR, and some subscription at S sent a matching proxy subscription (a cluster "

@@ -9,10 +9,22 @@ topic-scheme subscription, the scope options, and whether other subscriptions at
 subscriber pull publications over. Each configuration fact (a topic object, a record, a
 link) is a named fact, so a proof's unsat core names the definitions it rests on.
 
-Routes are one hop (a publication from P to a subscription at a direct neighbour S, or
-local when P is S); multi-hop hierarchy routes are not covered (the table says "not
-linked"). Character-scheme subscriptions are left out (their proxy subscriptions are
-topic-scheme; see spec/symbolic/reach.py).
+Routes (:func:`route`): local when P is S; one hop when S is a direct neighbour of P
+(over the hierarchy or a publish/subscribe cluster); otherwise the unique path through the
+publish/subscribe hierarchy (PARENT links), P = x0, x1, ..., xk = S, each intermediate
+queue manager relaying the proxy subscriptions towards P and the publication towards S
+(002 §Topic spaces: "Proxy subscriptions are propagated between all queue managers that are
+connected together by parent-child relationships in a queue manager hierarchy ... As long as
+there is a connected path between the queue managers, it does not matter how the queue
+managers are connected"; §Combine the topic spaces of multiple clusters: "The hierarchical
+connections propagate subscriptions and publications between the connected queue
+managers"). Its rules are spec/symbolic/reach.py's ``rules`` for a multi-hop
+problem. Not covered (the table says why): a hierarchy with a loop (more than one route), a
+route that needs a cluster hop as well as hierarchy hops, and a hierarchy route whose
+intermediate queue manager shares a cluster with both of its path neighbours (the explicit
+model does not relay between two members of a cluster: ``spec.pubsub._relay_allowed``) —
+docs/decisions.md, session 33. Character-scheme subscriptions are left out (their proxy
+subscriptions are topic-scheme; see spec/symbolic/reach.py).
 """
 
 from __future__ import annotations
@@ -143,11 +155,105 @@ def _tree(config: Configuration, q: QmgrTopics, names: tuple[str, ...]) -> tuple
     return tree, facts
 
 
+@dataclass(frozen=True)
+class Route:
+    """How a publication at ``hops[0]`` may reach ``hops[-1]``: ``(P,)`` local, ``(P, S)``
+    one hop, ``(P, x1, ..., S)`` through the hierarchy; ``()`` with ``reason`` when the pair
+    is not covered."""
+
+    hops: tuple[str, ...]
+    reason: str = ""
+
+    @property
+    def covered(self) -> bool:
+        return bool(self.hops)
+
+    @property
+    def via(self) -> tuple[str, ...]:
+        """The intermediate queue managers (none for a local or one-hop route)."""
+        return self.hops[1:-1]
+
+    def describe(self) -> str:
+        return f"{self.hops[0]} -> {self.hops[-1]} via {', '.join(self.via)}"
+
+
+def _hierarchy(config: Configuration) -> dict[str, set[str]]:
+    """The hierarchy links (PARENT/child, ``via`` ""), both ways."""
+    out: dict[str, set[str]] = {q.name: set() for q in config.qmgrs}
+    for q in config.qmgrs:
+        for neighbour, via in q.links:
+            if via == "" and neighbour in out:
+                out[q.name].add(neighbour)
+                out[neighbour].add(q.name)
+    return out
+
+
+def _reachable(adjacent: dict[str, set[str]], start: str) -> dict[str, str | None]:
+    """Breadth-first from ``start``: each queue manager reached -> the one it was reached from
+    (neighbours in name order, so the path found does not depend on set order)."""
+    came: dict[str, str | None] = {start: None}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for a in frontier:
+            for b in sorted(adjacent[a]):
+                if b not in came:
+                    came[b] = a
+                    nxt.append(b)
+        frontier = nxt
+    return came
+
+
+def route(config: Configuration, publisher: str, subscriber: str) -> Route:
+    """The route ``prove`` covers from ``publisher`` to ``subscriber``, or why none is
+    (docs/decisions.md, session 33)."""
+    if publisher == subscriber:
+        return Route((publisher,))
+    p = config.qmgr(publisher)
+    direct = {via for n, via in p.links if n == subscriber}
+    tree = _hierarchy(config)
+    came = _reachable(tree, publisher)
+    if direct:
+        if "" not in direct and subscriber in came:
+            # a cluster link, and a multi-hop hierarchy route besides: the two together
+            # are not covered (which carries what depends on spec.pubsub._relay_allowed)
+            return Route((), f"publish/subscribe neighbours in cluster {', '.join(sorted(direct))} and joined by "
+                             "the hierarchy too: a pair with both routes is not covered")
+        return Route((publisher, subscriber))
+    if subscriber not in came:
+        everything = {q.name: {n for n, _ in q.links} for q in config.qmgrs}
+        for q in config.qmgrs:
+            for n, _ in q.links:
+                everything.setdefault(n, set()).add(q.name)
+        if subscriber in _reachable(everything, publisher):
+            return Route((), "connected only through both hierarchy and cluster links: a route mixing them is "
+                             "not covered")
+        return Route((), "not publish/subscribe neighbours (no hierarchy or publish/subscribe cluster joins them)")
+    component = set(came)
+    edges = sum(len(tree[a] & component) for a in component) // 2
+    if edges != len(component) - 1:
+        return Route((), "joined by a hierarchy with a loop (more than one route): not covered")
+    hops = [subscriber]
+    while hops[-1] != publisher:
+        hops.append(came[hops[-1]])
+    hops.reverse()
+    for before, middle, after in zip(hops, hops[1:], hops[2:]):
+        links = set(config.qmgr(middle).links)
+        shared = sorted(c for n, c in links if n == before and c and (after, c) in links)
+        if shared:
+            return Route((), f"the hierarchy route via {', '.join(hops[1:-1])} passes {middle}, which shares "
+                             f"cluster {shared[0]} with {before} and {after}: not covered")
+    return Route(tuple(hops))
+
+
 def reach_problem(config: Configuration, publisher: str, subscriber: str, bound: int,
                   extra_names: tuple[str, ...] = ()) -> tuple[ReachProblem, dict[str, z3.BoolRef]]:
     """The reach encoding for a publication at ``publisher`` and subscriptions at
-    ``subscriber``, with the configuration's facts about both (named)."""
+    ``subscriber``, with the configuration's facts about both (named) and, for a multi-hop
+    route, about the queue managers between them."""
     names = alphabet(config, extra_names)
+    path = route(config, publisher, subscriber)
+    assert path.covered, path.reason
     p, s = config.qmgr(publisher), config.qmgr(subscriber)
     pub_tree, facts = _tree(config, p, names)
     same = publisher == subscriber
@@ -155,8 +261,19 @@ def reach_problem(config: Configuration, publisher: str, subscriber: str, bound:
     if not same:
         sub_tree, more = _tree(config, s, names)
         facts.update(more)
+    mids = []
+    for name in path.via:
+        tree, more = _tree(config, config.qmgr(name), names)
+        mids.append(tree)
+        facts.update(more)
     links: dict[str, z3.BoolRef] = {}
-    for neighbour, via in p.links:
+    if path.via:
+        hop_links = []
+        for a, b in zip(path.hops, path.hops[1:]):
+            hop_links.append(z3.Bool(f"link.{a}.{b}.hierarchy"))
+            facts[f"{a} and {b} are publish/subscribe neighbours (hierarchy)"] = hop_links[-1]
+        links[""] = z3.And(hop_links)
+    for neighbour, via in [] if path.via else p.links:
         if neighbour == subscriber:
             kind = "hierarchy" if via == "" else f"cluster {via}"
             links[via] = z3.Bool(f"link.{publisher}.{subscriber}.{via or 'hierarchy'}")
@@ -164,7 +281,8 @@ def reach_problem(config: Configuration, publisher: str, subscriber: str, bound:
     topic = sym_topic("topic", names, bound)
     subs = [Sub(sym_subscription(f"s{i + 1}", names, bound), z3.Bool(f"s{i + 1}.present"),
                 z3.Bool(f"s{i + 1}.scope_qmgr")) for i in range(2)]
-    rp = ReachProblem(names, None, pub_tree, sub_tree, topic, z3.Bool("pmo_scope_qmgr"), subs, links, same)
+    rp = ReachProblem(names, None, pub_tree, sub_tree, topic, z3.Bool("pmo_scope_qmgr"), subs, links, same,
+                      tuple(mids), path.hops)
     return rp, facts
 
 
