@@ -73,13 +73,16 @@ class Outbox:
 
     def __init__(self) -> None:
         self.updates: dict[tuple[str, str], list[rp.Record]] = {}
+        self._held: dict[tuple[str, str], set[rp.Record]] = {}   # each bucket's records, to drop equal ones
         self.reply: dict[tuple[str, str], bool] = {}
         self.other: list[tuple[str, Any]] = []
 
     def update(self, dst: str, cluster: str, records, reply: bool = False) -> None:
         bucket = self.updates.setdefault((dst, cluster), [])
+        held = self._held.setdefault((dst, cluster), set())
         for r in records:
-            if r not in bucket:
+            if r not in held:   # a JOIN's answer in a large cluster holds hundreds
+                held.add(r)
                 bucket.append(r)
         self.reply[(dst, cluster)] = self.reply.get((dst, cluster), False) or reply
 
@@ -447,7 +450,13 @@ def _resubscribe_after_demotion(state: NetworkState, q: QmgrState, before: rp.Cl
                                 mut: Mutations) -> None:
     """A partial repository that learns a full repository became partial subscribes again,
     for everything it subscribed for, at the full repositories it now knows."""
-    demoted = [r for r in applied if r.kind == rp.QMGR and not r.deleted and not r.info.full_repository
+    partial = [r for r in applied if r.kind == rp.QMGR and not r.deleted and not r.info.full_repository]
+    if not partial:
+        return
+    # only a queue manager with a full repository's record here can have been demoted (one
+    # pass over the cache, not one per record: a JOIN's answer in a large cluster holds hundreds)
+    was_full = {r.owner_name for r in before.qmgr_records() if r.info.full_repository}
+    demoted = [r for r in partial if r.owner_name in was_full
                and (old := before.qmgr_record_of(r.owner_name)) is not None and old.info.full_repository]
     if not demoted or not cache.interests:
         return
