@@ -491,3 +491,26 @@ def test_a_small_coverage_focused_fuzz_run_exercises_each_of_them():
                          property_ids=list(COVERED) + ["PS-PUB-FORWARDED"])
     assert {p: c.exercised for p, c in again.properties.items()} == {p: c.exercised for p, c in report.properties.items()}
 
+
+def test_a_refresh_cluster_beside_a_cluster_topic_excuses_proxy_convergence():
+    # Session 33 (fuzz seed 0, tests/regressions/real-refresh-pubsub-cluster-proxies.toml):
+    # REFRESH CLUSTER discards the proxy subscriptions registered to the refreshing queue
+    # manager until the members resynchronise (002 §REFRESH CLUSTER considerations)
+    from types import SimpleNamespace
+
+    from checker.cli import _fuzz_excused
+
+    refresh = ("mqsc", (("qmgr", "QM1"), ("commands", "REFRESH CLUSTER(C1)")))
+    topic = ("QM2", ("DEFINE TOPIC(T1) TOPICSTR('a') CLUSTER(C1)",))
+    assert "PS-PROXY-CONVERGENCE" in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(refresh,),
+                                                                   qmgrs=(topic, ("QM1", ()))))
+    defined_later = ("mqsc", (("qmgr", "QM2"), ("commands", "DEFINE TOPIC(TX) TOPICSTR('a') CLUSTER(C1) REPLACE")))
+    assert "PS-PROXY-CONVERGENCE" in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(refresh, defined_later),
+                                                                   qmgrs=(("QM1", ()),)))
+    # no cluster topic, or no REFRESH CLUSTER (REFRESH QMGR TYPE(PROXYSUB) resynchronises): not excused
+    local = ("QM2", ("DEFINE TOPIC(T1) TOPICSTR('a')",))
+    assert "PS-PROXY-CONVERGENCE" not in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(refresh,),
+                                                                       qmgrs=(local,)))
+    proxysub = ("mqsc", (("qmgr", "QM1"), ("commands", "REFRESH QMGR TYPE(PROXYSUB)")))
+    assert "PS-PROXY-CONVERGENCE" not in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(proxysub,),
+                                                                       qmgrs=(topic,)))
