@@ -129,8 +129,8 @@ def _put_inhibited_ok(d: bd.Decision) -> bool:
     # the message waiting made no choice (``_waits``: its pick was no better than the RETRYING
     # channel, 000 §Workload management features: the messages "will have to wait on the
     # transmission queue"): its ``chosen`` is where an earlier choice sent the message, whose
-    # queue may have become PUT(DISABLED) since (fuzz seed-9300 campaign, docs/decisions.md
-    # "Session 33"; tests/regressions/real-put-inhibited-redrive-waits.toml)
+    # queue may have become PUT(DISABLED) since (found by session 33's redrive recipe,
+    # docs/decisions.md "Session 33"; tests/regressions/real-put-inhibited-redrive-waits.toml)
     if _waits(d):
         return True
     survivors = _rank_survivors(d)

@@ -179,8 +179,9 @@ def _redrive_on_restart(state: NetworkState, name: str, step: int, mut: Mutation
     §When does workload balancing occur?: "If a channel ... goes into retry, then any
     bind_not_fixed messages waiting to be sent down that channel will go through workload
     balancing again"; 004 §Channel availability routing: "every time the channel is
-    retried" (fuzz seed-9300 campaign, docs/decisions.md "Session 33": without this the
-    messages waited behind the RETRYING channel with no re-drive ever run for them)."""
+    retried" (found by session 33's redrive recipe, docs/decisions.md "Session 33";
+    tests/regressions/real-not-fixed-redrive-after-restart.toml: without this the messages
+    waited behind the RETRYING channel with no re-drive ever run for them)."""
     for ch in [c for c in state.channels if c.src == name and c.messages]:
         for route in routes_waiting(ch):
             if state.route_status(name, ch.dst, route) == "RETRYING":
