@@ -146,8 +146,12 @@ def _loop(draw, max_steps: int, allow_faults: bool) -> Configuration:
 
 
 def pubsub_loop(configuration) -> bool:
-    """A republish step, or a cycle in the publish/subscribe link graph: PARENT links
-    between queue managers, and each cluster that has a cluster topic as one hub node."""
+    """Whether publications can go round in ``configuration`` (002 §How loop detection
+    works), so that PS-TERMINATION decided there says something: a ``republish`` step, or a
+    cycle in the publish/subscribe link graph — PARENT links between queue managers (two
+    that name each other make a loop of two), each cluster with a cluster topic one hub node
+    (one hop within it: 002 §Overlapping cluster support). Read from the MQSC text, steps'
+    included; used by benchmarks/fuzz_exercised.py and the tests of the coverage focus."""
     if any(kind == "republish" for kind, _ in configuration.steps):
         return True
     edges: list[tuple[str, str]] = []
