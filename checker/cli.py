@@ -695,12 +695,28 @@ FUZZ_EXCUSES = {"fr_mesh_incomplete": ("RP-FR-CONVERGENCE", "RP-REFRESH-RESTORES
 # BD-NOT-FIXED-REDRIVE reports on purpose (its stuck-message trace, examples/wl-stuck-on-open.toml):
 # documented behaviour, not a counterexample, when fuzzing (docs/decisions.md, issue #14 round 2).
 FUZZ_BOUND_EXCUSES = ("BD-NOT-FIXED-REDRIVE",)
+# REFRESH CLUSTER where a cluster topic may be defined: the refreshing queue manager discards
+# "any cluster topics and their associated proxy subscriptions" (002 §REFRESH CLUSTER
+# considerations), and the members' proxy subscriptions registered to it come back only when
+# they resynchronise (REFRESH QMGR TYPE(PROXYSUB): 002 §Resynchronization of proxy
+# subscriptions; docs/decisions.md, issue #6 item 6, pinned by tests/test_pubsub_network.py);
+# 002 says REFRESH CLUSTER "must be used in a publish/subscribe cluster only when under the
+# guidance of your IBM Support Center". Settled proxy subscriptions are then not what the
+# subscriptions require: documented, not a counterexample, when fuzzing (docs/decisions.md,
+# "Session 33"; tests/regressions/real-refresh-pubsub-cluster-proxies.toml, fuzz seed 0)
+FUZZ_REFRESH_EXCUSES = ("PS-PROXY-CONVERGENCE",)
 
 
 def _fuzz_excused(configuration) -> set[str]:
     excused = {pid for flag in configuration.misconfigured for pid in FUZZ_EXCUSES.get(flag, ())}
     if any(kind == "open" and dict(body).get("bind") != "NOT_FIXED" for kind, body in configuration.steps):
         excused.update(FUZZ_BOUND_EXCUSES)
+    commands = [str(dict(body).get("commands", "")) for kind, body in configuration.steps if kind == "mqsc"]
+    if any("REFRESH CLUSTER" in c for c in commands) and any(
+            line.startswith("DEFINE TOPIC") and " CLUSTER(" in line
+            for line in [*(line for _, lines in configuration.qmgrs for line in lines),
+                         *(line for c in commands for line in c.splitlines())]):
+        excused.update(FUZZ_REFRESH_EXCUSES)
     return excused
 
 

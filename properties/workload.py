@@ -125,7 +125,14 @@ def remote_choice_made(model, state: NetworkState) -> bool:
 # --- WL-PUT-INHIBITED ---------------------------------------------------------------------
 def _put_inhibited_ok(d: bd.Decision) -> bool:
     # 001 rule 5 and its note: a PUT(DISABLED) instance is chosen only when no enabled one
-    # survives rank; only disabled ones: MQRC_CLUSTER_PUT_INHIBITED
+    # survives rank; only disabled ones: MQRC_CLUSTER_PUT_INHIBITED. A re-drive that leaves
+    # the message waiting made no choice (``_waits``: its pick was no better than the RETRYING
+    # channel, 000 §Workload management features: the messages "will have to wait on the
+    # transmission queue"): its ``chosen`` is where an earlier choice sent the message, whose
+    # queue may have become PUT(DISABLED) since (found by session 33's redrive recipe,
+    # docs/decisions.md "Session 33"; tests/regressions/real-put-inhibited-redrive-waits.toml)
+    if _waits(d):
+        return True
     survivors = _rank_survivors(d)
     if not any(c.put_enabled for c in survivors):
         return d.reason == str(wl.Reason.MQRC_CLUSTER_PUT_INHIBITED)

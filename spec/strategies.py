@@ -61,7 +61,15 @@ FEATURES = ("cluster", "full_repository_mesh", "second_cluster", "namelists", "h
 # by two loop-free paths (a hierarchy loop, or a hierarchy bridging two members of a
 # publish/subscribe cluster). No family's foci include it (checker.cli.FUZZ_FOCI), so
 # the runs focused on a family draw what they drew before.
-FOCI = ("free", "witnesses", "workload", "hierarchy", "pubsub_cluster", "membership")
+# "coverage" (appended in session 33): three recipes for properties that every other focus
+# left vacuous or nearly so in a whole-catalogue run (docs/decisions.md, "Session 33: the fuzz
+# generator exercises the re-drive, retained and termination properties"; measured with
+# benchmarks/fuzz_exercised.py): NOT_FIXED messages on the cluster transmission queue when
+# the channel to one host goes into retry (BD-NOT-FIXED-REDRIVE, BD-REDRIVEN), retained
+# publications with subscriptions made after them at another queue manager and locally
+# (PS-RETAINED-NEW-ONLY, PS-RETAINED-REMOTE), and publish/subscribe loops that end
+# (PS-TERMINATION decided where publications can go round).
+FOCI = ("free", "witnesses", "workload", "hierarchy", "pubsub_cluster", "membership", "coverage")
 STEP_KINDS = ("publish", "subscribe", "unsubscribe", "open", "put", "close", "mqsc", "join",
               "refresh", "reset", "channel", "qmgr", "advance")
 
@@ -831,5 +839,9 @@ def _two_paths(draw, max_steps: int, faults: bool) -> Configuration:
     return _config(names, mqsc, steps, "witnesses", faults)
 
 
+# the coverage focus (session 33) lives in spec/strategies_coverage.py: this module is at the
+# 900-line rule for spec modules (tests/test_layers.py); it reads the helpers above
+from spec.strategies_coverage import COVERAGE_RECIPES, _coverage_focus  # noqa: E402,F401
+
 _FOCUSED = {"workload": _workload_focus, "hierarchy": _hierarchy_focus, "pubsub_cluster": _pubsub_cluster_focus,
-            "membership": _membership_focus, "witnesses": _witnesses_focus}
+            "membership": _membership_focus, "witnesses": _witnesses_focus, "coverage": _coverage_focus}

@@ -438,3 +438,79 @@ def test_a_reset_in_error_excuses_refresh_restores_as_it_excuses_pr_convergence(
     excused = _fuzz_excused(SimpleNamespace(misconfigured=("reset_in_error",), steps=()))
     assert {"RP-REFRESH-RESTORES", "RP-PR-CONVERGENCE"} <= excused
     assert "RP-REFRESH-RESTORES" not in _fuzz_excused(SimpleNamespace(misconfigured=("deleted_in_cluster",), steps=()))
+
+
+# Session 33: properties a whole-catalogue run left vacuous, or nearly so, that the
+# "coverage" focus (spec/strategies_coverage.py) is for (docs/decisions.md, "Session 33:
+# the fuzz generator exercises the re-drive, retained and termination properties")
+COVERED = ("BD-NOT-FIXED-REDRIVE", "BD-REDRIVEN", "PS-TERMINATION", "PS-RETAINED-NEW-ONLY", "PS-RETAINED-REMOTE")
+
+
+def test_a_small_coverage_focused_fuzz_run_exercises_each_of_them():
+    """A real fixed-seed fuzz run (Hypothesis draws every example) exercises each property
+    non-vacuously: BD-NOT-FIXED-REDRIVE's witness reached in examples where it is judged
+    (never excused: the recipe binds NOT_FIXED only), PS-RETAINED-NEW-ONLY's witness
+    (PS-RETAINED-REMOTE) reached, PS-TERMINATION decided in a configuration where
+    publications go round (a hierarchy ring, or republishing applications)."""
+    from checker.cli import fuzz_target
+    from checker.model import Kind, Status
+    from spec.strategies_coverage import pubsub_loop
+
+    import checker.explore as explore_module
+
+    decided_with_loop = []
+    real_explore, real_build = explore_module.explore, None
+    target = fuzz_target("configs", 3, foci=("coverage",))
+    last = {}
+
+    def building(configuration):
+        last["c"] = configuration
+        return real_build(configuration)
+
+    def observed(model, **kw):
+        result = real_explore(model, **kw)
+        v = result.verdicts.get("PS-TERMINATION")
+        if v is not None and v.status is Status.HOLDS and pubsub_loop(last["c"]):
+            decided_with_loop.append(last["c"])
+        return result
+
+    real_build = target.build
+    target = dataclasses.replace(target, build=building)
+    explore_module.explore = observed
+    try:
+        report = fuzz_configs(target, examples=40, seed=33, property_ids=list(COVERED) + ["PS-PUB-FORWARDED"])
+    finally:
+        explore_module.explore = real_explore
+    assert report.ok and report.examples >= 40, report.never_exercised()
+    for pid in COVERED:
+        assert report.properties[pid].exercised >= 1, pid
+    redrive = report.properties["BD-NOT-FIXED-REDRIVE"]
+    assert redrive.kind == Kind.ALWAYS.value and redrive.excused == 0 and redrive.violated == 0
+    assert decided_with_loop
+    again = fuzz_configs(fuzz_target("configs", 3, foci=("coverage",)), examples=40, seed=33,
+                         property_ids=list(COVERED) + ["PS-PUB-FORWARDED"])
+    assert {p: c.exercised for p, c in again.properties.items()} == {p: c.exercised for p, c in report.properties.items()}
+
+
+def test_a_refresh_cluster_beside_a_cluster_topic_excuses_proxy_convergence():
+    # Session 33 (fuzz seed 0, tests/regressions/real-refresh-pubsub-cluster-proxies.toml):
+    # REFRESH CLUSTER discards the proxy subscriptions registered to the refreshing queue
+    # manager until the members resynchronise (002 §REFRESH CLUSTER considerations)
+    from types import SimpleNamespace
+
+    from checker.cli import _fuzz_excused
+
+    refresh = ("mqsc", (("qmgr", "QM1"), ("commands", "REFRESH CLUSTER(C1)")))
+    topic = ("QM2", ("DEFINE TOPIC(T1) TOPICSTR('a') CLUSTER(C1)",))
+    assert "PS-PROXY-CONVERGENCE" in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(refresh,),
+                                                                   qmgrs=(topic, ("QM1", ()))))
+    defined_later = ("mqsc", (("qmgr", "QM2"), ("commands", "DEFINE TOPIC(TX) TOPICSTR('a') CLUSTER(C1) REPLACE")))
+    assert "PS-PROXY-CONVERGENCE" in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(refresh, defined_later),
+                                                                   qmgrs=(("QM1", ()),)))
+    # no cluster topic, or no REFRESH CLUSTER (REFRESH QMGR TYPE(PROXYSUB) resynchronises): not excused
+    local = ("QM2", ("DEFINE TOPIC(T1) TOPICSTR('a')",))
+    assert "PS-PROXY-CONVERGENCE" not in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(refresh,),
+                                                                       qmgrs=(local,)))
+    proxysub = ("mqsc", (("qmgr", "QM1"), ("commands", "REFRESH QMGR TYPE(PROXYSUB)")))
+    assert "PS-PROXY-CONVERGENCE" not in _fuzz_excused(SimpleNamespace(misconfigured=(), steps=(proxysub,),
+                                                                       qmgrs=(topic,)))

@@ -12,7 +12,9 @@ from typing import Any
 
 from spec import objects, pubsub, scenario as sc
 from spec.binding import route_key
-from spec.network.channels import hold_channel, known_routes, route_for, set_route_status, set_status_by_name
+from spec.network.channels import (
+    hold_channel, known_routes, route_for, routes_waiting, set_route_status, set_status_by_name,
+)
 from spec.network.pubsub import (
     admin_subscription, is_api_subscription, mqsc_on_api_subscription, publish_step, pubsub_refresh_cluster,
     refresh_proxy_subscriptions, remove_subscription, republish_step, restarted, subscribe_step, unsubscribe_step,
@@ -162,9 +164,29 @@ def qmgr_started(state: NetworkState, name: str, step: int, mut: Mutations) -> N
     both: a stopped queue manager restarts (``restarted``), republishes records whose
     refresh fell due meanwhile and publishes what changed. A running one only publishes."""
     q = state.qmgr(name)
-    state = put_qmgr(state, restarted(q) if not q.running else q)
+    was_stopped = not q.running
+    state = put_qmgr(state, restarted(q) if was_stopped else q)
+    if was_stopped:
+        state = _redrive_on_restart(state, name, step, mut)
     state = republish_overdue(state, name, step, mut)
     return publish_own(state, name, step, mut)
+
+
+def _redrive_on_restart(state: NetworkState, name: str, step: int, mut: Mutations) -> NetworkState:
+    """A restarted queue manager's channels that are RETRYING (set so while it was stopped,
+    when ``redrive_channel`` could not run: a stopped queue manager runs no algorithm) go
+    into retry as they start: their unbound messages go through the algorithm then. 000
+    §When does workload balancing occur?: "If a channel ... goes into retry, then any
+    bind_not_fixed messages waiting to be sent down that channel will go through workload
+    balancing again"; 004 §Channel availability routing: "every time the channel is
+    retried" (found by session 33's redrive recipe, docs/decisions.md "Session 33";
+    tests/regressions/real-not-fixed-redrive-after-restart.toml: without this the messages
+    waited behind the RETRYING channel with no re-drive ever run for them)."""
+    for ch in [c for c in state.channels if c.src == name and c.messages]:
+        for route in routes_waiting(ch):
+            if state.route_status(name, ch.dst, route) == "RETRYING":
+                state = redrive_channel(state, name, ch.dst, step, mut, route)
+    return state
 
 
 def qmgr_step(state: NetworkState, step: sc.QmgrStep, mut: Mutations, scenario: sc.Scenario) -> NetworkState:
