@@ -441,13 +441,14 @@ def _field_values(cmd: Command, cls, skip: tuple[str, ...] = ()) -> dict:
             if kw.lower() in names and kw not in skip and kw.lower() != "name"}
 
 
-# MQ's default objects, by the type they are the defaults of: every queue manager has them
-# (003 §Cluster transmission queue: "A definition for this queue (and others required for
-# clustering) is created by default on every queue manager"), so
-# an administrator's LIKE(SYSTEM.DEF.CLUSRCVR) or LIKE(SYSTEM.DEFAULT.LOCAL.QUEUE) names an
-# object that exists. Unless this queue manager's MQSC defined an object of that name, its
-# attributes are the type's defaults (altering them is accepted and not modelled:
-# :class:`AlterDefaultObject`; docs/decisions.md "A user trial from IBM's documents").
+# MQ's default objects, by the type they are the defaults of, and the local queues clustering
+# needs (CLUSTER_QUEUES, with their USAGE; 003 §Queue managers and repositories names two):
+# every queue manager has them (003 §Cluster transmission queue: "A definition for this queue
+# (and others required for clustering) is created by default on every queue manager"), so
+# LIKE(SYSTEM.DEF.CLUSRCVR) names an object that exists, and a DEFINE without REPLACE of one
+# is AMQ8150. Unless this queue manager's MQSC defined an object of that name, its attributes
+# are the type's defaults (altering them is accepted and not modelled: :class:`AlterDefaultObject`;
+# docs/decisions.md "A user trial from IBM's documents", "Session 34: review of 003 and 004").
 SYSTEM_DEFAULTS = {
     "QLOCAL": "SYSTEM.DEFAULT.LOCAL.QUEUE", "QALIAS": "SYSTEM.DEFAULT.ALIAS.QUEUE",
     "QREMOTE": "SYSTEM.DEFAULT.REMOTE.QUEUE", "TOPIC": "SYSTEM.DEFAULT.TOPIC", "SUB": "SYSTEM.DEFAULT.SUB",
@@ -456,7 +457,9 @@ SYSTEM_DEFAULTS = {
     "RQSTR": "SYSTEM.DEF.REQUESTER", "CLUSSDR": "SYSTEM.DEF.CLUSSDR", "CLUSRCVR": "SYSTEM.DEF.CLUSRCVR",
     "SVRCONN": "SYSTEM.DEF.SVRCONN", "CLNTCONN": "SYSTEM.DEF.CLNTCONN",
 }
-_DEFAULT_OBJECTS = {name: kind for kind, name in SYSTEM_DEFAULTS.items()}
+CLUSTER_QUEUES = {"SYSTEM.CLUSTER.COMMAND.QUEUE": "NORMAL", "SYSTEM.CLUSTER.REPOSITORY.QUEUE": "NORMAL",
+                  "SYSTEM.CLUSTER.TRANSMIT.QUEUE": "XMITQ"}
+_DEFAULT_OBJECTS = {**{name: kind for kind, name in SYSTEM_DEFAULTS.items()}, **dict.fromkeys(CLUSTER_QUEUES, "QLOCAL")}
 
 
 def _defines(qm: QueueManagerDef, name: str) -> bool:
@@ -471,12 +474,12 @@ def _base_for_define(existing, like, default, cmd: Command, kind: str):
     MQ: REPLACE is "similar to ALTER ... with all the other parameters specified", so a
     replaced definition starts from the defaults too, not from the old definition.
     """
-    if existing is not None and cmd.get("REPLACE") is not True:
-        raise _Rejected(AMQ8150(cmd.name))
+    if (existing is not None or _DEFAULT_OBJECTS.get(cmd.name) == kind) and cmd.get("REPLACE") is not True:
+        raise _Rejected(AMQ8150(cmd.name))  # a default object exists unless replaced (003, above)
     if cmd.has("LIKE"):
         name = str(cmd.get("LIKE"))
         if like is None and _DEFAULT_OBJECTS.get(name) == kind:
-            return default
+            return replace(default, usage=CLUSTER_QUEUES[name]) if name in CLUSTER_QUEUES else default
         if like is None and name in _DEFAULT_OBJECTS:
             raise _Rejected(AMQ8151(name))
         if like is None:

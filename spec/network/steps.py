@@ -284,7 +284,7 @@ _UNMODELLED_STEPS = {
 
 
 _UNMODELLED_OPERATIONS = {
-    objects.AlterDefaultObject: "altering one of MQ's default objects (it sets what later DEFINEs start from)",
+    objects.AlterDefaultObject: "altering one of MQ's default objects (what later DEFINEs start from, or a queue clustering uses)",
 }
 
 # Security commands that could stop a channel or an application (a user trial, session 32:

@@ -1,0 +1,73 @@
+"""Session 34: a rule-by-rule review of 003 ("Components of a cluster") and 004 ("Build a
+truly fault tolerant and scalable IBM MQ messaging solution") against the spec.
+
+Each test states one of the seeds' rules that no other test pinned, with the seed section
+(003 = 003_73686902d34f0233.txt, 004 = 004_10e4e45f071ceb03.txt). The rules already pinned
+elsewhere (tests/test_repository.py, test_fidelity_round2.py, test_admin_trial.py,
+test_workload.py, test_workload_network.py, test_uniform*.py) are not repeated here;
+docs/decisions.md "Session 34: review of 003 and 004" has the whole table.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from spec import objects
+from spec.mqsc import parse
+from spec.network import run_scenario
+from spec.network.steps import unmodelled_in
+from spec.scenario import parse_scenario
+
+CLUSTER_QUEUES = ("SYSTEM.CLUSTER.COMMAND.QUEUE", "SYSTEM.CLUSTER.REPOSITORY.QUEUE", "SYSTEM.CLUSTER.TRANSMIT.QUEUE")
+
+
+def scenario(text: str):
+    return parse_scenario(textwrap.dedent(text), "review.toml")
+
+
+def one(command: str, qm: objects.QueueManagerDef | None = None) -> tuple[objects.QueueManagerDef, objects.Outcome]:
+    qm, (outcome,) = objects.apply_commands(qm or objects.QueueManagerDef("QMA"), parse(command))
+    return qm, outcome
+
+
+# ---------------------------------------------------------------------------------------
+# 003 §Cluster transmission queue: "A definition for this queue (and others required for
+# clustering) is created by default on every queue manager"; 003 §Queue managers and
+# repositories names the other two (SYSTEM.CLUSTER.REPOSITORY.QUEUE, .COMMAND.QUEUE).
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", CLUSTER_QUEUES)
+def test_the_clustering_queues_exist_so_altering_one_is_accepted(name):
+    # it was AMQ8147 ("not found"), which a real queue manager never says of these queues
+    _, out = one(f"ALTER QLOCAL({name}) MAXDEPTH(100000)")
+    assert out.accepted, out.message
+    assert isinstance(out.operation, objects.AlterDefaultObject)
+
+
+@pytest.mark.parametrize("name", CLUSTER_QUEUES)
+def test_the_clustering_queues_exist_so_defining_one_again_is_refused(name):
+    qm, out = one(f"DEFINE QLOCAL({name})")
+    assert (out.accepted, out.message) == (False, objects.AMQ8150(name))
+    assert qm.queue(name) is None  # nothing changed
+
+
+def test_like_the_cluster_transmission_queue_is_a_transmission_queue():
+    qm, out = one("DEFINE QLOCAL(XQ) LIKE(SYSTEM.CLUSTER.TRANSMIT.QUEUE)")
+    assert out.accepted and qm.queue("XQ").usage == "XMITQ"
+    qm, out = one("DEFINE QLOCAL(Q2) LIKE(SYSTEM.CLUSTER.COMMAND.QUEUE)")
+    assert out.accepted and qm.queue("Q2").usage == "NORMAL"
+
+
+def test_altering_the_cluster_transmission_queue_in_a_scenario_logs_nothing_and_is_said_unmodelled():
+    sc = scenario("""
+        [qmgrs.QMA]
+        mqsc = '''
+        ALTER QMGR REPOS(DEMO)
+        DEFINE CHANNEL(TO.QMA) CHLTYPE(CLUSRCVR) CONNAME('qma(1414)') CLUSTER(DEMO)
+        ALTER QLOCAL(SYSTEM.CLUSTER.TRANSMIT.QUEUE) MAXDEPTH(100000)
+        '''
+        """)
+    assert run_scenario(sc).final.log == ()
+    (note,) = unmodelled_in(sc)
+    assert "(line 6): altering one of MQ's default objects" in note
