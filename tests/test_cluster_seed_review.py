@@ -71,3 +71,63 @@ def test_altering_the_cluster_transmission_queue_in_a_scenario_logs_nothing_and_
     assert run_scenario(sc).final.log == ()
     (note,) = unmodelled_in(sc)
     assert "(line 6): altering one of MQ's default objects" in note
+
+
+# ---------------------------------------------------------------------------------------
+# 003 §Queue managers and repositories: "The new information is also sent to another
+# repository ... Because all the information is sent twice, the repositories have to discard
+# duplicates. Each item of information carries a sequence number, which the repositories use
+# to identify duplicates."
+# ---------------------------------------------------------------------------------------
+def _fr(name: str, other: str) -> str:
+    return f"""
+[qmgrs.{name}]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.{other}) CHLTYPE(CLUSSDR) CONNAME('{other.lower()}(1414)') CLUSTER(DEMO)
+'''
+"""
+
+
+TWICE = 'name = "sent twice"\n' + _fr("FR1", "FR2") + _fr("FR2", "FR1") + """
+[qmgrs.PR1]
+mqsc = '''
+DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+'''
+[[steps]]
+mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
+"""
+
+
+def _copies(state, src: str, dst: str) -> list:
+    ch = state.channel(src, dst)
+    return [r for m in (ch.messages if ch else ()) for r in getattr(m, "records", ()) if r.kind == "QUEUE"]
+
+
+def test_each_full_repository_gets_a_new_queue_twice_and_discards_the_second_copy():
+    from spec.network import ChannelDeliver, MQNetwork, ScenarioStep, settle
+    from spec.network.state import put_cache, put_qmgr
+    from spec.values import replace
+
+    model = MQNetwork(parse_scenario(TWICE, "twice.toml"))
+    (s,) = model.init_states()
+    s = model.next_state(s, ScenarioStep(0))
+    # the partial repository sends it to its full repository and one other (003)
+    assert [len(_copies(s, "PR1", fr)) for fr in ("FR1", "FR2")] == [1, 1]
+    s = model.next_state(s, ChannelDeliver("PR1", "FR1"))
+    s = model.next_state(s, ChannelDeliver("PR1", "FR2"))
+    # each full repository forwards what a partial repository sent it to the other
+    first = {fr: s.qmgr(fr).cache("DEMO") for fr in ("FR1", "FR2")}
+    (fwd12,), (fwd21,) = _copies(s, "FR1", "FR2"), _copies(s, "FR2", "FR1")
+    assert fwd12 == fwd21 == first["FR1"].get(fwd12.ident) == first["FR2"].get(fwd12.ident)
+    for fr in ("FR1", "FR2"):  # the ghost flag is sticky (the joins had duplicates): clear it
+        s = put_qmgr(s, put_cache(s.qmgr(fr), replace(first[fr], discarded=False)))
+    s = settle(model, s)
+    for fr in ("FR1", "FR2"):
+        after = s.qmgr(fr).cache("DEMO")
+        assert after.discarded  # the second copy, by its sequence number
+        assert after.get(fwd12.ident) == fwd12 and after.records == first[fr].records
+    # ... and discarded copies are not forwarded again: nothing ping-pongs between them
+    assert not any(c.messages for c in s.channels)
