@@ -131,3 +131,60 @@ def test_each_full_repository_gets_a_new_queue_twice_and_discards_the_second_cop
         assert after.get(fwd12.ident) == fwd12 and after.records == first[fr].records
     # ... and discarded copies are not forwarded again: nothing ping-pongs between them
     assert not any(c.messages for c in s.channels)
+
+
+# ---------------------------------------------------------------------------------------
+# 004 §Channel availability routing: re-routing "occurs for queued transmission messages
+# every time the channel is retried. So blocked messages can be re-routed, if they're not
+# prevented..."; §Things that can prevent routing: a named target queue manager, binding
+# (both tested in tests/test_admin_trial.py) and 'Using "cluster workload rank"'.
+# ---------------------------------------------------------------------------------------
+def _rank_retry(rank: int) -> str:
+    return f"""
+name = "rank prevents re-routing on retry"
+[qmgrs.QMAPP]
+mqsc = '''
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.SERVER1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO) CLWLRANK({rank})
+DEFINE CHANNEL(TO.SERVER2) CHLTYPE(CLUSSDR) CONNAME('server2(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)
+'''
+[qmgrs.SERVER2]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.SERVER2) CHLTYPE(CLUSRCVR) CONNAME('server2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)
+'''
+[[steps]]
+open = {{ qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "NOT_FIXED" }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER1", status = "RETRYING" }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER2", status = "RETRYING" }}
+[[steps]]
+put = {{ handle = "app", count = 3 }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER2", status = "RUNNING" }}
+"""
+
+
+@pytest.mark.parametrize("rank,arrived,waiting", [
+    (0, {"SERVER2": 3}, 0),  # equal ranks: each retry of SERVER1's channel re-routes to SERVER2
+    (7, {}, 3),              # SERVER1 ranked higher: chosen again at every retry, they wait
+])
+def test_cluster_workload_rank_prevents_rerouting_on_channel_retry(rank, arrived, waiting):
+    from spec.network import messages_of
+    from spec.network.workload import retries
+
+    final = run_scenario(parse_scenario(_rank_retry(rank), "rank-retry.toml")).final
+    assert messages_of(final)["app"] == arrived
+    ch = final.channel("QMAPP", "SERVER1")
+    assert len(ch.messages if ch else ()) == waiting
+    assert final.route_status("QMAPP", "SERVER1", "") == "RETRYING"
+    assert retries(final) == ()  # no retry is offered that would move one
