@@ -188,3 +188,49 @@ def test_cluster_workload_rank_prevents_rerouting_on_channel_retry(rank, arrived
     assert len(ch.messages if ch else ()) == waiting
     assert final.route_status("QMAPP", "SERVER1", "") == "RETRYING"
     assert retries(final) == ()  # no retry is offered that would move one
+
+
+# ---------------------------------------------------------------------------------------
+# 003 §Auto-definition of remote queues: "A queue manager in a cluster does not need a
+# remote-queue definition for remote queues in the cluster ... You cannot alter or delete an
+# automatically-created remote-queue definition."
+# ---------------------------------------------------------------------------------------
+AUTO_QUEUE = """
+name = "the automatically-created remote-queue definition"
+[qmgrs.QMAPP]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.SERVER1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)
+'''
+[[steps]]
+mqsc = { qmgr = "QMAPP", commands = "DELETE QREMOTE(DEMOQ)" }
+[[steps]]
+mqsc = { qmgr = "QMAPP", commands = "DELETE QLOCAL(DEMOQ)" }
+[[steps]]
+mqsc = { qmgr = "QMAPP", commands = "ALTER QREMOTE(DEMOQ) RQMNAME(QMAPP)" }
+[[steps]]
+mqsc = { qmgr = "QMAPP", commands = "ALTER QLOCAL(DEMOQ) PUT(DISABLED)" }
+[[steps]]
+open = { qmgr = "QMAPP", handle = "app", queue = "DEMOQ" }
+[[steps]]
+put = { handle = "app", count = 2 }
+"""
+
+
+def test_the_automatically_created_remote_queue_definition_cannot_be_altered_or_deleted():
+    from spec.network import messages_of, repositories_of
+
+    final = run_scenario(parse_scenario(AUTO_QUEUE, "auto-queue.toml")).final
+    # no remote-queue definition was needed, and the commands that would change it are refused
+    assert [(e.qmgr, e.code, e.step) for e in final.log] == [("QMAPP", "AMQ8147", i) for i in range(4)]
+    assert final.qmgr("QMAPP").defs.queue("DEMOQ") is None
+    assert repositories_of(final)["QMAPP"]["DEMO"]["queues"] == {"DEMOQ": ["SERVER1"]}
+    assert messages_of(final)["app"] == {"SERVER1": 2}
