@@ -48,8 +48,10 @@ Modelling choices, argued:
   algorithm run again, with "arrived over a cluster channel", the alias itself not being
   a local instance (000 §Rank and Overlapping Clusters: gateways with alias queues can
   bounce a message between them unless rank settles it); "no local instance" applies to a
-  message that does not name the receiving queue manager. So a bound or named message
-  never changes destination at the far end.
+  message that does not name the receiving queue manager and is not bound: a bound one that
+  finds nothing of its queue's name (deleted on the way) is dead-lettered
+  (MQRC_UNKNOWN_OBJECT_NAME; 004 §Pros and cons of binding: "it won't be rebalanced, but it
+  could be DLQd"). So a bound or named message never changes destination at the far end.
 - A channel that has to start for a message towards a stopped or deleted queue manager
   cannot connect and enters RETRYING (until a ``channel`` step or the checker's recovery
   sets it running). Re-driving happens when a channel *enters* RETRYING (that, a fault or

@@ -234,3 +234,69 @@ def test_the_automatically_created_remote_queue_definition_cannot_be_altered_or_
     assert final.qmgr("QMAPP").defs.queue("DEMOQ") is None
     assert repositories_of(final)["QMAPP"]["DEMO"]["queues"] == {"DEMOQ": ["SERVER1"]}
     assert messages_of(final)["app"] == {"SERVER1": 2}
+
+
+# ---------------------------------------------------------------------------------------
+# 004 §Pros and cons of binding: with bind on open or on group "Once a target has been chosen
+# it cannot change - Whether it's available or not"; "* While a route is known by the source
+# queue manager, it won't be rebalanced, but it could be DLQd". 000 §When does workload
+# balancing occur?: with bind_on_open, "once the destination is chosen at MQOPEN time, no
+# more workload balancing will occur on the message"; bind_not_fixed messages' destination
+# "may change whilst the message is in transit" ("at the far end ... the workload algorithm
+# will be called").
+# ---------------------------------------------------------------------------------------
+def _deleted_at_target(bind: str) -> str:
+    return f"""
+name = "the bound destination deletes its queue while the messages are on their way"
+[qmgrs.QMAPP]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSRCVR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSSDR) CONNAME('server1(1414)') CLUSTER(DEMO)
+'''
+[qmgrs.SERVER1]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.SERVER1) CHLTYPE(CLUSRCVR) CONNAME('server1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)
+'''
+[qmgrs.SERVER2]
+mqsc = '''
+DEFINE CHANNEL(TO.SERVER2) CHLTYPE(CLUSRCVR) CONNAME('server2(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.QMAPP) CHLTYPE(CLUSSDR) CONNAME('qmapp(1414)') CLUSTER(DEMO)
+DEFINE QLOCAL(DEMOQ) CLUSTER(DEMO)
+'''
+[[steps]]
+open = {{ qmgr = "QMAPP", handle = "app", queue = "DEMOQ", bind = "{bind}" }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER1", status = "STOPPED" }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER2", status = "STOPPED" }}
+[[steps]]
+put = {{ handle = "app", count = 2 }}
+[[steps]]
+mqsc = {{ qmgr = "SERVER1", commands = "DELETE QLOCAL(DEMOQ)" }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER1", status = "RUNNING" }}
+[[steps]]
+channel = {{ qmgr = "QMAPP", to = "SERVER2", status = "RUNNING" }}
+"""
+
+
+@pytest.mark.parametrize("bind,arrived,dead_lettered", [
+    # bound to SERVER1 at MQOPEN (the first in name order): both wait for it, and SERVER1's
+    # receiving channel cannot put them, so they go to its dead-letter queue; they are not
+    # balanced again to SERVER2, which still hosts DEMOQ
+    ("ON_OPEN", {}, 2),
+    # not fixed: one each; the one for SERVER1 is balanced again at the far end
+    ("NOT_FIXED", {"SERVER2": 2}, 0),
+])
+def test_a_bound_message_whose_queue_went_is_dead_lettered_not_balanced_again(bind, arrived, dead_lettered):
+    from spec.network import messages_of
+
+    final = run_scenario(parse_scenario(_deleted_at_target(bind), f"deleted-{bind}.toml")).final
+    assert messages_of(final)["app"] == arrived
+    dead = [e for e in final.log if "dead-letter" in e.detail]
+    assert [(e.qmgr, e.code) for e in dead] == [("SERVER1", "MQRC_UNKNOWN_OBJECT_NAME")] * dead_lettered
+    assert not any(c.messages for c in final.channels)

@@ -294,6 +294,21 @@ def without_handle(state: NetworkState, step: sc.PutStep | sc.CloseStep, qname: 
                                     f"MQRC_HOBJ_ERROR, {why}", step.index) for i in range(step.count)])
 
 
+def _bound_and_gone(defs: objects.QueueManagerDef, msg: bd.AppMessage, res: bd.Resolved) -> bool:
+    """A bound message (bind on open or on group, over a cluster channel, naming no queue
+    manager) that arrives where nothing of its queue's name is defined any more: its queue
+    was deleted on the way. 004 §Pros and cons of binding: "Once a target has been chosen it
+    cannot change - Whether it's available or not", and "While a route is known by the
+    source queue manager, it won't be rebalanced, but it could be DLQd"; 000 §When does
+    workload balancing occur?: with bind_on_open "no more workload balancing will occur on
+    the message". So the receiving channel dead-letters it (MQRC_UNKNOWN_OBJECT_NAME, as for
+    a message naming this queue manager: docs/decisions.md "Session 30: a message named for
+    a queue manager that lacks the queue") and does not run the algorithm again, as it does
+    for a NOT_FIXED message ("Session 34: review of 003 and 004")."""
+    return (msg.bound and not msg.p2p and not msg.target_qmgr and res.kind == "cluster"
+            and defs.queue(msg.queue) is None)
+
+
 def arrives_silently(state: NetworkState, dst: str, msg: Any) -> bool:
     """Would delivering ``msg`` at the running ``dst`` send nothing (``arrive_message``
     unmutated: the hop limit or a resolution error logs it, a local queue — or a cluster
@@ -308,7 +323,7 @@ def arrives_silently(state: NetworkState, dst: str, msg: Any) -> bool:
     if len(msg.hops) + 1 > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
         return True
     res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _joined(q))
-    if res.kind == "error":
+    if res.kind == "error" or _bound_and_gone(q.defs, msg, res):
         return True
     if res.kind == "xmitq":
         return False
@@ -327,8 +342,9 @@ def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int,
     if len(msg.hops) > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
         return add_log(state, [LogEntry(dst, "HOP_LIMIT", f"{msg}: dead-lettered after {len(msg.hops)} hops", step)])
     res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _joined(q))
-    if res.kind == "error":
-        return add_log(state, [LogEntry(dst, res.reason, f"{msg}: put to the dead-letter queue", step)])
+    if res.kind == "error" or _bound_and_gone(q.defs, msg, res):
+        reason = res.reason if res.kind == "error" else "MQRC_UNKNOWN_OBJECT_NAME"
+        return add_log(state, [LogEntry(dst, reason, f"{msg}: put to the dead-letter queue", step)])
     if res.kind == "xmitq":
         return _send_p2p(state, dst, res, msg, step, mut)
     obj = q.defs.queue(msg.queue)
