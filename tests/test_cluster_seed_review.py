@@ -300,3 +300,42 @@ def test_a_bound_message_whose_queue_went_is_dead_lettered_not_balanced_again(bi
     dead = [e for e in final.log if "dead-letter" in e.detail]
     assert [(e.qmgr, e.code) for e in dead] == [("SERVER1", "MQRC_UNKNOWN_OBJECT_NAME")] * dead_lettered
     assert not any(c.messages for c in final.channels)
+
+
+# ---------------------------------------------------------------------------------------
+# 003 §Queue managers and repositories: "When the queue manager sends out any information
+# about itself, for example when it creates a new queue definition, this information is sent
+# to the chosen repository and also to one other repository (if there is one)". Two full
+# repositories are pinned in tests/test_repository.py; one and three are not.
+# ---------------------------------------------------------------------------------------
+def _frs_mesh(names: tuple[str, ...]) -> str:
+    return "".join(f"""
+[qmgrs.{n}]
+mqsc = '''
+ALTER QMGR REPOS(DEMO)
+DEFINE CHANNEL(TO.{n}) CHLTYPE(CLUSRCVR) CONNAME('{n.lower()}(1414)') CLUSTER(DEMO)
+""" + "".join(f"DEFINE CHANNEL(TO.{m}) CHLTYPE(CLUSSDR) CONNAME('{m.lower()}(1414)') CLUSTER(DEMO)\n"
+              for m in names if m != n) + "'''\n" for n in names)
+
+
+@pytest.mark.parametrize("frs,sent_to", [
+    (("FR1",), ("FR1",)),                 # "(if there is one)": the only one
+    (("FR1", "FR2", "FR3"), ("FR1", "FR2")),  # the chosen one (its CLUSSDR's) and ONE other
+])
+def test_a_partial_repository_sends_its_news_to_the_chosen_full_repository_and_one_other(frs, sent_to):
+    from spec.network import MQNetwork, ScenarioStep
+
+    text = 'name = "news"\n' + _frs_mesh(frs) + """
+[qmgrs.PR1]
+mqsc = '''
+DEFINE CHANNEL(TO.PR1) CHLTYPE(CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)
+DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)
+'''
+[[steps]]
+mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
+"""
+    model = MQNetwork(parse_scenario(text, "news.toml"))
+    (s,) = model.init_states()
+    assert {r.owner_name for r in s.qmgr("PR1").cache("DEMO").full_repositories()} == set(frs)  # it knows them all
+    s = model.next_state(s, ScenarioStep(0))
+    assert tuple(sorted(c.dst for c in s.channels if c.src == "PR1" and _copies(s, "PR1", c.dst))) == sent_to
