@@ -1,0 +1,67 @@
+"""Session 34: a user trial as an experienced MQ administrator (docs/decisions.md,
+"Session 34: user trial").
+
+- SUSPEND QMGR CLUSTER(C) is shown in the repository views (``run``'s table, ``--json``,
+  the state changes of a counterexample): a trace whose put goes to a suspended queue
+  manager must show whether the putting queue manager had learnt of the SUSPEND yet
+  (000 §Workload management features; 001 rule 7).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from spec.network import MQNetwork, repositories_of, run_scenario  # noqa: E402
+from spec.scenario import parse_scenario  # noqa: E402
+
+
+def _qmgr(name: str, *, repos: bool = False, to: str = "FR1", extra: str = "") -> str:
+    lines = ["ALTER QMGR REPOS(DEMO)"] if repos else []
+    lines.append(f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)")
+    lines.append(f"DEFINE CHANNEL(TO.{to}) CHLTYPE(CLUSSDR) CONNAME('{to.lower()}(1414)') CLUSTER(DEMO)")
+    return f"[qmgrs.{name}]\nmqsc = '''\n" + "\n".join(lines + ([extra] if extra else [])) + "\n'''\n"
+
+
+WORKQ = "DEFINE QLOCAL(WORKQ) CLUSTER(DEMO)"
+SUSPEND = ('[[steps]]\nmqsc = { qmgr = "S1", commands = "SUSPEND QMGR CLUSTER(DEMO)" }\n'
+           '[[steps]]\nopen = { qmgr = "APP", handle = "a", queue = "WORKQ", bind = "NOT_FIXED" }\n'
+           '[[steps]]\nput = { handle = "a", count = 1 }\n')
+TEXT = (_qmgr("FR1", repos=True, to="FR2") + _qmgr("FR2", repos=True) + _qmgr("APP")
+        + _qmgr("S1", extra=WORKQ) + _qmgr("S2", to="FR2", extra=WORKQ))
+
+
+def test_suspended_member_in_the_repository_view():
+    final = run_scenario(parse_scenario(TEXT + SUSPEND, file="suspend.toml")).final
+    views = repositories_of(final)
+    for q in ("FR1", "FR2", "APP", "S1"):
+        assert views[q]["DEMO"]["suspended"] == ["S1"], q
+    assert "suspended" not in views["S2"]["DEMO"]   # S2 never subscribed to S1's records
+    resumed = TEXT + SUSPEND + '[[steps]]\nmqsc = { qmgr = "S1", commands = "RESUME QMGR CLUSTER(DEMO)" }\n'
+    views = repositories_of(run_scenario(parse_scenario(resumed, file="resume.toml")).final)
+    assert all("suspended" not in v["DEMO"] for v in views.values())   # the view is unchanged without SUSPEND
+
+
+def test_counterexample_state_changes_show_the_suspend_arriving():
+    scenario = parse_scenario(TEXT + SUSPEND, file="suspend.toml")
+    net = MQNetwork(scenario)
+    before = net.describe_state(run_scenario(parse_scenario(TEXT, file="plain.toml")).final)
+    after = net.describe_state(run_scenario(scenario).final)
+    assert "suspended" not in before["repositories"]["APP"]["DEMO"]
+    assert after["repositories"]["APP"]["DEMO"]["suspended"] == ["S1"]
+
+
+def test_run_table_and_json_mark_the_suspended_member(tmp_path):
+    path = tmp_path / "suspend.toml"
+    path.write_text('name = "suspend"\n' + TEXT + SUSPEND)
+    cmd = [sys.executable, "-m", "checker.cli", "run", str(path)]
+    text = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    app = next(line for line in text.splitlines() if line.startswith("APP "))
+    assert "S1 (suspended)" in app and "S2 (suspended)" not in app
+    data = json.loads(subprocess.run(cmd + ["--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    assert data["repositories"]["APP"]["DEMO"]["suspended"] == ["S1"]
