@@ -65,3 +65,12 @@ def test_run_table_and_json_mark_the_suspended_member(tmp_path):
     assert "S1 (suspended)" in app and "S2 (suspended)" not in app
     data = json.loads(subprocess.run(cmd + ["--json"], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
     assert data["repositories"]["APP"]["DEMO"]["suspended"] == ["S1"]
+
+
+def test_html_report_marks_the_suspended_member():
+    from reports.render import _run_view
+    view = _run_view({"command": "run", "repositories": {
+        "APP": {"DEMO": {"qmgrs": ["APP", "S1", "S2"], "queues": {}, "topics": [], "suspended": ["S1"]}},
+        "S2": {"DEMO": {"qmgrs": ["S2"], "queues": {}, "topics": []}}}})
+    rows = {r["qmgr"]: r["qmgrs"] for r in view["repositories"]}
+    assert rows == {"APP": "APP, S1 (suspended), S2", "S2": "S2"}
