@@ -371,6 +371,29 @@ def conname_port(cfg: LintConfig) -> Iterator[Finding]:
                           related=(_rel(s.at("CONNAME"), f"the manual CLUSSDR on {s.qm.name}"),))
 
 
+SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+
+
+def cluster_xmitq(cfg: LintConfig) -> Iterator[Finding]:
+    """003 §Cluster transmission queue: "Applications must not write directly to the cluster
+    transmission queue ... not specify the cluster transmission queue as a named
+    transmission queue in a remote queue definition, or specify it as the queue manager's
+    default transmission queue." """
+    for q in cfg.qmgrs:
+        cmd = q.qmgr_attrs.get("DEFXMITQ")
+        if cmd is not None and str(cmd.get("DEFXMITQ")) == SCTQ:
+            yield Finding("", ERROR, f"{q.name} has DEFXMITQ({SCTQ}): the cluster transmission queue must not be "
+                          "the default transmission queue", _at(cmd, "DEFXMITQ"),
+                          f"on {q.name}: ALTER QMGR DEFXMITQ(' ') (or a transmission queue of your own)")
+        for queue in q.defs.queues:
+            if queue.qtype == "QREMOTE" and queue.xmitq == SCTQ:
+                yield Finding("", ERROR, f"QREMOTE({queue.name}) on {q.name} names XMITQ({SCTQ}): the cluster "
+                              "transmission queue must not be a remote queue definition's transmission queue",
+                              q.at("QUEUE", queue.name, "XMITQ"),
+                              f"on {q.name}: ALTER QREMOTE({queue.name}) XMITQ(' ') (a cluster queue needs no remote "
+                              "queue definition; otherwise name a transmission queue of your own)")
+
+
 def duplicate_qmgrs(cfg: LintConfig) -> Iterator[Finding]:
     """000 §Incorrectly deleted queue managers / DESIGN §3.3: the cluster tells queue managers
     apart by name and address; two with one name, or two CLUSRCVRs claiming one address,
@@ -853,6 +876,8 @@ RULES: tuple[Rule, ...] = (
          "003 §Cluster channels", clussdr_name),
     Rule("CONNAME-PORT", "a CLUSRCVR CONNAME without a port beside a manual CLUSSDR with one", ERROR,
          "003 §Auto-definition of channels", conname_port),
+    Rule("CLUSTER-XMITQ", "SYSTEM.CLUSTER.TRANSMIT.QUEUE as the default transmission queue or a QREMOTE's XMITQ",
+         ERROR, "003 §Cluster transmission queue", cluster_xmitq),
     Rule("DUP-QMGR", "duplicate queue manager names or CLUSRCVR addresses", ERROR,
          "000 §Incorrectly deleted queue managers", duplicate_qmgrs),
     Rule("SHARED-FRS", "one full repository for a publish/subscribe and a point-to-point cluster", WARNING,
