@@ -5,6 +5,9 @@
   the state changes of a counterexample): a trace whose put goes to a suspended queue
   manager must show whether the putting queue manager had learnt of the SUSPEND yet
   (000 §Workload management features; 001 rule 7).
+- PSMODE(DISABLED) disables a queue manager's publish/subscribe support (002 §Subscription
+  performance considerations): an application's subscribe or publish there fails with
+  MQRC_PUBSUB_INHIBITED, and ``prove`` covers no pair with such a queue manager.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from spec.network import MQNetwork, repositories_of, run_scenario  # noqa: E402
+from spec.network import MQNetwork, deliveries_of, repositories_of, run_scenario  # noqa: E402
 from spec.scenario import parse_scenario  # noqa: E402
 
 
@@ -74,3 +77,39 @@ def test_html_report_marks_the_suspended_member():
         "S2": {"DEMO": {"qmgrs": ["S2"], "queues": {}, "topics": []}}}})
     rows = {r["qmgr"]: r["qmgrs"] for r in view["repositories"]}
     assert rows == {"APP": "APP, S1 (suspended), S2", "S2": "S2"}
+
+
+PSMODE_TEXT = """
+[qmgrs.QM2]
+mqsc = '''
+ALTER QMGR PSMODE({mode})
+DEFINE QLOCAL(SQ)
+DEFINE SUB(ADMIN) TOPICSTR('a/#') DEST(SQ)
+'''
+[[steps]]
+subscribe = {{ qmgr = "QM2", name = "S", topic = "a/#" }}
+[[steps]]
+publish = {{ qmgr = "QM2", topic = "a/b" }}
+"""
+
+
+def test_psmode_disabled_inhibits_publish_and_subscribe():
+    report = run_scenario(parse_scenario(PSMODE_TEXT.format(mode="DISABLED"), file="psmode.toml"))
+    assert [(e.qmgr, e.code, e.step) for e in report.final.log] == [
+        ("QM2", "MQRC_PUBSUB_INHIBITED", 0), ("QM2", "MQRC_PUBSUB_INHIBITED", 1)]
+    assert deliveries_of(report.final) == {"QM2": {"ADMIN": []}}
+
+
+def test_psmode_compat_keeps_the_api():
+    report = run_scenario(parse_scenario(PSMODE_TEXT.format(mode="COMPAT"), file="psmode.toml"))
+    assert report.final.log == ()
+    assert deliveries_of(report.final) == {"QM2": {"ADMIN": ["a/b"], "S": ["a/b"]}}
+
+
+def test_prove_covers_no_pair_with_a_psmode_disabled_queue_manager():
+    from spec.symbolic.scenario import configuration, route
+    text = PSMODE_TEXT.format(mode="DISABLED") + '[qmgrs.QM1]\n[qmgrs.QM3]\nmqsc = "ALTER QMGR PARENT(QM1)"\n'
+    config = configuration(run_scenario(parse_scenario(text, file="psmode.toml")).final)
+    assert not route(config, "QM2", "QM2").covered and "PSMODE(DISABLED)" in route(config, "QM2", "QM2").reason
+    assert not route(config, "QM1", "QM2").covered
+    assert route(config, "QM1", "QM1").covered and route(config, "QM3", "QM1").covered
