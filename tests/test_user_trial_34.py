@@ -113,3 +113,13 @@ def test_prove_covers_no_pair_with_a_psmode_disabled_queue_manager():
     assert not route(config, "QM2", "QM2").covered and "PSMODE(DISABLED)" in route(config, "QM2", "QM2").reason
     assert not route(config, "QM1", "QM2").covered
     assert route(config, "QM1", "QM1").covered and route(config, "QM3", "QM1").covered
+
+
+def test_a_malformed_suspended_list_is_bad_input_not_a_traceback(tmp_path):
+    data = {"command": "run", "deliveries": {}, "repositories": {"APP": {"DEMO": {"qmgrs": ["APP"], "suspended": 5}}}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "report", str(path), "--out", str(tmp_path / "r.html")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "repositories.APP.DEMO.suspended: expected an array" in done.stderr
