@@ -466,13 +466,19 @@ def topic_conflict(cfg: LintConfig) -> Iterator[Finding]:
         for q, t in rest:
             differ = [f for f in ("name", "pubscope", "subscope", "proxysub", "wildcard", "dursub", "pub", "sub")
                       if getattr(t, f) != getattr(t0, f)]
-            what = f"with different {', '.join(f.upper() for f in differ)}" if differ else "identically"
+            if differ:
+                what = (f"with different {', '.join(f.upper() for f in differ)}): which definition a queue manager "
+                        "uses depends on arrival order")
+            else:   # 000 §Cluster Topic Hosts recommends two identical hosts for availability
+                what = ("identically): no difference today, but an ALTER on one host leaves queue managers using "
+                        "whichever definition arrived last")
             yield Finding("", ERROR if differ else WARNING,
                           f"cluster topic '{topicstr}' of {cluster} is defined on {q0.name} and again on {q.name} "
-                          f"({what}): which definition a queue manager uses depends on arrival order",
-                          _topic_at(q, t, "CLUSTER"),
+                          f"({what}", _topic_at(q, t, "CLUSTER"),
                           f"define cluster topic '{topicstr}' on one queue manager (the cluster topic host) "
-                          f"only: delete TOPIC({t.name}) on {q.name} or make it a local topic",
+                          f"only: delete TOPIC({t.name}) on {q.name} or make it a local topic"
+                          + ("" if differ else "; or, to keep two identical hosts for availability (000 §Cluster "
+                             "Topic Hosts), alter both together and disable this rule with a reason"),
                           confirm="mqcheck run {file}  (the conflict is logged)" if differ else "",
                           related=(_rel(_topic_at(q0, t0, "CLUSTER"), f"the definition on {q0.name}"),))
 

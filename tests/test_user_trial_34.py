@@ -123,3 +123,20 @@ def test_a_malformed_suspended_list_is_bad_input_not_a_traceback(tmp_path):
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "repositories.APP.DEMO.suspended: expected an array" in done.stderr
+
+
+def test_identical_cluster_topic_hosts_are_told_what_000_recommends():
+    """000 §Cluster Topic Hosts recommends defining each cluster topic identically on two
+    highly available queue managers; 002 §Multiple cluster topic definitions advises one
+    host. TOPIC-CONFLICT stays a warning (002 wins for publish/subscribe) but no longer
+    says the choice of definition matters while the two are identical, and its fix names
+    000's alternative."""
+    from checker import lint
+    from properties.lint import RULES, config_of_scenario
+    topic = "DEFINE TOPIC(SPORTS) TOPICSTR('/global/sports') CLUSTER(DEMO)"
+    text = _qmgr("FR1", repos=True, to="FR2", extra=topic) + _qmgr("FR2", repos=True, extra=topic)
+    report = lint.run_rules([(config_of_scenario(parse_scenario(text, file="t.toml")), {})], RULES)
+    [hit] = [f for f in report.findings if f.rule == "TOPIC-CONFLICT"]
+    assert hit.severity.name == "WARNING"
+    assert "(identically): no difference today" in hit.message and "depends on arrival order" not in hit.message
+    assert "000 §Cluster Topic Hosts" in hit.fix
