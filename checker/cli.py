@@ -202,7 +202,11 @@ def _render_run(report, data: dict) -> str:
     lines.append("")
     lines.extend(_render_messages(data))
     lines.extend(_render_apstatus(data))  # issue #19
-    repo_rows = [[p(qmgr), p(cluster), p(", ".join(view["qmgrs"])),
+    def known(view: dict) -> str:   # a suspended member is marked (SUSPEND QMGR; 001 rule 7)
+        suspended = set(view.get("suspended", ()))
+        return ", ".join(f"{n} (suspended)" if n in suspended else n for n in view["qmgrs"])
+
+    repo_rows = [[p(qmgr), p(cluster), p(known(view)),
                   p("; ".join(f"{q} @ {', '.join(hosts)}" for q, hosts in view["queues"].items())) or "-",
                   ", ".join(map(t, view["topics"])) or "-"]
                  for qmgr, clusters in data.get("repositories", {}).items() for cluster, view in clusters.items()]

@@ -371,6 +371,29 @@ def conname_port(cfg: LintConfig) -> Iterator[Finding]:
                           related=(_rel(s.at("CONNAME"), f"the manual CLUSSDR on {s.qm.name}"),))
 
 
+SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+
+
+def cluster_xmitq(cfg: LintConfig) -> Iterator[Finding]:
+    """003 §Cluster transmission queue: "Applications must not write directly to the cluster
+    transmission queue ... not specify the cluster transmission queue as a named
+    transmission queue in a remote queue definition, or specify it as the queue manager's
+    default transmission queue." """
+    for q in cfg.qmgrs:
+        cmd = q.qmgr_attrs.get("DEFXMITQ")
+        if cmd is not None and str(cmd.get("DEFXMITQ")) == SCTQ:
+            yield Finding("", ERROR, f"{q.name} has DEFXMITQ({SCTQ}): the cluster transmission queue must not be "
+                          "the default transmission queue", _at(cmd, "DEFXMITQ"),
+                          f"on {q.name}: ALTER QMGR DEFXMITQ(' ') (or a transmission queue of your own)")
+        for queue in q.defs.queues:
+            if queue.qtype == "QREMOTE" and queue.xmitq == SCTQ:
+                yield Finding("", ERROR, f"QREMOTE({queue.name}) on {q.name} names XMITQ({SCTQ}): the cluster "
+                              "transmission queue must not be a remote queue definition's transmission queue",
+                              q.at("QUEUE", queue.name, "XMITQ"),
+                              f"on {q.name}: ALTER QREMOTE({queue.name}) XMITQ(' ') (a cluster queue needs no remote "
+                              "queue definition; otherwise name a transmission queue of your own)")
+
+
 def duplicate_qmgrs(cfg: LintConfig) -> Iterator[Finding]:
     """000 §Incorrectly deleted queue managers / DESIGN §3.3: the cluster tells queue managers
     apart by name and address; two with one name, or two CLUSRCVRs claiming one address,
@@ -443,13 +466,19 @@ def topic_conflict(cfg: LintConfig) -> Iterator[Finding]:
         for q, t in rest:
             differ = [f for f in ("name", "pubscope", "subscope", "proxysub", "wildcard", "dursub", "pub", "sub")
                       if getattr(t, f) != getattr(t0, f)]
-            what = f"with different {', '.join(f.upper() for f in differ)}" if differ else "identically"
+            if differ:
+                what = (f"with different {', '.join(f.upper() for f in differ)}): which definition a queue manager "
+                        "uses depends on arrival order")
+            else:   # 000 §Cluster Topic Hosts recommends two identical hosts for availability
+                what = ("identically): no difference today, but an ALTER on one host leaves queue managers using "
+                        "whichever definition arrived last")
             yield Finding("", ERROR if differ else WARNING,
                           f"cluster topic '{topicstr}' of {cluster} is defined on {q0.name} and again on {q.name} "
-                          f"({what}): which definition a queue manager uses depends on arrival order",
-                          _topic_at(q, t, "CLUSTER"),
+                          f"({what}", _topic_at(q, t, "CLUSTER"),
                           f"define cluster topic '{topicstr}' on one queue manager (the cluster topic host) "
-                          f"only: delete TOPIC({t.name}) on {q.name} or make it a local topic",
+                          f"only: delete TOPIC({t.name}) on {q.name} or make it a local topic"
+                          + ("" if differ else "; or, to keep two identical hosts for availability (000 §Cluster "
+                             "Topic Hosts), alter both together and disable this rule with a reason"),
                           confirm="mqcheck run {file}  (the conflict is logged)" if differ else "",
                           related=(_rel(_topic_at(q0, t0, "CLUSTER"), f"the definition on {q0.name}"),))
 
@@ -853,6 +882,8 @@ RULES: tuple[Rule, ...] = (
          "003 §Cluster channels", clussdr_name),
     Rule("CONNAME-PORT", "a CLUSRCVR CONNAME without a port beside a manual CLUSSDR with one", ERROR,
          "003 §Auto-definition of channels", conname_port),
+    Rule("CLUSTER-XMITQ", "SYSTEM.CLUSTER.TRANSMIT.QUEUE as the default transmission queue or a QREMOTE's XMITQ",
+         ERROR, "003 §Cluster transmission queue", cluster_xmitq),
     Rule("DUP-QMGR", "duplicate queue manager names or CLUSRCVR addresses", ERROR,
          "000 §Incorrectly deleted queue managers", duplicate_qmgrs),
     Rule("SHARED-FRS", "one full repository for a publish/subscribe and a point-to-point cluster", WARNING,

@@ -487,9 +487,12 @@ def _run_view(data: dict) -> dict:
         if isinstance(clusters, dict):
             for cluster, rv in clusters.items():
                 rv = rv if isinstance(rv, dict) else {}
+                suspended = set(map(str, rv.get("suspended") or []))
                 repositories.append({
                     "qmgr": str(qmgr), "cluster": str(cluster),
-                    "qmgrs": ", ".join(map(str, rv.get("qmgrs") or [])),
+                    # a suspended member is marked, as in `mqcheck run`'s table (001 rule 7)
+                    "qmgrs": ", ".join(f"{q} (suspended)" if q in suspended else q
+                                       for q in map(str, rv.get("qmgrs") or [])),
                     "queues": "; ".join(f"{q} @ {', '.join(map(str, h))}" for q, h in (rv.get("queues") or {}).items()
                                         if isinstance(h, list)),
                     "topics": ", ".join(map(str, rv.get("topics") or []))})

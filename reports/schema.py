@@ -136,7 +136,7 @@ BY_COMMAND = {
         "errors": array(obj()),
         "expectations": array(obj(failures=nullable(array()), ok=BOOLEAN)),
         "repositories": mapping(mapping(obj(qmgrs=nullable(array()), queues=nullable(mapping(array())),
-                                            topics=nullable(array())))),
+                                            topics=nullable(array()), suspended=nullable(array())))),
         "explanations": array(obj(rules=nullable(array()))),
         "not_joined": array(obj()),
         "unmodelled": array(),

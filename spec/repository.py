@@ -339,7 +339,8 @@ def interested_in(cache: ClusterCache, record: Record) -> tuple[tuple[str, str],
 def view(cache: ClusterCache) -> dict:
     """What ``mqcheck run --json`` shows of a cache (DESIGN §2.3 ``repositories``): the
     queue managers it knows (TEMPQMGR entries as such), each queue with its hosting queue
-    managers, and the cluster topics (topic strings)."""
+    managers, the cluster topics (topic strings), and, when any, the suspended queue
+    managers."""
     # a name held under two QMIDs (a queue manager deleted and recreated without RESET
     # CLUSTER — 000 §Incorrectly deleted queue managers) is shown by its QMIDs instead
     owners: dict[str, set[str]] = {}
@@ -354,8 +355,16 @@ def view(cache: ClusterCache) -> dict:
             # a host whose name is held under two QMIDs is shown by QMID, as in "qmgrs"
             queues.setdefault(r.key, []).append(r.owner if r.owner_name in twice else r.owner_name)
     topics = sorted({r.info.topicstr for r in cache.live_of(TOPIC)})
-    return {
+    out = {
         "qmgrs": qmgrs,
         "queues": {q: sorted(set(h)) for q, h in sorted(queues.items())},
         "topics": topics,
     }
+    # SUSPEND QMGR CLUSTER(C) as this cache holds it (000 §Workload management features;
+    # 001 rule 7): shown only when some member is suspended, so a trace shows when the
+    # SUSPEND (or RESUME) reached this queue manager
+    suspended = sorted({r.owner_name if r.owner_name not in twice else r.owner
+                        for r in cache.qmgr_records() if r.info.suspended})
+    if suspended:
+        out["suspended"] = suspended
+    return out

@@ -112,6 +112,13 @@ CASES = [
                       "FR2": fr("FR2", to=("FR1",)).replace("'fr2(1414)'", "'fr2'")},
      {"FR1": fr("FR1", to=("FR2",)).replace("'fr2(1414)'", "'fr2(1415)'"),
       "FR2": fr("FR2", to=("FR1",)).replace("'fr2(1414)'", "'fr2(1415)'")}, ("FR2", "CONNAME('fr2')")),
+    # 003 §Cluster transmission queue: not the default transmission queue, not a QREMOTE's XMITQ
+    ("CLUSTER-XMITQ", {**GOOD_PAIR, "PR1": pr("PR1", extra="ALTER QMGR DEFXMITQ(SYSTEM.CLUSTER.TRANSMIT.QUEUE)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(PR1.XMIT) USAGE(XMITQ)\nALTER QMGR DEFXMITQ(PR1.XMIT)")},
+     ("PR1", "DEFXMITQ(SYSTEM")),
+    ("CLUSTER-XMITQ", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QREMOTE(RQ) RNAME(Q) RQMNAME(FR1) "
+                                                             "XMITQ(SYSTEM.CLUSTER.TRANSMIT.QUEUE)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QREMOTE(RQ) RNAME(Q) RQMNAME(FR1)")}, ("PR1", "XMITQ(SYSTEM")),
     # two queue managers claiming one address
     ("DUP-QMGR", {**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2").replace("pr2(1414)", "pr1(1414)")},
      {**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2")}, ("PR2", "CONNAME('pr1")),

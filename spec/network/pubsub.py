@@ -186,9 +186,22 @@ def receive_publication(state: NetworkState, dst: str, msg: pubsub.PublicationMs
     return _ps_route(state, dst, pub, msg.sender, msg.via, False, step, mut)
 
 
+def _inhibited(state: NetworkState, q: QmgrState, step: Any) -> NetworkState | None:
+    """PSMODE(DISABLED): the queue manager's publish/subscribe support is disabled (002
+    §Subscription performance considerations: "having publish/subscribe support disabled
+    (see PSMODE in ALTER QMGR)"), so an application's MQSUB, or MQPUT to a topic, fails
+    with MQRC_PUBSUB_INHIBITED and changes nothing. PSMODE(COMPAT) keeps the API."""
+    if q.defs.psmode != "DISABLED":
+        return None
+    return add_log(state, [LogEntry(q.name, "MQRC_PUBSUB_INHIBITED", f"{q.name} has PSMODE(DISABLED): "
+                                    "publish/subscribe is not available", step.index)])
+
+
 def publish_step(state: NetworkState, step: sc.PublishStep, mut: Mutations) -> NetworkState:
     """An application publishes ``count`` times; ``scope = "QMGR"`` is MQPMO_SCOPE_QMGR."""
     q = state.qmgr(step.qmgr)
+    if (refused := _inhibited(state, q, step)) is not None:
+        return refused
     topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
     state = add_log(state, log)
     if topic is None:
@@ -208,6 +221,8 @@ _SUBSCRIBE_SCOPES = {"": pubsub.SCOPE_ALL, "ALL": pubsub.SCOPE_OPTION_ALL, "QMGR
 
 def subscribe_step(state: NetworkState, step: sc.SubscribeStep, mut: Mutations) -> NetworkState:
     q = state.qmgr(step.qmgr)
+    if (refused := _inhibited(state, q, step)) is not None:
+        return refused
     topic, log = _full_topic(q, step.topicobj, step.topic, step.index)
     if topic is None:
         return add_log(state, log)
@@ -258,6 +273,8 @@ def republish_step(state: NetworkState, step: sc.RepublishStep, mut: Mutations) 
     """From now on an application gets each publication delivered to ``subscription`` and
     publishes it again with action NEW or FORWARD (002 §Loop detection fingerprint format)."""
     q = state.qmgr(step.qmgr)
+    if (refused := _inhibited(state, q, step)) is not None:
+        return refused
     if q.pubsub.subscription(step.subscription) is None:
         return add_log(state, [LogEntry(q.name, "MQRC_NO_SUBSCRIPTION", f"no subscription named {step.subscription}",
                                      step.index)])

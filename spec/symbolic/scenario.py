@@ -66,6 +66,7 @@ class QmgrTopics:
     local: tuple[tuple[Node, TopicDef], ...]
     records: tuple[tuple[Node, TopicDef], ...]
     links: tuple[tuple[str, str], ...]  # (neighbour, via): via "" = hierarchy, else the cluster
+    psmode_disabled: bool = False  # PSMODE(DISABLED): no MQSUB or MQPUT to a topic (spec.network.pubsub)
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def configuration(state: NetworkState) -> Configuration:
             if node not in local and space.object_at(node) is r:
                 records[node] = _def(r)
         links = tuple(sorted((link.neighbour, link.via) for link in pubsub_links(state, q)))
-        out.append(QmgrTopics(q.name, tuple(sorted(local.items())), tuple(sorted(records.items())), links))
+        out.append(QmgrTopics(q.name, tuple(sorted(local.items())), tuple(sorted(records.items())), links,
+                              q.defs.psmode == "DISABLED"))
     return Configuration(tuple(sorted(out, key=lambda q: q.name)))
 
 
@@ -207,6 +209,10 @@ def _reachable(adjacent: dict[str, set[str]], start: str) -> dict[str, str | Non
 def route(config: Configuration, publisher: str, subscriber: str) -> Route:
     """The route ``prove`` covers from ``publisher`` to ``subscriber``, or why none is
     (docs/decisions.md, session 33)."""
+    off = [n for n in dict.fromkeys((publisher, subscriber)) if config.qmgr(n).psmode_disabled]
+    if off:
+        return Route((), f"{' and '.join(off)} {'has' if len(off) == 1 else 'have'} PSMODE(DISABLED): applications "
+                         "there can neither publish nor subscribe (MQRC_PUBSUB_INHIBITED)")
     if publisher == subscriber:
         return Route((publisher,))
     p = config.qmgr(publisher)
