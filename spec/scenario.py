@@ -113,6 +113,7 @@ from typing import Union
 from spec.mqsc import Command
 from spec.mqsc import line_starts, parse as read_mqsc
 from spec.errors import InputError, near_miss
+from spec.log_codes import unknown_code
 from spec.topics import TopicStringError, compile_subscription, validate_topic_string
 from spec.ccdt import Ccdt
 from spec.uniform_scenario import (  # issue #19: uniform clusters
@@ -1474,6 +1475,8 @@ class _Parser(UniformParsing):
             code = self.string(t, "code", path + (i,)).upper()
             if not _ERROR_CODE.fullmatch(code):
                 raise self.error(path + (i, "code"), f"expected an error code such as LOOP_DETECTED, got {code!r}")
+            if why := unknown_code(code):   # a misspelt code: never logged, so never met or never failing
+                raise self.error(path + (i, "code"), why)
             out.append(ExpectedError(qmgr, code))
         return tuple(out)
 

@@ -298,7 +298,7 @@ ERRORS = [
     ("expect_unknown_handle", QMS + '[[expect]]\nmessages = { h1 = { QMA = 1 } }\n', "s.toml:4:14: expect[0].messages.h1: unknown handle 'h1'; no open step opens it"),
     ("expect_negative_count", QMS + '[[steps]]\nopen = { qmgr = "QMA", handle = "h1", queue = "Q1" }\n[[expect]]\nmessages = { h1 = { QMA = -1 } }\n', 's.toml:6:21: expect[0].messages.h1.QMA: expected an integer of at least 0, got -1'),
     ("expect_bad_code", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "loop detected" }]\n', "s.toml:4:27: expect[0].errors[0].code: expected an error code such as LOOP_DETECTED, got 'LOOP DETECTED'"),
-    ("expect_second_error_bad", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "X" },\n  { qmgr = "QMA", code = "bad code" }]\n', "s.toml:5:19: expect[0].errors[1].code: expected an error code such as LOOP_DETECTED, got 'BAD CODE'"),
+    ("expect_second_error_bad", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "LOOP_DETECTED" },\n  { qmgr = "QMA", code = "bad code" }]\n', "s.toml:5:19: expect[0].errors[1].code: expected an error code such as LOOP_DETECTED, got 'BAD CODE'"),
     ("expect_error_missing_code", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA" }]\n', 's.toml:4:11: expect[0].errors[0].code: required key is missing'),
     ("expect_errors_not_array", QMS + '[[expect]]\nerrors = "LOOP_DETECTED"\n', 's.toml:4:1: expect[0].errors: expected an array of { qmgr, code } tables, got a string'),
     ("expect_contradiction", QMS + '[[expect]]\nerrors = [{ qmgr = "QMA", code = "LOOP_DETECTED" }]\nno_errors = true\n', 's.toml:5:1: expect[0].no_errors: no_errors = true contradicts errors in the same block (put them in separate [[expect]] blocks or drop one)'),
