@@ -28,6 +28,7 @@ from checker.lint import Finding, Location, Rule, Severity
 from spec import objects
 from spec.errors import near_miss
 from spec.mqsc import Command
+from spec.topic_tree import TopicSpace
 from spec.objects import (BLANK_CONNAME, QueueManagerDef, clusters_of, conname_key, repos_clusters,
                           shares_address)
 
@@ -677,6 +678,67 @@ def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
                 break
 
 
+def psclus_partial(cfg: LintConfig) -> Iterator[Finding]:
+    """002 §Inhibiting clustered publish/subscribe in a cluster: PSCLUS "is not intended to
+    selectively disable publish/subscribe in a subset of queue managers in the cluster ...
+    Ideally, when using this option, consistently set all queue managers in the cluster to
+    disabled", except that a queue manager also in a publish/subscribe cluster "must be set to
+    ENABLED"; and "setting PSCLUS to DISABLED on all full repository queue managers in the
+    cluster prevents any clustered topic definition on an incorrectly configured partial
+    repository from affecting other queue managers". So: a cluster without cluster topics
+    (those are PSCLUS-DISABLED's) with PSCLUS(DISABLED) on some members while a full
+    repository, not bound to keep ENABLED, has it enabled."""
+    members = _members(cfg)
+    pubsub = {t.cluster for _, t in _cluster_topics(cfg)}
+    for cluster in sorted(members):
+        if cluster in pubsub:
+            continue
+        off = [q for q in members[cluster] if q.defs.psclus == "DISABLED"]
+        # a member of a publish/subscribe cluster keeps PSCLUS(ENABLED), as it must
+        on = [q for q in members[cluster] if q.defs.psclus != "DISABLED"
+              and not any(q in members.get(c, []) for c in pubsub)]
+        frs = [q for q in on if cluster in repos_clusters(q.defs)]
+        if not off or not frs:   # every full repository disabled: the protection 002 describes
+            continue
+        names = ", ".join(q.name for q in on)
+        yield Finding("", WARNING, f"PSCLUS(DISABLED) on {', '.join(q.name for q in off)} but not on {names} of "
+                      f"cluster {cluster}: a cluster topic defined later on {'one of them' if len(on) > 1 else names} "
+                      f"spreads through the full repositor{'ies' if len(frs) > 1 else 'y'} "
+                      f"{', '.join(q.name for q in frs)}, and is rejected, with errors logged, only where "
+                      "PSCLUS is disabled", off[0].at_qmgr("PSCLUS"),
+                      f"ALTER QMGR PSCLUS(DISABLED) on every member of {cluster}, at least on its full repositories "
+                      f"{', '.join(q.name for q in frs)} (that keeps a cluster topic defined on a partial repository "
+                      "from reaching the others), or PSCLUS(ENABLED) everywhere",
+                      related=tuple(_rel(q.at_qmgr("PSCLUS"), f"PSCLUS(DISABLED) on {q.name}") for q in off[1:]))
+
+
+def local_override(cfg: LintConfig) -> Iterator[Finding]:
+    """002 §Overriding a cluster topic definition locally: a local topic object with a
+    cluster topic's topic string overrides it on this queue manager, but the queue manager
+    "continue[s] to receive proxy subscriptions from other members of the cluster using the
+    clustered topic definition. By default, messages published locally continue to be sent to
+    the remote queue managers ... If this arrangement is not required, specify PUBSCOPE(QMGR)
+    on the local topic object". A warning when the override's effective PUBSCOPE is not QMGR."""
+    members = _members(cfg)
+    for oq, t in _cluster_topics(cfg):
+        for q in members.get(t.cluster, []):
+            if q is oq:
+                continue
+            for lt in q.defs.topics:
+                if lt.cluster or lt.topicstr != t.topicstr:
+                    continue
+                if TopicSpace(q.defs.topics).effective(lt.topicstr, "pubscope") == "QMGR":
+                    continue
+                yield Finding("", WARNING, f"TOPIC({lt.name}) on {q.name} overrides the cluster topic TOPIC({t.name}) "
+                              f"of {t.cluster} for '{t.topicstr}' there, but publications made on {q.name} still go "
+                              f"to subscribers elsewhere in {t.cluster}: their proxy subscriptions still arrive",
+                              _topic_at(q, lt, "TOPICSTR"),
+                              f"ALTER TOPIC({lt.name}) PUBSCOPE(QMGR) on {q.name} to publish only to its own "
+                              f"subscribers, or delete TOPIC({lt.name}) there to use the cluster topic",
+                              confirm="mqcheck run {file}",
+                              related=(_rel(_topic_at(oq, t, "CLUSTER"), f"the cluster topic on {oq.name}"),))
+
+
 def _keyword_value(text: str, keyword: str) -> re.Match | None:
     """``KEYWORD(value`` in a command's text, outside quoted strings (a DESCR may quote the
     keyword): group 1 is the opening quote or "", group 2 the value up to ``)`` or a quote."""
@@ -902,6 +964,10 @@ RULES: tuple[Rule, ...] = (
          "blank", WARNING, "002 §Topics", topicstr_text, "mqcheck run {file}  (cluster topics and deliveries)"),
     Rule("PSCLUS-DISABLED", "PSCLUS(DISABLED) beside cluster topics", ERROR,
          "002 §Inhibiting clustered publish/subscribe in a cluster", psclus_disabled),
+    Rule("PSCLUS-PARTIAL", "PSCLUS(DISABLED) on some members of a cluster only", WARNING,
+         "002 §Inhibiting clustered publish/subscribe in a cluster", psclus_partial),
+    Rule("LOCAL-OVERRIDE", "a local topic overriding a cluster topic still publishes to the cluster", WARNING,
+         "002 §Overriding a cluster topic definition locally", local_override),
     Rule("RANK-SHADOWS", "lower-ranked cluster queue instances unreachable while a higher one exists", INFO,
          "001 §The cluster workload management algorithm (rules 3-4); 004 §Channel availability routing",
          rank_shadows),

@@ -198,6 +198,27 @@ CASES = [
       "PR2": pr("PR2", extra="ALTER QMGR PSCLUS(DISABLED)")},
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
       "PR2": pr("PR2")}, ("PR2", "PSCLUS(DISABLED)")),
+    # ... and not on a subset of a cluster's members while a full repository has it enabled
+    ("PSCLUS-PARTIAL",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="ALTER QMGR PSCLUS(DISABLED)"), "PR2": pr("PR2")},
+     {"FR1": fr("FR1", to=("FR2",), extra="ALTER QMGR PSCLUS(DISABLED)"),   # 002: at least every full repository
+      "FR2": fr("FR2", to=("FR1",), extra="ALTER QMGR PSCLUS(DISABLED)"),
+      "PR1": pr("PR1", extra="ALTER QMGR PSCLUS(DISABLED)"), "PR2": pr("PR2")},
+     ("PR1", "PSCLUS(DISABLED)")),
+    # ... a full repository also in a publish/subscribe cluster keeps PSCLUS(ENABLED), as it must
+    ("PSCLUS-PARTIAL",
+     {"FR1": fr("FR1", "PP", extra="ALTER QMGR PSCLUS(DISABLED)"), "FR2": fr("FR2", "PP"), "GW": pr("GW", "PP")},
+     {"FR1": fr("FR1", "PP", extra="ALTER QMGR PSCLUS(DISABLED)"),
+      "FR2": fr("FR2", "PP", extra=pr("FR2", "PS", via="FR3").replace("TO.FR2", "TO.FR2.PS").replace("fr2(1414)", "fr2(1415)")),
+      "FR3": fr("FR3", "PS", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(PS)"), "GW": pr("GW", "PP")},
+     ("FR1", "PSCLUS(DISABLED)")),
+    # 002 §Overriding a cluster topic definition locally: PUBSCOPE(QMGR) on the override
+    ("LOCAL-OVERRIDE",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
+      "PR2": pr("PR2", extra="DEFINE TOPIC(LSPORT) TOPICSTR('Sport')")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
+      "PR2": pr("PR2", extra="DEFINE TOPIC(LSPORT) TOPICSTR('Sport') PUBSCOPE(QMGR)")},
+     ("PR2", "TOPICSTR('Sport')")),
     # 001 rules 3-4, 004 §Channel availability routing: rank before status
     ("RANK-SHADOWS",
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO) CLWLRANK(5) DEFBIND(NOTFIXED)"),
