@@ -328,7 +328,7 @@ class Point:
 
 def measure(model: MQNetwork, classes: list[list[str]], case: str = "", max_states: int | None = None,
             sample: int = 50, respect_steps: bool = True, examples: int = 5,
-            drop: frozenset[str] = frozenset()) -> Point:
+            drop: frozenset[str] = frozenset(), progress: bool = False) -> Point:
     """Explore ``model`` breadth first; count states and orbits; check equivariance on every
     ``sample``-th state (0: never). ``drop``: fields left out of the orbit keys (a what-if:
     the states and the equivariance check keep them)."""
@@ -384,6 +384,9 @@ def measure(model: MQNetwork, classes: list[list[str]], case: str = "", max_stat
                             point.examples.append(f"π={p}, state #{index} (next_step {s.next_step}): {text}")
             index += 1
         frontier = nxt
+        if progress:
+            print(f"{case}: {len(seen):,} states, {len(keys):,} orbits, level of {len(frontier):,} next, "
+                  f"{point.explore_cpu + point.canon_cpu:.0f} CPU s", file=sys.stderr, flush=True)
     point.states, point.orbits = len(seen), len(keys)
     return point
 
@@ -416,7 +419,7 @@ def run_point(family: str, k: int, work: Path, classes: list[list[str]] | None, 
     scenario = load_scenario(path)
     model = MQNetwork(scenario, (), explore_initial=scenario.check.explore_initial or None)
     return measure(model, classes or default_classes(family, k), f"{family} k={k}", max_states, sample, respect_steps,
-                   drop=drop)
+                   drop=drop, progress=True)
 
 
 def main() -> None:

@@ -80,3 +80,9 @@ def test_a_member_named_by_a_remaining_step_is_not_permuted(tmp_path: Path) -> N
     ignored = sym.measure(_model(tmp_path, "ps-cluster", 3), sym.default_classes("ps-cluster", 3),
                           max_states=300, sample=1, respect_steps=False)
     assert kept.violations == 0 and ignored.violations > 0
+    # the subscriptions' creation steps (a ghost) keep every state its own orbit; without them
+    # in the keys, swapped members merge
+    assert kept.orbits == kept.states
+    dropped = sym.measure(_model(tmp_path, "ps-cluster", 3), sym.default_classes("ps-cluster", 3),
+                          max_states=300, sample=0, drop=frozenset({"Subscription.created"}))
+    assert dropped.states == 300 and dropped.orbits < dropped.states
