@@ -342,7 +342,8 @@ def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int,
     if len(msg.hops) > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
         return add_log(state, [LogEntry(dst, "HOP_LIMIT", f"{msg}: dead-lettered after {len(msg.hops)} hops", step)])
     res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _joined(q))
-    if res.kind == "error" or _bound_and_gone(q.defs, msg, res):
+    # the mutant (before Session 34's review): the algorithm runs again for it instead
+    if res.kind == "error" or (_bound_and_gone(q.defs, msg, res) and not mut.bound_rebalanced_when_gone):
         reason = res.reason if res.kind == "error" else "MQRC_UNKNOWN_OBJECT_NAME"
         return add_log(state, [LogEntry(dst, reason, f"{msg}: put to the dead-letter queue", step)])
     if res.kind == "xmitq":
