@@ -5,7 +5,9 @@ Each test states one of the seeds' rules that no other test pinned, with the see
 (003 = 003_73686902d34f0233.txt, 004 = 004_10e4e45f071ceb03.txt). The rules already pinned
 elsewhere (tests/test_repository.py, test_fidelity_round2.py, test_admin_trial.py,
 test_workload.py, test_workload_network.py, test_uniform*.py) are not repeated here;
-docs/decisions.md "Session 34: review of 003 and 004" says what changed and what was left.
+docs/decisions.md "Session 34: review of 003 and 004" says what changed and what was left;
+"Session 34: BD-ON-OPEN-FIXED excuses only an alias" says why the property now catches the
+far end's old behaviour (the mutant ``bound_rebalanced_when_gone``).
 """
 
 from __future__ import annotations
