@@ -366,11 +366,16 @@ def _arrived_at(state: NetworkState, handle: str) -> set[str]:
 
 
 def _gateway_reran(state: NetworkState, h: bd.Handle, at: str) -> bool:
-    """The algorithm ran at ``at`` for a message of ``h`` that arrived there, legitimately:
-    the name went through an alias there or ``at`` had no local instance, so no local
-    route was a candidate (DESIGN §3.5; spec/binding.py docstring)."""
+    """The algorithm ran at ``at`` for the messages of ``h`` that arrived there over a cluster
+    channel legitimately: each time because the name they carried is an alias (a QALIAS, or
+    a QREMOTE) at ``at`` (``Decision.through_alias``), a gateway between overlapping clusters
+    (000 §Routing messages in and out of clusters, Scenario 4), and with no local route a
+    candidate (DESIGN §3.5; spec/binding.py docstring). Finding no local instance is no
+    excuse: a bound message whose queue went on the way is dead-lettered there, never
+    balanced again (004 §Pros and cons of binding: "it won't be rebalanced, but it could be
+    DLQd"; docs/decisions.md "Session 34: BD-ON-OPEN-FIXED excuses only an alias")."""
     far = [d for d in state.qmgr(at).decisions if d.handle == h.name and d.via_cluster_channel and not d.redrive]
-    return bool(far) and not any(c.local for d in far for c in d.candidates)
+    return bool(far) and all(d.through_alias for d in far) and not any(c.local for d in far for c in d.candidates)
 
 
 def _left(state: NetworkState, h: bd.Handle, at: str):
@@ -385,7 +390,8 @@ def on_open_fixed(model, state: NetworkState) -> bool:
     # to same destination"; 004: "Once a target has been chosen it cannot change". Checked
     # at the first hop and where the messages ARRIVE: the far end must not send them on,
     # unless the bound destination is a gateway whose alias re-runs the algorithm (000
-    # §Routing messages in and out of clusters, Scenario 4).
+    # §Routing messages in and out of clusters, Scenarios 4 and 5). A destination that
+    # lacks the queue dead-letters them (004: "it won't be rebalanced, but it could be DLQd").
     for h in _handles(state):
         if h.bind == bd.BIND_ON_OPEN and h.bound is not None:
             at = h.bound.qmgr
@@ -428,9 +434,10 @@ def target_fixed(model, state: NetworkState) -> bool:
     # "Now our app can put to CQ1 on QMB"; 004 §Channel availability routing ("Applications
     # targeting messages at a specific queue manager"): a message naming X arrives at X, or
     # arrives nowhere (its failure is logged); it is never sent on from X, unless the name
-    # resolves at X to a clustered alias, which re-runs the algorithm there as it does for
-    # a message the algorithm chose X for (000 §Routing messages in and out of clusters,
-    # Scenario 4; the transmission header names X either way), as BD-ON-OPEN-FIXED allows
+    # resolves at X through an alias (``Decision.through_alias``), which re-runs the
+    # algorithm there as it does for a message the algorithm chose X for (000 §Routing
+    # messages in and out of clusters, Scenario 4; the transmission header names X either
+    # way), as BD-ON-OPEN-FIXED allows; X lacking the queue is no excuse
     for h, target in _named(state):
         if (_arrived_at(state, h.name) - {target} or next(_left(state, h, target), None)) \
                 and not _gateway_reran(state, h, target):

@@ -233,6 +233,11 @@ class Decision:
     fresh: bool = False
     named: bool = False  # a queue manager was named (rank, status and USEQ checks do not apply)
     away_from: str = ""  # redrive: the queue manager the RETRYING channel leads to
+    # the message arrived over a channel and a name it carried is an alias here (its queue a
+    # QALIAS or QREMOTE, 000 §Routing messages in and out of clusters Scenario 4; the queue
+    # manager it names a queue manager alias, Scenario 5): name resolution, not a put that
+    # found no queue, ran the algorithm again (BD-ON-OPEN-FIXED, BD-TARGET-FIXED excuse only this)
+    through_alias: bool = False
 
 
 @value

@@ -5,7 +5,9 @@ Each test states one of the seeds' rules that no other test pinned, with the see
 (003 = 003_73686902d34f0233.txt, 004 = 004_10e4e45f071ceb03.txt). The rules already pinned
 elsewhere (tests/test_repository.py, test_fidelity_round2.py, test_admin_trial.py,
 test_workload.py, test_workload_network.py, test_uniform*.py) are not repeated here;
-docs/decisions.md "Session 34: review of 003 and 004" says what changed and what was left.
+docs/decisions.md "Session 34: review of 003 and 004" says what changed and what was left;
+"Session 34: BD-ON-OPEN-FIXED excuses only an alias" says why the property now catches the
+far end's old behaviour (the mutant ``bound_rebalanced_when_gone``).
 """
 
 from __future__ import annotations
@@ -339,3 +341,52 @@ mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
     assert {r.owner_name for r in s.qmgr("PR1").cache("DEMO").full_repositories()} == set(frs)  # it knows them all
     s = model.next_state(s, ScenarioStep(0))
     assert tuple(sorted(c.dst for c in s.channels if c.src == "PR1" and _copies(s, "PR1", c.dst))) == sent_to
+
+
+# The same rule as a property: BD-ON-OPEN-FIXED excuses a message of a BIND_ON_OPEN handle
+# that leaves its bound destination only when the name it carried went through an alias
+# there (000 §Routing messages in and out of clusters, Scenarios 4 and 5), not because that
+# queue manager had no local instance (docs/decisions.md "Session 34: BD-ON-OPEN-FIXED
+# excuses only an alias"). The mutant `bound_rebalanced_when_gone` is the behaviour before
+# the review: the far end balanced the messages again, to SERVER2.
+def _check(text: str, mutations=None):
+    from checker.cli import _check_properties
+    from checker.explore import explore
+    from spec.network import MQNetwork, Mutations
+
+    sc = parse_scenario(text, "bound.toml")
+    model = MQNetwork(sc, _check_properties(sc), mutations=mutations or Mutations())
+    return explore(model, property_ids=["BD-ON-OPEN-FIXED", "BD-TARGET-FIXED"], workers=1).verdicts
+
+
+def test_bd_on_open_fixed_catches_a_bound_message_balanced_again_when_its_queue_went():
+    from checker.model import Status
+    from spec.network import Mutations
+
+    assert _check(_deleted_at_target("ON_OPEN"))["BD-ON-OPEN-FIXED"].status is Status.HOLDS
+    verdict = _check(_deleted_at_target("ON_OPEN"), Mutations(bound_rebalanced_when_gone=True))["BD-ON-OPEN-FIXED"]
+    assert verdict.status is Status.VIOLATED
+    # NOT_FIXED messages may be balanced again at the far end: the mutant changes nothing
+    final = run_scenario(parse_scenario(_deleted_at_target("NOT_FIXED"), "nf.toml"),
+                         mutations=Mutations(bound_rebalanced_when_gone=True)).final
+    from spec.network import messages_of
+    assert messages_of(final)["app"] == {"SERVER2": 2}
+
+
+def test_bd_on_open_fixed_still_excuses_a_gateway_alias():
+    # 000 Scenario 4 (QMC's clustered QALIAS(ACQ1) TARGQ(CQ1)) and Scenario 5 (QMC's
+    # QREMOTE(CQM) RNAME(' ') RQMNAME(' ')), opened ON_OPEN: bound to the gateway QMC, whose
+    # alias runs the algorithm again over RED; the property holds
+    from pathlib import Path
+
+    from checker.model import Status
+
+    text = (Path(__file__).resolve().parent.parent / "examples" / "wl-gateway-scenarios.toml").read_text(encoding="utf-8")
+    text = text.replace('bind = "NOT_FIXED"', 'bind = "ON_OPEN"')
+    assert text.count('bind = "ON_OPEN"') == 2
+    verdicts = _check(text)
+    assert verdicts["BD-ON-OPEN-FIXED"].status is Status.HOLDS
+    assert verdicts["BD-TARGET-FIXED"].status is Status.HOLDS
+    final = run_scenario(parse_scenario(text, "gw.toml")).final
+    far = [d for d in final.qmgr("QMC").decisions if d.via_cluster_channel]
+    assert {d.handle for d in far} == {"scenario4", "scenario5"} and all(d.through_alias for d in far)

@@ -313,6 +313,7 @@ class Mutations:
     weight_ignored: bool = False  # workload: every CLWLWGHT treated as 50
     redrive_bound_messages: bool = False  # bind: bound messages re-driven when their channel retries
     far_end_reruns: bool = False  # workload: the receiving end runs the algorithm despite a local instance
+    bound_rebalanced_when_gone: bool = False  # bind: a bound message whose queue went on the way is balanced again at the far end
     # issue #18's fidelity defects, re-introduced (issue #14 item 5; docs/decisions.md)
     useq_any_no_subscribe: bool = False  # 1: MQOPEN of a CLWLUSEQ(ANY) local instance learns no remote ones
     local_clusrcvr_status_ignored: bool = False  # 2: STOP CHANNEL of its own CLUSRCVR is ignored (001 rule 6)

@@ -67,14 +67,17 @@ def _mutated(view: wl.QmgrView, put: wl.Put, mut: Mutations) -> wl.QmgrView:
 
 
 def _choose(state: NetworkState, qname: str, put: wl.Put, handle: str, serial: int, bind: str, step: int,
-               mut: Mutations, redrive: str = "", exclude_local: bool = False
+               mut: Mutations, redrive: str = "", exclude_local: bool = False, through_alias: bool = False
                ) -> tuple[NetworkState, wl.Choice]:
-    """Run the algorithm at ``qname``, thread its history, record the ghost decision."""
+    """Run the algorithm at ``qname``, thread its history, record the ghost decision
+    (``through_alias``: an arriving message's name resolved here through an alias)."""
     q = state.qmgr(qname)
     view = bd.view_of(q, channel_statuses(state, q), exclude_local)
     history = bd.thaw_history(q.wl_history)
     choice, decision = bd.decide(view, put, history, handle, serial, bind, bool(redrive), _mutated(view, put, mut),
                                  redrive)
+    if through_alias:
+        decision = replace(decision, through_alias=True)
     explained = q.explained
     if mut.explain:
         order = sum(len(x.decisions) for x in state.qmgrs)  # the choices' global order
@@ -342,7 +345,8 @@ def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int,
     if len(msg.hops) > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
         return add_log(state, [LogEntry(dst, "HOP_LIMIT", f"{msg}: dead-lettered after {len(msg.hops)} hops", step)])
     res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _joined(q))
-    if res.kind == "error" or _bound_and_gone(q.defs, msg, res):
+    # the mutant (before Session 34's review): the algorithm runs again for it instead
+    if res.kind == "error" or (_bound_and_gone(q.defs, msg, res) and not mut.bound_rebalanced_when_gone):
         reason = res.reason if res.kind == "error" else "MQRC_UNKNOWN_OBJECT_NAME"
         return add_log(state, [LogEntry(dst, reason, f"{msg}: put to the dead-letter queue", step)])
     if res.kind == "xmitq":
@@ -372,7 +376,12 @@ def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int,
         # through a queue alias subscribes for the target").
         state = subscribe_for_queue(state, dst, res.queue, mut)
     put = wl.Put(res.queue, res.target_qmgr, via_cluster_channel=not msg.p2p)
-    state, choice = _choose(state, dst, put, msg.handle, msg.serial, "", step, mut, exclude_local=res.exclude_local)
+    # the names it carried went through an alias here — its queue is a QALIAS or a QREMOTE
+    # (000 Scenario 4), or the queue manager it names is a queue manager alias (Scenario 5):
+    # the one way a bound or named message legitimately meets the algorithm again
+    through_alias = (obj is not None and obj.qtype in ("QALIAS", "QREMOTE")) or res.target_qmgr != msg.target_qmgr
+    state, choice = _choose(state, dst, put, msg.handle, msg.serial, "", step, mut, exclude_local=res.exclude_local,
+                            through_alias=through_alias)
     if choice.destination is None:
         return add_log(state, [LogEntry(dst, str(choice.reason), f"{msg}: put to the dead-letter queue", step)])
     # a message from a RCVR channel is put by the MCA like a NOT_FIXED put unless it names a
