@@ -466,6 +466,15 @@ def on_group_fixed(model, state: NetworkState) -> bool:
                     arrived.setdefault(group, set()).add(q.name)
         if any(len(v) > 1 for v in by_group.values()) or any(len(v) > 1 for v in arrived.values()):
             return False
+        # the current group's destination is known (``Handle.bound``): as for BIND_ON_OPEN,
+        # its messages arrive there and are not sent on, unless the name went through an
+        # alias there; a destination that lost the queue dead-letters them (004 §Pros and
+        # cons of binding: "it won't be rebalanced, but it could be DLQd")
+        if h.group and h.bound is not None:
+            at = h.bound.qmgr
+            if (arrived.get(h.group, set()) - {at} or by_group.get(h.group, set()) - {at}
+                    or any(m.group == h.group for _ch, m in _left(state, h, at))) and not _gateway_reran(state, h, at):
+                return False
     return True
 
 

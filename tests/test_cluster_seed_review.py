@@ -373,6 +373,31 @@ def test_bd_on_open_fixed_catches_a_bound_message_balanced_again_when_its_queue_
     assert messages_of(final)["app"] == {"SERVER2": 2}
 
 
+def test_bd_on_group_catches_a_group_balanced_again_when_its_queue_went():
+    """The same for BIND_ON_GROUP: both messages of group g1 are bound to SERVER1; the mutant
+    sends them on to SERVER2 from there. BD-ON-GROUP compared only the first hops of a group
+    with each other, and its arrival places with each other, so it held (session 34's
+    guard review); it now also holds the current group to the handle's bound destination."""
+    from checker.model import Status
+    from spec.network import Mutations
+
+    text = _deleted_at_target("ON_GROUP").replace('put = { handle = "app", count = 2 }',
+                                                  'put = { handle = "app", count = 2, group = "g1" }')
+    assert 'group = "g1"' in text
+
+    def verdict(mutations=None):
+        from checker.cli import _check_properties
+        from checker.explore import explore
+        from spec.network import MQNetwork
+
+        sc = parse_scenario(text, "group.toml")
+        model = MQNetwork(sc, _check_properties(sc), mutations=mutations or Mutations())
+        return explore(model, property_ids=["BD-ON-GROUP"], workers=1).verdicts["BD-ON-GROUP"]
+
+    assert verdict().status is Status.HOLDS
+    assert verdict(Mutations(bound_rebalanced_when_gone=True)).status is Status.VIOLATED
+
+
 def test_bd_on_open_fixed_still_excuses_a_gateway_alias():
     # 000 Scenario 4 (QMC's clustered QALIAS(ACQ1) TARGQ(CQ1)) and Scenario 5 (QMC's
     # QREMOTE(CQM) RNAME(' ') RQMNAME(' ')), opened ON_OPEN: bound to the gateway QMC, whose
