@@ -27,20 +27,22 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-# The slowest test files first (seconds in one process, stop 34's suite; benchmarks/RESULTS.md,
-# "Session 28"). pyproject's addopts run the suite on two xdist workers, a file per worker
+# The slowest test files first (seconds in one process, session 34's suite under load;
+# benchmarks/RESULTS.md, "Session 28"). pyproject's addopts run the suite on two xdist workers, a file per worker
 # at a time (--dist loadfile), in collection order (--no-loadscope-reorder): a worker that
 # finishes a file takes the next one, so the long files start first and the many short
 # ones fill the gaps, instead of a long file starting last while the other worker idles.
 SLOWEST_FIRST = (
-    "test_spark.py",                 # 437 s
-    "test_fuzz_mutants.py",          # 336 s
-    "test_delivery_memo.py",         # 192 s
-    "test_spark_resume_bounds.py",   # 165 s
-    "test_spark_standalone.py",      # 122 s
-    "test_property_views.py",        # 107 s
-    "test_spark_interrupt.py",       # 97 s
-    "test_cli_prove.py",             # 96 s
+    "test_spark.py",                 # 643 s
+    "test_fuzz_mutants.py",          # 291 s
+    "test_spark_resume_bounds.py",   # 234 s
+    "test_property_views.py",        # 159 s
+    "test_spark_interrupt.py",       # 123 s
+    "test_delivery_memo.py",         # 123 s
+    "test_spark_standalone.py",      # 113 s
+    "test_prove_hierarchy.py",       # 80 s
+    "test_uniform_network.py",       # 73 s
+    "test_workload_network.py",      # 59 s
 )
 
 
