@@ -349,14 +349,14 @@ mqsc = { qmgr = "PR1", commands = "DEFINE QLOCAL(CQ1) CLUSTER(DEMO)" }
 # queue manager had no local instance (docs/decisions.md "Session 34: BD-ON-OPEN-FIXED
 # excuses only an alias"). The mutant `bound_rebalanced_when_gone` is the behaviour before
 # the review: the far end balanced the messages again, to SERVER2.
-def _check(text: str, mutations=None):
+def _check(text: str, mutations=None, property_ids=("BD-ON-OPEN-FIXED", "BD-TARGET-FIXED")):
     from checker.cli import _check_properties
     from checker.explore import explore
     from spec.network import MQNetwork, Mutations
 
     sc = parse_scenario(text, "bound.toml")
     model = MQNetwork(sc, _check_properties(sc), mutations=mutations or Mutations())
-    return explore(model, property_ids=["BD-ON-OPEN-FIXED", "BD-TARGET-FIXED"], workers=1).verdicts
+    return explore(model, property_ids=list(property_ids), workers=1).verdicts
 
 
 def test_bd_on_open_fixed_catches_a_bound_message_balanced_again_when_its_queue_went():
@@ -385,17 +385,9 @@ def test_bd_on_group_catches_a_group_balanced_again_when_its_queue_went():
                                                   'put = { handle = "app", count = 2, group = "g1" }')
     assert 'group = "g1"' in text
 
-    def verdict(mutations=None):
-        from checker.cli import _check_properties
-        from checker.explore import explore
-        from spec.network import MQNetwork
-
-        sc = parse_scenario(text, "group.toml")
-        model = MQNetwork(sc, _check_properties(sc), mutations=mutations or Mutations())
-        return explore(model, property_ids=["BD-ON-GROUP"], workers=1).verdicts["BD-ON-GROUP"]
-
-    assert verdict().status is Status.HOLDS
-    assert verdict(Mutations(bound_rebalanced_when_gone=True)).status is Status.VIOLATED
+    assert _check(text, property_ids=["BD-ON-GROUP"])["BD-ON-GROUP"].status is Status.HOLDS
+    verdict = _check(text, Mutations(bound_rebalanced_when_gone=True), ["BD-ON-GROUP"])["BD-ON-GROUP"]
+    assert verdict.status is Status.VIOLATED
 
 
 def test_bd_on_open_fixed_still_excuses_a_gateway_alias():
