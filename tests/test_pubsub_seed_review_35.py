@@ -1,0 +1,249 @@
+"""Session 35: distributed publish/subscribe rules of 002 that no other test states.
+
+Each test is one of 002's rules or examples, with the seed section in its comment or
+docstring (002 = 002_b356d92d3ce416e5.txt, "Plan - WebSphere MQ v7.5"). Session 27's review
+is in tests/test_pubsub_seed_review.py; what it and the other tests pin is not repeated.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from spec import objects
+from spec.mqsc import parse
+from spec.network import deliveries_of, run_scenario
+from spec.network.steps import unmodelled_in
+from spec.scenario import parse_scenario
+
+PUBSUB_QUEUES = ("SYSTEM.INTER.QMGR.CONTROL", "SYSTEM.INTER.QMGR.FANREQ", "SYSTEM.INTER.QMGR.PUBS",
+                 "SYSTEM.HIERARCHY.STATE")
+ROOT_TOPICS = ("SYSTEM.BROKER.DEFAULT.STREAM", "SYSTEM.BROKER.DEFAULT.SUBPOINT")
+
+
+def scenario(text: str):
+    return parse_scenario(textwrap.dedent(text), "review35.toml")
+
+
+def run_text(text: str) -> dict:
+    final = run_scenario(scenario(text)).final
+    return {"deliveries": deliveries_of(final), "errors": [(e.qmgr, e.code) for e in final.log], "final": final}
+
+
+def one(command: str) -> tuple[objects.QueueManagerDef, objects.Outcome]:
+    qm, (outcome,) = objects.apply_commands(objects.QueueManagerDef("QMA"), parse(command))
+    return qm, outcome
+
+
+def proxies_at(final, qmgr: str) -> list[tuple[str, str, str]]:
+    return sorted(final.qmgr(qmgr).pubsub.proxies)
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Distributed publish/subscribe system queues: "Four system queues are used by queue
+# managers for publish/subscribe messaging" (SYSTEM.INTER.QMGR.CONTROL, .FANREQ, .PUBS and
+# SYSTEM.HIERARCHY.STATE, with MAXDEPTH 999999999 by default). 002 §Streams and topics
+# ("Authorities"): "By default, at the root of the topic tree there are multiple topic
+# objects: SYSTEM.BASE.TOPIC, SYSTEM.BROKER.DEFAULT.STREAM, and SYSTEM.BROKER.DEFAULT.SUBPOINT."
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", PUBSUB_QUEUES)
+def test_the_publish_subscribe_system_queues_exist_so_altering_one_is_accepted(name):
+    # it was AMQ8147 ("not found"), which a queue manager never says of these queues
+    _, out = one(f"ALTER QLOCAL({name}) MAXDEPTH(999999999)")
+    assert out.accepted, out.message
+    assert isinstance(out.operation, objects.AlterDefaultObject)
+
+
+@pytest.mark.parametrize("name", PUBSUB_QUEUES)
+def test_the_publish_subscribe_system_queues_exist_so_defining_one_again_is_refused(name):
+    qm, out = one(f"DEFINE QLOCAL({name})")
+    assert (out.accepted, out.message) == (False, objects.AMQ8150(name))
+    assert qm.queue(name) is None
+
+
+def test_like_a_publish_subscribe_system_queue_is_a_local_queue():
+    qm, out = one("DEFINE QLOCAL(MYPUBS) LIKE(SYSTEM.INTER.QMGR.PUBS)")
+    assert out.accepted and qm.queue("MYPUBS").usage == "NORMAL"
+
+
+@pytest.mark.parametrize("name", ROOT_TOPICS)
+def test_the_root_topic_objects_exist(name):
+    _, out = one(f"ALTER TOPIC({name}) PUBSCOPE(QMGR)")
+    assert out.accepted and isinstance(out.operation, objects.AlterDefaultObject), out.message
+    qm, out = one(f"DEFINE TOPIC({name}) TOPICSTR('x')")
+    assert (out.accepted, out.message) == (False, objects.AMQ8150(name))
+    assert qm.topic(name) is None
+
+
+def test_altering_the_system_objects_in_a_scenario_logs_nothing_and_changes_no_route():
+    """The root's attributes stay SYSTEM.BASE.TOPIC's: altering SYSTEM.BROKER.DEFAULT.STREAM
+    does not keep QM2's publication at QM2 (002 §Streams and topics: authorities "on
+    SYSTEM.BROKER.DEFAULT.STREAM or SYSTEM.BROKER.DEFAULT.SUBPOINT are ignored"), and the
+    run says the ALTERs are not modelled."""
+    text = """
+        [qmgrs.QM1]
+        [qmgrs.QM2]
+        mqsc = '''
+        ALTER QMGR PARENT(QM1)
+        ALTER QLOCAL(SYSTEM.INTER.QMGR.PUBS) MAXDEPTH(5000)
+        ALTER TOPIC(SYSTEM.BROKER.DEFAULT.STREAM) PUBSCOPE(QMGR)
+        '''
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "S1", topic = "Sport/Soccer" }
+        [[steps]]
+        publish = { qmgr = "QM2", topic = "Sport/Soccer" }
+        """
+    got = run_text(text)
+    assert got["errors"] == []
+    assert got["deliveries"] == {"QM1": {"S1": ["Sport/Soccer"]}}
+    notes = unmodelled_in(scenario(text))
+    assert len(notes) == 2 and all("altering one of MQ's default objects" in n for n in notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Topic spaces, Case 1, item 2: "If Alabama is a local definition, the cluster topic
+# object Alabama is added. Unless the local definition is deleted, the remotely defined
+# cluster topic object is ignored. The queue manager retains both definitions."
+# ---------------------------------------------------------------------------------------
+ALABAMA = """
+    [qmgrs.QM1]
+    mqsc = '''
+    ALTER QMGR REPOS(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(C)
+    DEFINE TOPIC(ALABAMA) TOPICSTR('USA/Alabama') CLUSTER(C)
+    '''
+    [qmgrs.QM2]
+    mqsc = '''
+    DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(C)
+    DEFINE TOPIC(ALABAMA) TOPICSTR('USA/Alabama')
+    '''
+    [[steps]]
+    subscribe = { qmgr = "QM2", name = "S2", topic = "USA/Alabama/News" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "USA/Alabama/News" }
+    [[steps]]
+    mqsc = { qmgr = "QM2", commands = "DELETE TOPIC(ALABAMA)" }
+    [[steps]]
+    publish = { qmgr = "QM1", topic = "USA/Alabama/News" }
+"""
+
+
+def test_deleting_the_local_definition_brings_the_retained_cluster_definition_into_use():
+    got = run_text(ALABAMA)
+    # before the DELETE the local ALABAMA governs and no proxy subscription went out; after
+    # it the cluster ALABAMA (kept all along) does, so QM2's demand reaches QM1
+    assert proxies_at(got["final"], "QM1") == [("QM2", "C", "USA/Alabama/News")]
+    assert got["deliveries"] == {"QM2": {"S2": ["USA/Alabama/News"]}}
+    assert got["errors"] == []
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §More on routing mechanisms: "Even when PROXYSUB is set to FORCE, a proxy subscription
+# for each individual topic string that is subscribed to continues to be propagated."
+# ---------------------------------------------------------------------------------------
+def test_force_does_not_stop_the_individual_proxy_subscriptions():
+    got = run_text("""
+        [qmgrs.QM1]
+        mqsc = "DEFINE TOPIC(SPORT) TOPICSTR('Sport') PROXYSUB(FORCE)"
+        [qmgrs.QM2]
+        mqsc = "ALTER QMGR PARENT(QM1)"
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "S1", topic = "Sport/Soccer" }
+        """)
+    assert proxies_at(got["final"], "QM2") == [("QM1", "", "Sport/#"), ("QM1", "", "Sport/Soccer")]
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Proxy subscription aggregation and publication aggregation: "If a message is
+# published on a queue manager that matches two or more proxy subscriptions created by a
+# single connected queue manager, only one copy of the publication is forwarded to the
+# remote queue manager to satisfy the multiple proxy subscriptions."
+# ---------------------------------------------------------------------------------------
+def test_one_copy_for_two_matching_wildcard_proxy_subscriptions_of_one_neighbour():
+    got = run_text("""
+        [qmgrs.QM1]
+        [qmgrs.QM2]
+        mqsc = "ALTER QMGR PARENT(QM1)"
+        [[steps]]
+        subscribe = { qmgr = "QM2", name = "HASH", topic = "a/#" }
+        [[steps]]
+        subscribe = { qmgr = "QM2", name = "PLUS", topic = "+/b" }
+        [[steps]]
+        publish = { qmgr = "QM1", topic = "a/b" }
+        """)
+    assert proxies_at(got["final"], "QM1") == [("QM2", "", "+/b"), ("QM2", "", "a/#")]
+    # "On arrival of the message, the local queue manager delivers a copy of the message to
+    # each matching subscription": one copy each, not two
+    assert got["deliveries"] == {"QM2": {"HASH": ["a/b"], "PLUS": ["a/b"]}}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Combining publication and subscription scopes: "If a publisher and a subscriber are
+# both connected to the same queue manager, scope settings do not affect which publications
+# the subscriber receives from that publisher."
+# ---------------------------------------------------------------------------------------
+def test_scopes_do_not_affect_a_publisher_and_subscriber_on_one_queue_manager():
+    got = run_text("""
+        [qmgrs.QM1]
+        mqsc = "DEFINE TOPIC(A) TOPICSTR('a') PUBSCOPE(QMGR) SUBSCOPE(QMGR)"
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "TOPIC", topic = "a/b" }
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "OPTION", topic = "a/b", scope = "QMGR" }
+        [[steps]]
+        publish = { qmgr = "QM1", topic = "a/b", scope = "QMGR" }
+        [[steps]]
+        publish = { qmgr = "QM1", topic = "a/b" }
+        """)
+    assert got["deliveries"] == {"QM1": {"TOPIC": ["a/b", "a/b"], "OPTION": ["a/b", "a/b"]}}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Publish/subscribe hierarchies: "WebSphere MQ hierarchical connections require that
+# the queue manager attribute PSMODE is set to ENABLED"; §Disconnect a queue manager from a
+# broker hierarchy: "ALTER QMGR PARENT('')".
+# ---------------------------------------------------------------------------------------
+HIERARCHY = """
+    [qmgrs.QM1]
+    mqsc = "ALTER QMGR PSMODE({parent})"
+    [qmgrs.QM2]
+    mqsc = '''
+    ALTER QMGR PSMODE({child})
+    ALTER QMGR PARENT(QM1)
+    '''
+    [[steps]]
+    subscribe = {{ qmgr = "QM1", name = "S1", topic = "Sport/Soccer" }}
+    [[steps]]
+    publish = {{ qmgr = "QM2", topic = "Sport/Soccer" }}
+"""
+
+
+@pytest.mark.parametrize("parent,child,linked", [
+    ("ENABLED", "ENABLED", True), ("COMPAT", "ENABLED", False), ("ENABLED", "COMPAT", False),
+])
+def test_a_hierarchy_link_needs_psmode_enabled_at_both_ends(parent, child, linked):
+    got = run_text(HIERARCHY.format(parent=parent, child=child))
+    assert got["deliveries"] == {"QM1": {"S1": ["Sport/Soccer"] if linked else []}}
+    assert proxies_at(got["final"], "QM2") == ([("QM1", "", "Sport/Soccer")] if linked else [])
+
+
+def test_disconnecting_a_child_cancels_the_proxy_subscriptions_both_ways():
+    got = run_text("""
+        [qmgrs.QM1]
+        [qmgrs.QM2]
+        mqsc = "ALTER QMGR PARENT(QM1)"
+        [[steps]]
+        subscribe = { qmgr = "QM1", name = "S1", topic = "Sport/Soccer" }
+        [[steps]]
+        subscribe = { qmgr = "QM2", name = "S2", topic = "Sport/Soccer" }
+        [[steps]]
+        mqsc = { qmgr = "QM2", commands = "ALTER QMGR PARENT('')" }
+        [[steps]]
+        publish = { qmgr = "QM2", topic = "Sport/Soccer" }
+        [[steps]]
+        publish = { qmgr = "QM1", topic = "Sport/Soccer" }
+        """)
+    assert proxies_at(got["final"], "QM1") == [] and proxies_at(got["final"], "QM2") == []
+    assert got["deliveries"] == {"QM1": {"S1": ["Sport/Soccer"]}, "QM2": {"S2": ["Sport/Soccer"]}}
