@@ -216,7 +216,11 @@ HIERARCHY = """
     [[steps]]
     subscribe = {{ qmgr = "QM1", name = "S1", topic = "Sport/Soccer" }}
     [[steps]]
+    subscribe = {{ qmgr = "QM2", name = "S2", topic = "Sport/Soccer" }}
+    [[steps]]
     publish = {{ qmgr = "QM2", topic = "Sport/Soccer" }}
+    [[steps]]
+    publish = {{ qmgr = "QM1", topic = "Sport/Soccer" }}
 """
 
 
@@ -225,8 +229,10 @@ HIERARCHY = """
 ])
 def test_a_hierarchy_link_needs_psmode_enabled_at_both_ends(parent, child, linked):
     got = run_text(HIERARCHY.format(parent=parent, child=child))
-    assert got["deliveries"] == {"QM1": {"S1": ["Sport/Soccer"] if linked else []}}
+    each = ["Sport/Soccer"] * (2 if linked else 1)  # the other's publication too, when linked
+    assert got["deliveries"] == {"QM1": {"S1": each}, "QM2": {"S2": each}}
     assert proxies_at(got["final"], "QM2") == ([("QM1", "", "Sport/Soccer")] if linked else [])
+    assert proxies_at(got["final"], "QM1") == ([("QM2", "", "Sport/Soccer")] if linked else [])
 
 
 def test_disconnecting_a_child_cancels_the_proxy_subscriptions_both_ways():
