@@ -102,6 +102,58 @@ def test_altering_the_system_objects_in_a_scenario_logs_nothing_and_changes_no_r
 
 
 # ---------------------------------------------------------------------------------------
+# 002 §Inhibiting clustered publish/subscribe in a cluster: PSCLUS "is not intended to
+# selectively disable publish/subscribe in a subset of queue managers in the cluster. Apart
+# from anything else, this method would cause frequent error messages to be seen as proxy
+# subscriptions and topic definitions would constantly be seen and rejected."
+# ---------------------------------------------------------------------------------------
+PSCLUS_PR = """
+    [qmgrs.FR1]
+    mqsc = '''
+    ALTER QMGR REPOS(C)
+    DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(C)
+    '''
+    [qmgrs.PR2]
+    mqsc = '''
+    ALTER QMGR PSCLUS(DISABLED)
+    DEFINE CHANNEL(TO.PR2) CHLTYPE(CLUSRCVR) CONNAME('pr2(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(C)
+    '''
+    [qmgrs.PR3]
+    mqsc = '''
+    DEFINE CHANNEL(TO.PR3) CHLTYPE(CLUSRCVR) CONNAME('pr3(1414)') CLUSTER(C)
+    DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(C)
+    '''
+    [[steps]]
+    mqsc = { qmgr = "FR1", commands = "DEFINE TOPIC(T) TOPICSTR('t') CLUSTER(C)" }
+    [[steps]]
+    subscribe = { qmgr = "PR2", name = "S2", topic = "t/x" }
+    [[steps]]
+    publish = { qmgr = "FR1", topic = "t/x" }
+"""
+
+
+def test_a_partial_repository_with_psclus_disabled_logs_the_topic_definitions_it_rejects():
+    got = run_text(PSCLUS_PR)
+    seen = [e for e in got["final"].log if e.qmgr == "PR2" and e.code == "PSCLUS_DISABLED"]
+    assert len(seen) == 1 and "cluster topic" in seen[0].detail and "FR1" in seen[0].detail, got["final"].log
+    # rejected: publish/subscribe at PR2 does not use it (no proxy subscription, no publication)
+    assert got["deliveries"] == {"PR2": {"S2": []}}
+    assert proxies_at(got["final"], "FR1") == []
+    # the members with PSCLUS(ENABLED) log nothing
+    assert not [e for e in got["final"].log if e.qmgr != "PR2"]
+
+
+def test_the_topic_definition_is_rejected_again_each_time_it_is_seen():
+    """"constantly be seen and rejected": the host re-publishes its record (every 30 days)
+    and PR2 logs it again; a copy already held (the same sequence number) is no new sight."""
+    later = PSCLUS_PR + "[[steps]]\nadvance = { days = 31 }\n"
+    got = run_text(later)
+    seen = [e for e in got["final"].log if e.qmgr == "PR2" and e.code == "PSCLUS_DISABLED"]
+    assert len(seen) == 2
+
+
+# ---------------------------------------------------------------------------------------
 # 002 §Topic spaces, Case 1, item 2: "If Alabama is a local definition, the cluster topic
 # object Alabama is added. Unless the local definition is deleted, the remotely defined
 # cluster topic object is ignored. The queue manager retains both definitions."
