@@ -305,3 +305,46 @@ def test_disconnecting_a_child_cancels_the_proxy_subscriptions_both_ways():
         """)
     assert proxies_at(got["final"], "QM1") == [] and proxies_at(got["final"], "QM2") == []
     assert got["deliveries"] == {"QM1": {"S1": ["Sport/Soccer"]}, "QM2": {"S2": ["Sport/Soccer"]}}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Multicast and subscription latency: "If PROXYSUB(FORCE) is set, a proxy subscription
+# might be sent before the first local subscription or received proxy subscription, and
+# will not be canceled even after the last local subscription or received proxy
+# subscription is canceled."
+# ---------------------------------------------------------------------------------------
+def test_a_forced_proxy_subscription_comes_before_the_first_subscriber_and_outlives_the_last():
+    base = """
+        [qmgrs.QM1]
+        [qmgrs.QM2]
+        mqsc = '''
+        ALTER QMGR PARENT(QM1)
+        DEFINE TOPIC(SPORT) TOPICSTR('Sport') PROXYSUB(FORCE)
+        '''
+        """
+    assert proxies_at(run_text(base)["final"], "QM1") == [("QM2", "", "Sport/#")]
+    later = base + """
+        [[steps]]
+        subscribe = { qmgr = "QM2", name = "S2", topic = "Sport/Soccer" }
+        [[steps]]
+        unsubscribe = { qmgr = "QM2", name = "S2" }
+        [[steps]]
+        publish = { qmgr = "QM1", topic = "Sport/Rugby" }
+        """
+    got = run_text(later)
+    assert proxies_at(got["final"], "QM1") == [("QM2", "", "Sport/#")]
+    assert got["deliveries"] == {}
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Overlapping topics, "Cluster topics in a cluster": "If the topic is defined as a
+# cluster topic on another queue manager in the cluster, it is an error. An error message is
+# written to the error log of the queue manager that has an existing cluster definition."
+# (Identical definitions are no error: 002 §Multiple cluster topic definitions limits it to
+# definitions that "have differing attributes or exist in more than one cluster"; see
+# tests/test_pubsub_seed_review.py.)
+# ---------------------------------------------------------------------------------------
+def test_the_host_with_the_existing_definition_logs_a_differing_second_definition():
+    from test_pubsub_seed_review import two_hosts
+    got = run_text(two_hosts(" PUBSCOPE(QMGR)"))
+    assert ("HOST1", "TOPIC_CONFLICT") in got["errors"]
