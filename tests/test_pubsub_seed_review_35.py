@@ -348,3 +348,16 @@ def test_the_host_with_the_existing_definition_logs_a_differing_second_definitio
     from test_pubsub_seed_review import two_hosts
     got = run_text(two_hosts(" PUBSCOPE(QMGR)"))
     assert ("HOST1", "TOPIC_CONFLICT") in got["errors"]
+
+
+def test_a_newer_definition_elsewhere_does_not_override_the_hosts_own():
+    """002 §Overlapping topics: "If you define a cluster topic on multiple queue managers in
+    the cluster with different attributes, the latest definition does not override any
+    earlier local definitions." (002 §Topic spaces, Case 1: "The locally defined topic is
+    used, even if the object defined elsewhere is more recent.") HOST1 keeps its own
+    PUBSCOPE; the others use HOST2's newer PUBSCOPE(QMGR)."""
+    from test_pubsub_seed_review import two_hosts
+    from spec.network.topology import pubsub_space
+    final = run_text(two_hosts(" PUBSCOPE(QMGR)"))["final"]
+    got = {q: pubsub_space(final.qmgr(q)).effective("News/Today", "pubscope") for q in ("HOST1", "HOST2", "PR3")}
+    assert got == {"HOST1": "ALL", "HOST2": "QMGR", "PR3": "QMGR"}
