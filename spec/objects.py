@@ -26,6 +26,9 @@ from operator import attrgetter
 from typing import Union
 
 from spec import lookup
+from spec.default_objects import (  # noqa: F401 (re-exported: objects.SYSTEM_DEFAULTS, ...)
+    CLUSTER_QUEUES, DEFAULT_OBJECTS as _DEFAULT_OBJECTS, PUBSUB_QUEUES, ROOT_TOPICS, SYSTEM_DEFAULTS, SYSTEM_QUEUES,
+)
 from spec.mqsc import Command
 from spec.topics import TopicStringError, compile_subscription, join_topic
 from spec.values import replace, value
@@ -441,25 +444,7 @@ def _field_values(cmd: Command, cls, skip: tuple[str, ...] = ()) -> dict:
             if kw.lower() in names and kw not in skip and kw.lower() != "name"}
 
 
-# MQ's default objects, by the type they are the defaults of, and the local queues clustering
-# needs (CLUSTER_QUEUES, with their USAGE; 003 §Queue managers and repositories names two):
-# every queue manager has them (003 §Cluster transmission queue: "A definition for this queue
-# (and others required for clustering) is created by default on every queue manager"), so
-# LIKE(SYSTEM.DEF.CLUSRCVR) names an object that exists, and a DEFINE without REPLACE of one
-# is AMQ8150. Unless this queue manager's MQSC defined an object of that name, its attributes
-# are the type's defaults (altering them is accepted and not modelled: :class:`AlterDefaultObject`;
-# docs/decisions.md "A user trial from IBM's documents", "Session 34: review of 003 and 004").
-SYSTEM_DEFAULTS = {
-    "QLOCAL": "SYSTEM.DEFAULT.LOCAL.QUEUE", "QALIAS": "SYSTEM.DEFAULT.ALIAS.QUEUE",
-    "QREMOTE": "SYSTEM.DEFAULT.REMOTE.QUEUE", "TOPIC": "SYSTEM.DEFAULT.TOPIC", "SUB": "SYSTEM.DEFAULT.SUB",
-    "NAMELIST": "SYSTEM.DEFAULT.NAMELIST",
-    "SDR": "SYSTEM.DEF.SENDER", "RCVR": "SYSTEM.DEF.RECEIVER", "SVR": "SYSTEM.DEF.SERVER",
-    "RQSTR": "SYSTEM.DEF.REQUESTER", "CLUSSDR": "SYSTEM.DEF.CLUSSDR", "CLUSRCVR": "SYSTEM.DEF.CLUSRCVR",
-    "SVRCONN": "SYSTEM.DEF.SVRCONN", "CLNTCONN": "SYSTEM.DEF.CLNTCONN",
-}
-CLUSTER_QUEUES = {"SYSTEM.CLUSTER.COMMAND.QUEUE": "NORMAL", "SYSTEM.CLUSTER.REPOSITORY.QUEUE": "NORMAL",
-                  "SYSTEM.CLUSTER.TRANSMIT.QUEUE": "XMITQ"}
-_DEFAULT_OBJECTS = {**{name: kind for kind, name in SYSTEM_DEFAULTS.items()}, **dict.fromkeys(CLUSTER_QUEUES, "QLOCAL")}
+# MQ's default objects and the system queues every queue manager has: spec/default_objects.py
 
 
 def _defines(qm: QueueManagerDef, name: str) -> bool:
@@ -479,7 +464,7 @@ def _base_for_define(existing, like, default, cmd: Command, kind: str):
     if cmd.has("LIKE"):
         name = str(cmd.get("LIKE"))
         if like is None and _DEFAULT_OBJECTS.get(name) == kind:
-            return replace(default, usage=CLUSTER_QUEUES[name]) if name in CLUSTER_QUEUES else default
+            return replace(default, usage=SYSTEM_QUEUES[name]) if name in SYSTEM_QUEUES else default
         if like is None and name in _DEFAULT_OBJECTS:
             raise _Rejected(AMQ8151(name))
         if like is None:

@@ -197,7 +197,22 @@ def _apply_all(q: QmgrState, cache: rp.ClusterCache, records, step: int, mut: Mu
             applied.append(record)
             if record.kind == rp.TOPIC and not record.deleted:
                 log.extend(_topic_conflicts(q, cache, record, step))
+                log.extend(_psclus_ignores_topic(q, record, step))
     return cache, applied, log
+
+
+def _psclus_ignores_topic(q: QmgrState, record: rp.Record, step: int) -> list[LogEntry]:
+    # 002 §Inhibiting clustered publish/subscribe in a cluster: with PSCLUS(DISABLED) at some
+    # members only, "proxy subscriptions and topic definitions would constantly be seen and
+    # rejected", with "frequent error messages". A partial repository keeps the record (its
+    # repository still answers for it) but publish/subscribe does not use it (``pubsub_space``);
+    # each new copy seen (a newer sequence number) is logged. A full repository refuses it
+    # before this (``_fr_refuses_topics``).
+    if q.defs.psclus != "DISABLED" or record.owner_name == q.name:
+        return []
+    return [LogEntry(q.name, "PSCLUS_DISABLED",
+                     f"cluster topic {record.owner_name}/{record.key} ({record.info.topicstr!r}, cluster "
+                     f"{record.cluster}) seen and rejected: PSCLUS(DISABLED); publish/subscribe does not use it", step)]
 
 
 def _topic_conflicts(q: QmgrState, cache: rp.ClusterCache, record: rp.Record, step: int) -> list[LogEntry]:

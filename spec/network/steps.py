@@ -284,7 +284,8 @@ _UNMODELLED_STEPS = {
 
 
 _UNMODELLED_OPERATIONS = {
-    objects.AlterDefaultObject: "altering one of MQ's default objects (what later DEFINEs start from, or a queue clustering uses)",
+    objects.AlterDefaultObject: "altering one of MQ's default objects (what later DEFINEs start from, a queue clustering "
+                                "or publish/subscribe uses, or a topic object at the root)",
 }
 
 # Security commands that could stop a channel or an application (a user trial, session 32:
