@@ -17,6 +17,7 @@ import textwrap
 
 from spec.network import messages_of, run_scenario
 from spec.scenario import parse_scenario
+from spec.workload import ClusterReceiver, Put, QmgrView, QueueInstance, choose, distribute
 
 
 def run(text: str):
@@ -76,4 +77,46 @@ def test_an_on_open_mqopen_that_finds_only_put_disabled_instances_fails_and_its_
     assert next(h for h in final.qmgr("QMAPP").handles if h.name == "app").failed == "MQRC_CLUSTER_PUT_INHIBITED"
     # a new MQOPEN once an instance is enabled chooses and succeeds
     assert messages_of(final) == {"again": {"SERVER1": 1}, "app": {}, "warm": {}}
+
+
+# ---------------------------------------------------------------------------------------
+# 001 §The cluster workload management algorithm, final choice: with every channel at the
+# default CLWLWGHT(50) "the least recently used channel is chosen"; with a non-default
+# weight "(even if they all have a matching non-default value)" routing depends on "the
+# relative weightings of each channel and the total number of times each channel has
+# previously been chosen"; and the remedy for an uneven spread of one queue: "Set CLWLWGHT
+# to 50 on all cluster receiver channels if even distribution is required".
+# ---------------------------------------------------------------------------------------
+def _shared_channels(weight: int) -> QmgrView:
+    def rcvr(q):
+        return ClusterReceiver(q, f"TO.{q}", ("C",), clwlwght=weight)
+    return QmgrView("QMAPP", local_receivers=(ClusterReceiver("QMAPP", "TO.QMAPP", ("C",)),),
+                    receivers=(rcvr("SERVER1"), rcvr("SERVER2")),
+                    queues=(QueueInstance("SERVER1", "Q1", ("C",)), QueueInstance("SERVER2", "Q1", ("C",)),
+                            QueueInstance("SERVER1", "Q2", ("C",))))
+
+
+def _q1_after_three_q2(weight: int) -> list[str]:
+    v = _shared_channels(weight)
+    history = distribute(v, Put("Q2"), 3).history  # Q2 is only on SERVER1: TO.SERVER1 used 3 times
+    out = []
+    for _ in range(4):
+        c = choose(v, Put("Q1"), history)
+        out.append(c.destination.qmgr)
+        history = c.history
+    return out
+
+
+def test_default_weights_choose_the_least_recently_used_channel():
+    # TO.SERVER1 was used more often but TO.SERVER2 more recently after Q1's first put: with
+    # every CLWLWGHT at 50 the choice is the least recently used channel, so Q1 alternates
+    assert _q1_after_three_q2(50) == ["SERVER2", "SERVER1", "SERVER2", "SERVER1"]
+
+
+def test_matching_non_default_weights_balance_the_times_each_channel_was_chosen():
+    # "(even if they all have a matching non-default value)": the channels' totals are
+    # balanced, so Q1 goes to SERVER2 until it has caught up (the "unbalanced distribution
+    # across a subset of queue instances" 001 warns of); the tie then goes to the lowest
+    # DestSeqNumber
+    assert _q1_after_three_q2(40) == ["SERVER2", "SERVER2", "SERVER2", "SERVER1"]
 
