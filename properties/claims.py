@@ -562,18 +562,25 @@ def _selection_scenario(d: dict, failed: list[str], got: list[str], right: list[
 def _encode_weights(k: int, variant: str) -> Encoding:
     s = sym_weights.step(k)
     facts = {
-        "001 §The cluster workload management algorithm, final choice: the channel with the lowest DestSeqFactor, "
+        "001 §The cluster workload management algorithm, final choice: every CLWLWGHT 50, the least recently "
+        "used channel (lowest DestSeqNumber); else the channel with the lowest DestSeqFactor, "
         "then the lowest DestSeqNumber (then the lowest name)": sym_weights.choice_rule(s, variant),
         "000 §Cluster Workload Algorithm rule 12: the chosen channel's DestSeqFactor grows by 1000/CLWLWGHT "
-        "(from a fresh history: its choices so far times 1000/CLWLWGHT)": sym_weights.charge_rule(s),
+        "(from a fresh history: its choices so far times 1000/CLWLWGHT) and its DestSeqNumber becomes the "
+        "previous choice's plus one": sym_weights.charge_rule(s),
     }
-    ahead = sym_weights.one_pick_ahead
     zeros = [z3.IntVal(0)] * k
+
+    def ahead(exists, weights, counts, numbers=zeros):
+        # the invariant: no channel more than one weighted pick ahead, and (every CLWLWGHT 50)
+        # the more often chosen channels are the more recently chosen
+        return z3.And(sym_weights.one_pick_ahead(exists, weights, counts),
+                      sym_weights.least_recent_behind(exists, weights, counts, numbers))
     # by induction over the puts: true of a fresh history, kept by every choice, and at a whole
     # number of full weight cycles it leaves only the proportional counts
     initially = ahead(s.exists, s.weight, zeros)
-    kept = z3.Implies(ahead(s.exists, s.weight, s.count), ahead(s.exists, s.weight, s.after))
-    exact = z3.Implies(z3.And(ahead(s.exists, s.weight, s.count),
+    kept = z3.Implies(ahead(s.exists, s.weight, s.count, s.number), ahead(s.exists, s.weight, s.after, s.number_after))
+    exact = z3.Implies(z3.And(ahead(s.exists, s.weight, s.count, s.number),
                               sym_weights.proportional(s.exists, s.weight, s.d, s.puts())),
                        z3.And([z3.Implies(e, c == x) for e, c, x in zip(s.exists, s.count, s.d)]))
     claim = z3.And(initially, kept, exact)

@@ -32,6 +32,11 @@ Modelling choices (each argued where it is implemented):
   ``via_cluster_channel`` matters only where the far end runs the algorithm again: a
   gateway's alias, or no local instance.
 - The channel statuses are a cascade to the best non-empty class (DESIGN §3.7).
+- The final choice has 001's two modes: every remaining channel at the default CLWLWGHT(50),
+  the least recently used channel (lowest DestSeqNumber); any other weight, the lowest
+  DestSeqFactor ("the total number of times each channel has previously been chosen"). The
+  two differ when channels are shared by several queues (001: "it is the historic use of
+  each cluster sender channel ... that is being balanced").
 - DestSeqFactor grows by exactly ``Fraction(1000, CLWLWGHT)`` where 001 says "approximately
   1000/CLWLWGHT": the counts are then exactly proportional to the weights at the end of every
   full weight cycle (:func:`weight_cycle`), and mid-cycle no channel is more than one pick
@@ -727,17 +732,26 @@ def _observe(view: QmgrView, history: History) -> tuple[History, RuleStep | None
 
 
 def _final(routes: Routes, ctx: _Context, history: History) -> tuple[_Route, History, RuleStep]:
-    # 001 final choice: lowest DestSeqFactor, then lowest DestSeqNumber (then name, our tie);
-    # the factor grows by 1000/CLWLWGHT, the number becomes the previous choice's plus one
-    # (000 §Cluster Workload Algorithm rule 12).
-    chosen = min(routes, key=lambda r: (history.factor(*r.key), history.number(*r.key), r.key, r.object))
+    # 001 final choice. Every remaining channel at the default CLWLWGHT(50): "the least
+    # recently used channel is chosen" (lowest DestSeqNumber, then name, our tie). Any other
+    # weight "(even if they all have a matching non-default value)": routing depends on "the
+    # relative weightings of each channel and the total number of times each channel has
+    # previously been chosen" — lowest DestSeqFactor, then lowest DestSeqNumber, then name.
+    # Either way the factor grows by 1000/CLWLWGHT and the number becomes the previous
+    # choice's plus one (000 §Cluster Workload Algorithm rule 12).
+    lru = all(r.receiver.clwlwght == CLWLWGHT_DEFAULT for r in routes)
+    if lru:
+        chosen = min(routes, key=lambda r: (history.number(*r.key), r.key, r.object))
+    else:
+        chosen = min(routes, key=lambda r: (history.factor(*r.key), history.number(*r.key), r.key, r.object))
     factor, number = history.factor(*chosen.key), history.number(*chosen.key)
     weight = chosen.receiver.clwlwght
     new = history.charged(chosen.qmgr, chosen.receiver.channel, weight)
-    detail = (f"{chosen.label()} has the lowest DestSeqFactor {_num(factor)} (DestSeqNumber {number}); "
-              f"DestSeqFactor += 1000/CLWLWGHT({weight}) -> {_num(new.factor(*chosen.key))}, "
+    why = (f"every CLWLWGHT is 50: {chosen.label()} is the least recently used (DestSeqNumber {number})" if lru else
+           f"{chosen.label()} has the lowest DestSeqFactor {_num(factor)} (DestSeqNumber {number})")
+    detail = (f"{why}; DestSeqFactor += 1000/CLWLWGHT({weight}) -> {_num(new.factor(*chosen.key))}, "
               f"DestSeqNumber -> {new.last_number}")
-    return chosen, new, RuleStep("choice", "least recently used, weighted", detail)
+    return chosen, new, RuleStep("choice", "least recently used" if lru else "weighted", detail)
 
 
 def _num(x: Fraction) -> str:

@@ -579,7 +579,7 @@ def test_explanation_of_the_channel_rank_example_is_pinned():
         "rule 13 (channel CLWLPRTY): highest CLWLPRTY is 0; nothing eliminated",
         "rule 14 (queue CLWLPRTY): highest queue CLWLPRTY is 0; nothing eliminated",
         "rule 15 (CLWLMRUC most recently used): CLWLMRUC(999999999), 2 channel(s); nothing eliminated",
-        "choice (least recently used, weighted): SERVER3 via TO.SERVER3 has the lowest DestSeqFactor 0 "
+        "choice (least recently used): every CLWLWGHT is 50: SERVER3 via TO.SERVER3 is the least recently used "
         "(DestSeqNumber 0); DestSeqFactor += 1000/CLWLWGHT(50) -> 20, DestSeqNumber -> 2",
     )
 

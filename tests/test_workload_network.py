@@ -57,8 +57,9 @@ def test_properties_hold_on_every_run(example):
     ("wl-queue-rank.toml", "app", {"SERVER2": 100}),
     # 001 rule 6: four CLUSRCVRs against one CLUSSDR, "Four-fifths (80 percent) ... local"
     ("wl-clwluseq-any.toml", "app", {"QMA": 80, "QMB": 20}),
-    # 001 rule 5: the disabled instance is skipped until it is enabled
-    ("wl-put-disabled.toml", "app", {"SERVER1": 5, "SERVER2": 3, "SERVER3": 5}),
+    # 001 rule 5: the disabled instance is skipped until it is enabled; then, every CLWLWGHT
+    # 50, the least recently used channel: SERVER2's once, then SERVER1's and SERVER3's
+    ("wl-put-disabled.toml", "app", {"SERVER1": 6, "SERVER2": 1, "SERVER3": 6}),
     # 004 §AMQSCLM Logic: CLWLPRTY 1 where the consumers are, then swapped
     ("wl-amqsclm.toml", "app", {"SERVER1": 10, "SERVER2": 10}),
     # 004 §Pros and cons of binding: ON_OPEN waits for SERVER1, NOT_FIXED goes round it

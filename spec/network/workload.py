@@ -147,7 +147,7 @@ def open_step(state: NetworkState, step: sc.OpenStep, mut: Mutations) -> Network
     if res.kind == "cluster" and res.target_qmgr:
         state = _subscribe_target(state, q.name, res.target_qmgr, mut)
     if res.kind == "cluster":
-        state, handle = _resolve_bind(state, handle, res, step.index, mut, serial=0)
+        state, handle = _resolve_bind(state, handle, res, step.index, mut, serial=0, at_open=True)
     return state
 
 
@@ -172,8 +172,9 @@ def _subscribe_target(state: NetworkState, name: str, target: str, mut: Mutation
 
 
 def _resolve_bind(state: NetworkState, handle: bd.Handle, res: bd.Resolved, step: int, mut: Mutations,
-                     serial: int) -> tuple[NetworkState, bd.Handle]:
-    """Settle what the handle's bind option means, and bind an ON_OPEN handle."""
+                     serial: int, at_open: bool = False) -> tuple[NetworkState, bd.Handle]:
+    """Settle what the handle's bind option means, and bind an ON_OPEN handle (``at_open``:
+    in the MQOPEN itself, whose failure leaves the handle invalid)."""
     q = state.qmgr(handle.qmgr)
     view = bd.view_of(q, channel_statuses(state, q), res.exclude_local)
     known = bool(bd.candidates(view, wl.Put(res.queue, res.target_qmgr)))
@@ -195,6 +196,13 @@ def _resolve_bind(state: NetworkState, handle: bd.Handle, res: bd.Resolved, step
                                    handle.bind, step, mut, exclude_local=res.exclude_local)
         if choice.destination is None:
             state = add_log(state, [LogEntry(q.name, str(choice.reason), f"MQOPEN {handle.queue}: {choice.reason}", step)])
+            if at_open:
+                # 001 rule 5 note: with only put-disabled instances "only inquire operations
+                # will succeed, all other operations will fail with MQRC_CLUSTER_PUT_INHIBITED",
+                # and with MQOO_BIND_ON_OPEN the choice is part of the MQOPEN (001: the
+                # algorithm "is used at the point a cluster queue is opened"): the MQOPEN
+                # fails, so the handle is invalid and its puts fail (decisions "MQOPEN failures")
+                handle = replace(handle, failed=str(choice.reason))
         handle = replace(handle, bound=choice.destination)
     state = put_qmgr(state, _put_handle(state.qmgr(q.name), handle))
     return state, handle

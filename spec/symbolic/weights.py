@@ -8,10 +8,12 @@ from its CLUSRCVR TO.QMi with a CLWLWGHT in 1..99; every other workload attribut
 default, so all of them survive 001 rules 1-15 and are the finalists of every choice (a
 static view), from a fresh history (every DestSeqFactor and DestSeqNumber 0).
 
-Mirrored (001 final choice; 000 §Cluster Workload Algorithm rule 12): the chosen channel
-has the lowest DestSeqFactor, then the lowest DestSeqNumber, then the lowest (queue
-manager, channel) name (the spec's own tie); its DestSeqFactor grows by exactly
-1000/CLWLWGHT and its DestSeqNumber becomes the previous choice's plus one. From a fresh
+Mirrored (001 final choice; 000 §Cluster Workload Algorithm rule 12): when every channel
+has the default CLWLWGHT(50) the chosen channel is the least recently used (lowest
+DestSeqNumber, then the lowest (queue manager, channel) name, the spec's own tie); otherwise
+it has the lowest DestSeqFactor, then the lowest DestSeqNumber, then the lowest name. Its
+DestSeqFactor grows by exactly 1000/CLWLWGHT and its DestSeqNumber becomes the previous
+choice's plus one. From a fresh
 history a channel chosen c times has DestSeqFactor c * 1000 / w, so "factor_i < factor_j"
 is the integer comparison c_i * w_j < c_j * w_i (exact; Z3 integer arithmetic).
 
@@ -56,16 +58,24 @@ def horizon(k: int) -> int:
     return 4 * k + 4
 
 
+def all_default(exists: list, weights: list) -> z3.BoolRef:
+    """Every existing channel has the default CLWLWGHT(50) (001: then "the least recently
+    used channel is chosen")."""
+    return z3.And([z3.Implies(e, w == WEIGHT_DEFAULT) for e, w in zip(exists, weights)])
+
+
 def chooser(exists: list, weights: list, counts: list, numbers: list, variant: str = "") -> list[z3.BoolRef]:
-    """chosen[i]: channel i is the one 001's final choice picks (lowest DestSeqFactor, then
-    lowest DestSeqNumber, then lowest name) among the existing ones."""
+    """chosen[i]: channel i is the one 001's final choice picks among the existing ones: every
+    CLWLWGHT 50, the least recently used (lowest DestSeqNumber, then lowest name); else the
+    lowest DestSeqFactor, then lowest DestSeqNumber, then lowest name."""
     k = len(exists)
     eff = [z3.IntVal(WEIGHT_DEFAULT)] * k if variant == "weight_ignored" else list(weights)
+    lru = all_default(exists, eff)
 
     def before(i: int, j: int) -> z3.BoolRef:
         fi, fj = counts[i] * eff[j], counts[j] * eff[i]  # factor_i, factor_j scaled by w_i * w_j / 1000
-        return z3.Or(fi < fj, z3.And(fi == fj, z3.Or(numbers[i] < numbers[j],
-                                                       z3.And(numbers[i] == numbers[j], z3.BoolVal(i < j)))))
+        older = z3.Or(numbers[i] < numbers[j], z3.And(numbers[i] == numbers[j], z3.BoolVal(i < j)))
+        return z3.If(lru, older, z3.Or(fi < fj, z3.And(fi == fj, older)))
     return [z3.And(exists[i], *[z3.Implies(exists[j], before(i, j)) for j in range(k) if j != i])
             for i in ticking(range(k))]
 
@@ -77,6 +87,17 @@ def one_pick_ahead(exists: list, weights: list, counts: list) -> z3.BoolRef:
     return z3.And([z3.Implies(z3.And(exists[i], exists[j], counts[i] >= 1),
                               (counts[i] - 1) * weights[j] <= counts[j] * weights[i])
                    for i in ticking(range(k)) for j in range(k) if i != j])
+
+
+def least_recent_behind(exists: list, weights: list, counts: list, numbers: list) -> z3.BoolRef:
+    """With every CLWLWGHT 50, a channel chosen more often was also chosen more recently
+    (c_i > c_j implies DestSeqNumber_i > DestSeqNumber_j): what makes the least recently used
+    channel one of the least chosen, so that the least-recently-used choice keeps
+    ``one_pick_ahead`` (the inductive invariant's second half)."""
+    k = len(exists)
+    return z3.Implies(all_default(exists, weights), z3.And(
+        [z3.Implies(z3.And(exists[i], exists[j], counts[i] > counts[j]), numbers[i] > numbers[j])
+         for i in ticking(range(k)) for j in range(k) if i != j]))
 
 
 def proportional(exists: list, weights: list, d: list, n: z3.ArithRef) -> z3.BoolRef:
@@ -102,11 +123,13 @@ class Step:
     chosen: list[z3.BoolRef]
     after: list[z3.ArithRef]
     d: list[z3.ArithRef]  # a proportional count vector (universally quantified by the claim)
+    number_after: list[z3.ArithRef]
+    last: z3.ArithRef  # the previous choice's DestSeqNumber (History.last_number)
 
     def domain(self) -> list[z3.BoolRef]:
         out = [z3.Or(self.exists)]
         for e, w, c, n in zip(self.exists, self.weight, self.count, self.number):
-            out += [w >= 1, w <= WEIGHT_MAX, c >= 0, n >= 0, z3.Implies(z3.Not(e), c == 0)]
+            out += [w >= 1, w <= WEIGHT_MAX, c >= 0, n >= 0, z3.Implies(z3.Not(e), c == 0), self.last >= n]
         return out
 
     def puts(self) -> z3.ArithRef:
@@ -118,7 +141,8 @@ def step(k: int) -> Step:
     return Step(names, [z3.Bool(f"{q}.instance") for q in names], [z3.Int(f"TO.{q}.CLWLWGHT") for q in names],
                 [z3.Int(f"TO.{q}.chosen") for q in names], [z3.Int(f"TO.{q}.DestSeqNumber") for q in names],
                 [z3.Bool(f"next.to.{q}") for q in names], [z3.Int(f"TO.{q}.chosen'") for q in names],
-                [z3.Int(f"proportional.{q}") for q in names])
+                [z3.Int(f"proportional.{q}") for q in names], [z3.Int(f"TO.{q}.DestSeqNumber'") for q in names],
+                z3.Int("previous.DestSeqNumber"))
 
 
 def choice_rule(s: Step, variant: str = "") -> z3.BoolRef:
@@ -126,8 +150,10 @@ def choice_rule(s: Step, variant: str = "") -> z3.BoolRef:
 
 
 def charge_rule(s: Step) -> z3.BoolRef:
-    """The choice's DestSeqFactor += 1000/CLWLWGHT: its count + 1 (the others unchanged)."""
-    return z3.And([a == c + z3.If(h, 1, 0) for a, c, h in zip(s.after, s.count, s.chosen)])
+    """The choice's DestSeqFactor += 1000/CLWLWGHT: its count + 1; its DestSeqNumber becomes
+    the previous choice's plus one (the others unchanged)."""
+    return z3.And([a == c + z3.If(h, 1, 0) for a, c, h in zip(s.after, s.count, s.chosen)]
+                  + [a == z3.If(h, s.last + 1, n) for a, n, h in zip(s.number_after, s.number, s.chosen)])
 
 
 @dataclass
