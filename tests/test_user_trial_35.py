@@ -29,3 +29,42 @@ def test_a_timeout_of_ten_billion_seconds_is_no_traceback():
         done = _mqcheck(*command, "--timeout", "1e10")
         assert "Traceback" not in done.stderr, done.stderr
         assert done.returncode in (0, 3), (command, done.returncode, done.stderr)
+
+
+# ---------------------------------------------------------------- runmqsc's input file syntax
+
+from spec.mqsc import InputError, parse, render_command  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("text, expected", [
+    # "Any comments or blank lines are discarded when the command is reassembled into a
+    # single string" (MQSC reference, "MQSC input file syntax"), for + and - alike
+    ("DEFINE QLOCAL(SALES.ORDERS) +\n* preferred instance\n       CLUSTER(SALES) CLWLRANK(2)",
+     "DEFINE QLOCAL(SALES.ORDERS) CLUSTER(SALES) CLWLRANK(2)"),
+    ("DEFINE QLOCAL(SALES.ORDERS) -\n\n CLUSTER(SALES)", "DEFINE QLOCAL(SALES.ORDERS) CLUSTER(SALES)"),
+    ("DEFINE NAMELIST(ALL) NAMES(SALES, +\n*   the second cluster\n\n    INVENTORY)",
+     "DEFINE NAMELIST(ALL) NAMES(SALES,INVENTORY)"),
+    # a semicolon ends a command, even after a continuation character; not inside quotes
+    ("DEFINE QLOCAL(A) CLUSTER(SALES);", "DEFINE QLOCAL(A) CLUSTER(SALES)"),
+    ("DEFINE QLOCAL(A) CLUSTER(SALES) +\n;", "DEFINE QLOCAL(A) CLUSTER(SALES)"),
+    ("DEFINE QLOCAL(A) DESCR('a;')", "DEFINE QLOCAL(A) DESCR('a;')"),
+    # commas between parameters are blanks (MQSC reference, "Script (MQSC) commands")
+    ("DEFINE QLOCAL(A),CLUSTER(SALES), CLWLRANK(2)", "DEFINE QLOCAL(A) CLUSTER(SALES) CLWLRANK(2)"),
+])
+def test_runmqsc_input_file_syntax(text, expected):
+    (cmd,) = parse(text)
+    assert render_command(cmd) == expected
+
+
+def test_an_error_after_a_discarded_comment_names_its_own_line_and_column():
+    with pytest.raises(InputError) as err:
+        parse("DEFINE QLOCAL(A) +\n* comment\n\n    CLWLRNK(2)")
+    assert (err.value.line, err.value.column) == (4, 5)
+    assert "CLWLRANK" in str(err.value)
+
+
+def test_a_continuation_followed_only_by_comments_is_still_unfinished():
+    with pytest.raises(InputError, match="continuation character"):
+        parse("DEFINE QLOCAL(A) +\n* nothing follows\n")
