@@ -68,3 +68,22 @@ def test_an_error_after_a_discarded_comment_names_its_own_line_and_column():
 def test_a_continuation_followed_only_by_comments_is_still_unfinished():
     with pytest.raises(InputError, match="continuation character"):
         parse("DEFINE QLOCAL(A) +\n* nothing follows\n")
+
+
+# ---------------------------------------------------------------- empty files
+
+def test_an_empty_result_file_is_called_empty(tmp_path):
+    # `mqcheck run X --json > run.json` whose run failed leaves run.json empty: "not JSON:
+    # Expecting value" sent the trial looking for a JSON syntax error
+    (tmp_path / "run.json").write_text("")
+    done = _mqcheck("report", str(tmp_path / "run.json"), "--out", str(tmp_path / "r.html"))
+    assert done.returncode == 2
+    assert "run.json:1:1: the file is empty" in done.stderr and "Expecting value" not in done.stderr
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n"])
+def test_an_empty_scenario_is_called_empty(text):
+    from spec.scenario import parse_scenario
+    with pytest.raises(InputError) as err:
+        parse_scenario(text, file="empty.toml")
+    assert "the scenario file is empty" in str(err.value) and "required key" not in str(err.value)
