@@ -308,6 +308,39 @@ def cluster_pair(cfg: LintConfig) -> Iterator[Finding]:
                           s.at("CLUSTER" if s.channel.cluster else "CLUSNL"), fix)
 
 
+def cluster_member(cfg: LintConfig) -> Iterator[Finding]:
+    """003 §Queues: "A queue manager that hosts cluster queues must advertise its queues to
+    the cluster" (000 §Initial definitions: it is a member of a cluster through its CLUSRCVR
+    there). A queue or topic shared in a cluster its queue manager has no CLUSRCVR in is
+    advertised to no full repository of it: no other queue manager learns of it (a misspelt
+    cluster name is the usual cause). An error when it is shared in no cluster of its queue
+    manager's, a warning when a namelist also names one it is in."""
+    for q in cfg.qmgrs:
+        own = sorted({c for r in _channels(cfg, "CLUSRCVR") if r.qm is q for c in r.clusters})
+        shared = [("QUEUE", obj.qtype, obj) for obj in q.defs.queues] + \
+                 [("TOPIC", "TOPIC", obj) for obj in q.defs.topics if obj.cluster]
+        for kind, label, obj in shared:
+            clusters = clusters_of(obj, q.defs)
+            outside = [c for c in clusters if c not in own]
+            if not outside:
+                continue
+            keyword = "CLUSTER" if obj.cluster else "CLUSNL"
+            hint = next((h for h in (near_miss(c, own) for c in outside) if h), "")
+            where = f"{q.name}'s CLUSRCVRs are in {', '.join(own)}" if own else f"{q.name} has no CLUSRCVR"
+            meant = hint[len("did you mean "):-1]
+            if meant and obj.cluster:
+                fix = f"on {q.name}: ALTER {label}({obj.name}) CLUSTER({meant})"
+            elif meant:
+                fix = f"on {q.name}: correct NAMELIST({obj.clusnl}): {meant}, not {outside[0]}"
+            else:
+                fix = (f"on {q.name}: a CLUSRCVR in {', '.join(outside)} (and a manual CLUSSDR to a full repository "
+                       f"of it), or a {keyword} that names a cluster {q.name} is in")
+            yield Finding("", WARNING if len(outside) < len(clusters) else ERROR,
+                          f"{label} {obj.name} on {q.name} is shared in cluster {', '.join(outside)}, which {q.name} is "
+                          f"not a member of ({where}{'; ' + hint if hint else ''}): no queue manager of "
+                          f"{', '.join(outside)} learns of it", q.at(kind, obj.name, keyword), fix)
+
+
 def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
     """DESIGN §3.4 (003 §Cluster channels; 000 §Initial definitions): a manual CLUSSDR makes
     the initial contact through the CONNAME of a full repository's CLUSRCVR, whose name it
@@ -938,6 +971,8 @@ RULES: tuple[Rule, ...] = (
          "003 §Cluster channels", no_clussdr, "mqcheck run {file}  (the full repositories do not list it)"),
     Rule("CLUSTER-PAIR", "a manual CLUSSDR in a cluster its queue manager has no CLUSRCVR in", ERROR,
          "000 §Initial definitions", cluster_pair, "mqcheck run {file}  (Not joined: ...)"),
+    Rule("CLUSTER-MEMBER", "a queue or topic shared in a cluster its queue manager has no CLUSRCVR in", ERROR,
+         "003 §Queues", cluster_member, "mqcheck run {file}  (Repositories: the object is in no view)"),
     Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, or one in another cluster",
          ERROR, "003 §Cluster channels", clussdr_target, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSSDR-NAME", "a CLUSSDR whose name is not the name of the CLUSRCVR it reaches", ERROR,

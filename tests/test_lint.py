@@ -98,6 +98,9 @@ CASES = [
     ("CLUSTER-PAIR", {**GOOD_PAIR, "PR1": pr("PR1").replace("CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)",
                                                        "CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO2)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CLUSTER(DEMO)")),
+    # 003 §Queues: a queue is advertised to a cluster its queue manager is a member of
+    ("CLUSTER-MEMBER", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMOS)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)")}, ("PR1", "CLUSTER(DEMOS)")),
     # 003 §Cluster channels: the CLUSSDR's CONNAME is the FR's CLUSRCVR CONNAME
     ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1").replace("fr1(1414)", "fr9(1414)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CONNAME('fr9")),
@@ -349,6 +352,7 @@ ACCEPTED = {
                                               "puts from a queue manager without an instance",
     ("wl-overlap-bounce.toml", "GATEWAY-BOUNCE"): "000's example of the bounce (wl-overlap-rank.toml is the fix)",
     ("wl-put-disabled.toml", "PUT-DISABLED"): "000's example: CLOSEDQ shows MQRC_CLUSTER_PUT_INHIBITED",
+    ("sports-qma.toml", "CLUSTER-MEMBER"): "002's QMA on its own: the rest of the Sport cluster is left out",
 }
 # Information (severity info, never fails the default --fail-on): the workload examples
 # keep IBM's default DEFBIND(OPEN) and use rank on purpose (000's rank examples).
