@@ -366,6 +366,18 @@ def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
                           f"{', '.join(r.clusters)}: no cluster has both ends", s.at("CLUSTER"),
                           f"give both channels the same CLUSTER (or CLUSNL) — {', '.join(r.clusters)}?",
                           related=(_rel(r.at("CLUSTER"), f"the CLUSRCVR on {r.qm.name}"),))
+            continue
+        # 000 §Resource definition for a Partial Repository: the "CLUSSDR definition must direct
+        # the queue manager to a Full Repository" (a partial repository ignores the join:
+        # `mqcheck run` logs NOT_A_FULL_REPOSITORY)
+        frs = _frs(cfg) if cfg.closed else {}
+        for cluster in [c for c in s.clusters if c in r.clusters and frs.get(c) and r.qm not in frs[c]]:
+            names = ", ".join(f.name for f in frs[cluster])
+            yield Finding("", ERROR, f"CLUSSDR {s.channel.name} on {s.qm.name} reaches {r.qm.name}, which is not a full "
+                          f"repository of {cluster} (its full repositories: {names}): {r.qm.name} ignores the "
+                          f"join, so {s.qm.name} never joins {cluster} through it", s.at("CONNAME"),
+                          f"point the CLUSSDR at a full repository's CLUSRCVR: {names}",
+                          related=(_rel(r.at(), f"the CLUSRCVR on {r.qm.name}"),))
 
 
 def clussdr_name(cfg: LintConfig) -> Iterator[Finding]:
@@ -973,7 +985,8 @@ RULES: tuple[Rule, ...] = (
          "000 §Initial definitions", cluster_pair, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSTER-MEMBER", "a queue or topic shared in a cluster its queue manager has no CLUSRCVR in", ERROR,
          "003 §Queues", cluster_member, "mqcheck run {file}  (Repositories: the object is in no view)"),
-    Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, or one in another cluster",
+    Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, one in another cluster, or one of a "
+         "queue manager that is no full repository of the cluster",
          ERROR, "003 §Cluster channels", clussdr_target, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSSDR-NAME", "a CLUSSDR whose name is not the name of the CLUSRCVR it reaches", ERROR,
          "003 §Cluster channels", clussdr_name),

@@ -107,6 +107,9 @@ CASES = [
     ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1").replace("CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)",
                                                          "CLUSSDR) CONNAME('fr1(1414)') CLUSTER(OTHER)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CLUSTER(OTHER)")),
+    # 000 §Resource definition for a Partial Repository: the CLUSSDR directs it to a full repository
+    ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2", via="PR1")},
+     {**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2", via="FR1")}, ("PR2", "CONNAME('pr1")),
     # 003 §Cluster channels (channel pairs share one name)
     ("CLUSSDR-NAME", {**GOOD_PAIR, "PR1": pr("PR1").replace("CHANNEL(TO.FR1)", "CHANNEL(PR1.TO.FR1)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "DEFINE CHANNEL(PR1.TO.FR1)")),

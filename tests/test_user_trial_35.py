@@ -137,3 +137,19 @@ def test_an_object_shared_in_a_cluster_its_queue_manager_is_not_in(definition, s
 def test_objects_shared_in_the_clusters_their_queue_manager_is_in_are_not_flagged():
     text = _MEMBERS + "DEFINE QLOCAL(ORDERS) CLUSTER(SALES)\nDEFINE TOPIC(T) TOPICSTR('T') CLUSTER(SALES)\n'''\n"
     assert [f for f in _lint(text) if f.rule == "CLUSTER-MEMBER"] == []
+
+
+# ---------------------------------------------------------------- lint: a CLUSSDR to a partial repository
+
+def test_a_manual_clussdr_to_a_partial_repository_is_a_lint_error():
+    # `run` said "Not joined: PR2: CLUSSDR SALES.SRV1 reaches SRV1, which is not a full
+    # repository" (NOT_A_FULL_REPOSITORY) while lint was silent
+    text = _MEMBERS + "'''\n[qmgrs.PR2]\nmqsc = '''\n" + \
+        "DEFINE CHANNEL(SALES.PR2) CHLTYPE(CLUSRCVR) CONNAME('pr2(1414)') CLUSTER(SALES)\n" + \
+        "DEFINE CHANNEL(SALES.SRV1) CHLTYPE(CLUSSDR) CONNAME('srv1(1414)') CLUSTER(SALES)\n'''\n"
+    found = [f for f in _lint(text) if f.rule == "CLUSSDR-TARGET"]
+    assert len(found) == 1 and "SRV1, which is not a full repository of SALES" in found[0].message
+    assert "FR1, FR2" in found[0].fix
+    assert [f for f in _lint(text.replace("srv1(1414)", "fr1(1414)").replace("SALES.SRV1) CHLTYPE(CLUSSDR)",
+                                                                              "SALES.FR1) CHLTYPE(CLUSSDR)"))
+            if f.rule == "CLUSSDR-TARGET"] == []
