@@ -153,3 +153,16 @@ def test_a_manual_clussdr_to_a_partial_repository_is_a_lint_error():
     assert [f for f in _lint(text.replace("srv1(1414)", "fr1(1414)").replace("SALES.SRV1) CHLTYPE(CLUSSDR)",
                                                                               "SALES.FR1) CHLTYPE(CLUSSDR)"))
             if f.rule == "CLUSSDR-TARGET"] == []
+
+
+# ---------------------------------------------------------------- the report's summary counts
+
+def test_the_report_summary_calls_a_bounded_vacuous_verdict_possibly_vacuous(tmp_path):
+    # the verdict rows said "possibly vacuous" after --max-states, the summary "(vacuous)"
+    done = _mqcheck("check", "examples/fr-mesh-complete.toml", "--max-states", "30", "--json")
+    assert done.returncode == 3, done.stderr
+    (tmp_path / "c.json").write_text(done.stdout)
+    assert _mqcheck("report", str(tmp_path / "c.json"), "--out", str(tmp_path / "c.html")).returncode == 0
+    html = (tmp_path / "c.html").read_text()
+    assert "holds up to bound (possibly vacuous)" in html
+    assert "holds up to bound (vacuous)" not in html
