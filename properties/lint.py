@@ -341,6 +341,28 @@ def cluster_member(cfg: LintConfig) -> Iterator[Finding]:
                           f"{', '.join(outside)} learns of it", q.at(kind, obj.name, keyword), fix)
 
 
+def alias_target(cfg: LintConfig) -> Iterator[Finding]:
+    """000 §Routing messages in and out of clusters: an alias queue resolves to its TARGET,
+    a queue on its own queue manager or a cluster queue (Scenario 4's QALIAS(ACQ1)
+    TARGQ(CQ1)). In a scenario, every queue manager is given: a TARGET no queue manager
+    defines is usually a misspelling, and an MQOPEN of the alias fails
+    (MQRC_UNKNOWN_OBJECT_NAME) until a step defines it."""
+    if not cfg.closed:
+        return
+    names = sorted({queue.name for q in cfg.qmgrs for queue in q.defs.queues})
+    for q in cfg.qmgrs:
+        for alias in q.defs.queues:
+            if alias.qtype != "QALIAS" or alias.targtype != "QUEUE" or not alias.target or alias.target in names:
+                continue
+            hint = near_miss(alias.target, [n for n in names if n != alias.name])
+            yield Finding("", WARNING, f"QALIAS {alias.name} on {q.name}: its TARGET {alias.target} is a queue no "
+                          f"queue manager of this configuration defines{' (' + hint + ')' if hint else ''}: "
+                          "an MQOPEN of the alias fails (MQRC_UNKNOWN_OBJECT_NAME) until one does",
+                          q.at("QUEUE", alias.name, "TARGET"),
+                          f"on {q.name}: ALTER QALIAS({alias.name}) TARGET(" +
+                          (hint[len("did you mean "):-1] if hint else "<the queue meant>") + ")")
+
+
 def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
     """DESIGN §3.4 (003 §Cluster channels; 000 §Initial definitions): a manual CLUSSDR makes
     the initial contact through the CONNAME of a full repository's CLUSRCVR, whose name it
@@ -985,6 +1007,8 @@ RULES: tuple[Rule, ...] = (
          "000 §Initial definitions", cluster_pair, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSTER-MEMBER", "a queue or topic shared in a cluster its queue manager has no CLUSRCVR in", ERROR,
          "003 §Queues", cluster_member, "mqcheck run {file}  (Repositories: the object is in no view)"),
+    Rule("ALIAS-TARGET", "a QALIAS whose TARGET no queue manager of the scenario defines", WARNING,
+         "000 §Routing messages in and out of clusters", alias_target, "mqcheck run {file}  (MQRC_UNKNOWN_OBJECT_NAME)"),
     Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, one in another cluster, or one of a "
          "queue manager that is no full repository of the cluster",
          ERROR, "003 §Cluster channels", clussdr_target, "mqcheck run {file}  (Not joined: ...)"),

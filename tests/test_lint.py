@@ -101,6 +101,11 @@ CASES = [
     # 003 §Queues: a queue is advertised to a cluster its queue manager is a member of
     ("CLUSTER-MEMBER", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMOS)")},
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)")}, ("PR1", "CLUSTER(DEMOS)")),
+    # 000 §Routing messages in and out of clusters: an alias resolves to its TARGET
+    ("ALIAS-TARGET", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(ORDERS) CLUSTER(DEMO)\n"
+                                                           "DEFINE QALIAS(A1) TARGET(ORDRES)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(ORDERS) CLUSTER(DEMO)\nDEFINE QALIAS(A1) TARGET(ORDERS)")},
+     ("PR1", "TARGET(ORDRES)")),
     # 003 §Cluster channels: the CLUSSDR's CONNAME is the FR's CLUSRCVR CONNAME
     ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1").replace("fr1(1414)", "fr9(1414)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CONNAME('fr9")),

@@ -166,3 +166,15 @@ def test_the_report_summary_calls_a_bounded_vacuous_verdict_possibly_vacuous(tmp
     html = (tmp_path / "c.html").read_text()
     assert "holds up to bound (possibly vacuous)" in html
     assert "holds up to bound (vacuous)" not in html
+
+
+# ---------------------------------------------------------------- lint: ALIAS-TARGET
+
+def test_an_alias_whose_target_no_queue_manager_defines_is_a_lint_warning():
+    # the trial's QALIAS(ORDERS.ALIAS) TARGQ(ORDRES): every put through it ended in
+    # MQRC_UNKNOWN_OBJECT_NAME at run time, and lint was silent
+    text = _MEMBERS + "DEFINE QLOCAL(ORDERS) CLUSTER(SALES)\nDEFINE QALIAS(ORDERS.ALIAS) TARGQ(ORDRES)\n'''\n"
+    found = [f for f in _lint(text) if f.rule == "ALIAS-TARGET"]
+    assert len(found) == 1 and found[0].severity.value == "warning"
+    assert "did you mean ORDERS?" in found[0].message and found[0].fix.endswith("TARGET(ORDERS)")
+    assert [f for f in _lint(text.replace("TARGQ(ORDRES)", "TARGQ(ORDERS)")) if f.rule == "ALIAS-TARGET"] == []
