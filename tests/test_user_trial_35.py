@@ -178,3 +178,21 @@ def test_an_alias_whose_target_no_queue_manager_defines_is_a_lint_warning():
     assert len(found) == 1 and found[0].severity.value == "warning"
     assert "did you mean ORDERS?" in found[0].message and found[0].fix.endswith("TARGET(ORDERS)")
     assert [f for f in _lint(text.replace("TARGQ(ORDRES)", "TARGQ(ORDERS)")) if f.rule == "ALIAS-TARGET"] == []
+
+
+# ---------------------------------------------------------------- a channel step with no channel
+
+def test_a_channel_step_between_queue_managers_nothing_connects_is_noted():
+    # the trial's `channel = { qmgr = "APP1", to = "BRANCH", status = "STOPPED" }`: APP1 and
+    # BRANCH share no cluster and no hierarchy link, the step changed nothing and said nothing
+    from spec.network.steps import unmodelled_in
+    from spec.scenario import parse_scenario
+    text = _MEMBERS + "'''\n[qmgrs.BRANCH]\nmqsc = 'ALTER QMGR PARENT(SRV1)'\n[qmgrs.LONE]\n" + "".join(
+        f'[[steps]]\nchannel = {{ qmgr = "{a}", to = "{b}", status = "STOPPED" }}\n'
+        for a, b in (("SRV1", "LONE"), ("SRV1", "BRANCH"), ("BRANCH", "SRV1"), ("SRV1", "FR1")))
+    notes = [n for n in unmodelled_in(parse_scenario(text, file="s.toml")) if "connects" in n]
+    assert len(notes) == 1 and notes[0].startswith("steps[0] (line 23): no MQSC of the scenario connects SRV1 to LONE")
+    # a step's MQSC that puts LONE into the cluster connects them
+    joined = text + ("[[steps]]\nmqsc = { qmgr = \"LONE\", commands = \"DEFINE CHANNEL(SALES.LONE) CHLTYPE(CLUSRCVR) "
+                     "CONNAME('lone(1414)') CLUSTER(SALES)\" }\n")
+    assert [n for n in unmodelled_in(parse_scenario(joined, file="s.toml")) if "connects" in n] == []
