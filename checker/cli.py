@@ -1445,6 +1445,9 @@ def _parse_result_json(text: str, path: str):
         return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
 
     expected = "expected the --json output of an mqcheck command"
+    if not text.strip():   # `mqcheck run X --json > r.json` whose run failed leaves it empty
+        raise InputError(f"the file is empty ({expected}; if one wrote it, it may have failed: "
+                         "its error went to standard error)", file=path, line=1, column=1)
     try:
         return json.loads(text, parse_constant=no_constant, parse_float=finite)
     except json.JSONDecodeError as err:

@@ -138,6 +138,10 @@ TICK = 128                  # parents between progress/bound checks inside a chu
 # internal edges recorded during the search for the termination check (at most this many;
 # beyond it the check re-expands the explored states instead): 4 + 2 + digest bytes each
 EDGE_LIMIT = 4_000_000
+# The longest interval the real-time timer takes: setitimer refuses about 10^10 seconds
+# ("timestamp out of range for platform time_t"); a --timeout beyond this (over 31 years)
+# is polled as a deadline instead, or needs no timer at all.
+TIMER_MAX_SECONDS = 1e9
 TINY = 8                    # batches up to this size skip numpy where they can
 SMALL_MAX = 4096            # FingerprintSet: entries held in the dict before they go to the sorted buffer
 BUF_MIN = 65536             # FingerprintSet: the sorted buffer is merged into the main array past
@@ -249,7 +253,10 @@ class StopSignals:
             self._alarm = None
 
     def _start_timer(self, first: float) -> bool:
-        """SIGALRM in ``first`` seconds, then every RETRY_SECONDS; False where it is not free."""
+        """SIGALRM in ``first`` seconds, then every RETRY_SECONDS; False where it is not free
+        or ``first`` is beyond what the timer takes."""
+        if first > TIMER_MAX_SECONDS:
+            return False
         if self._alarm is None:
             if not sigalrm_free():
                 return False
@@ -1455,7 +1462,7 @@ class _Explorer:
         A real-time timer stops it at the timeout, where no caller uses SIGALRM or the
         timer (main thread only). What it raises is no ``Exception``, which the model may
         catch (spec.network.memo)."""
-        if self.timeout is None or not sigalrm_free():
+        if self.timeout is None or self.timeout > TIMER_MAX_SECONDS or not sigalrm_free():
             return list(self.model.init_states())
         remaining = self.timeout - (time.perf_counter() - self.start)
         if remaining <= 0:

@@ -308,6 +308,61 @@ def cluster_pair(cfg: LintConfig) -> Iterator[Finding]:
                           s.at("CLUSTER" if s.channel.cluster else "CLUSNL"), fix)
 
 
+def cluster_member(cfg: LintConfig) -> Iterator[Finding]:
+    """003 §Queues: "A queue manager that hosts cluster queues must advertise its queues to
+    the cluster" (000 §Initial definitions: it is a member of a cluster through its CLUSRCVR
+    there). A queue or topic shared in a cluster its queue manager has no CLUSRCVR in is
+    advertised to no full repository of it: no other queue manager learns of it (a misspelt
+    cluster name is the usual cause). An error when it is shared in no cluster of its queue
+    manager's, a warning when a namelist also names one it is in."""
+    for q in cfg.qmgrs:
+        own = sorted({c for r in _channels(cfg, "CLUSRCVR") if r.qm is q for c in r.clusters})
+        shared = [("QUEUE", obj.qtype, obj) for obj in q.defs.queues] + \
+                 [("TOPIC", "TOPIC", obj) for obj in q.defs.topics if obj.cluster]
+        for kind, label, obj in shared:
+            clusters = clusters_of(obj, q.defs)
+            outside = [c for c in clusters if c not in own]
+            if not outside:
+                continue
+            keyword = "CLUSTER" if obj.cluster else "CLUSNL"
+            hint = next((h for h in (near_miss(c, own) for c in outside) if h), "")
+            where = f"{q.name}'s CLUSRCVRs are in {', '.join(own)}" if own else f"{q.name} has no CLUSRCVR"
+            meant = hint[len("did you mean "):-1]
+            if meant and obj.cluster:
+                fix = f"on {q.name}: ALTER {label}({obj.name}) CLUSTER({meant})"
+            elif meant:
+                fix = f"on {q.name}: correct NAMELIST({obj.clusnl}): {meant}, not {outside[0]}"
+            else:
+                fix = (f"on {q.name}: a CLUSRCVR in {', '.join(outside)} (and a manual CLUSSDR to a full repository "
+                       f"of it), or a {keyword} that names a cluster {q.name} is in")
+            yield Finding("", WARNING if len(outside) < len(clusters) else ERROR,
+                          f"{label} {obj.name} on {q.name} is shared in cluster {', '.join(outside)}, which {q.name} is "
+                          f"not a member of ({where}{'; ' + hint if hint else ''}): no queue manager of "
+                          f"{', '.join(outside)} learns of it", q.at(kind, obj.name, keyword), fix)
+
+
+def alias_target(cfg: LintConfig) -> Iterator[Finding]:
+    """000 §Routing messages in and out of clusters: an alias queue resolves to its TARGET,
+    a queue on its own queue manager or a cluster queue (Scenario 4's QALIAS(ACQ1)
+    TARGQ(CQ1)). In a scenario, every queue manager is given: a TARGET no queue manager
+    defines is usually a misspelling, and an MQOPEN of the alias fails
+    (MQRC_UNKNOWN_OBJECT_NAME) until a step defines it."""
+    if not cfg.closed:
+        return
+    names = sorted({queue.name for q in cfg.qmgrs for queue in q.defs.queues})
+    for q in cfg.qmgrs:
+        for alias in q.defs.queues:
+            if alias.qtype != "QALIAS" or alias.targtype != "QUEUE" or not alias.target or alias.target in names:
+                continue
+            hint = near_miss(alias.target, [n for n in names if n != alias.name])
+            yield Finding("", WARNING, f"QALIAS {alias.name} on {q.name}: its TARGET {alias.target} is a queue no "
+                          f"queue manager of this configuration defines{' (' + hint + ')' if hint else ''}: "
+                          "an MQOPEN of the alias fails (MQRC_UNKNOWN_OBJECT_NAME) until one does",
+                          q.at("QUEUE", alias.name, "TARGET"),
+                          f"on {q.name}: ALTER QALIAS({alias.name}) TARGET(" +
+                          (hint[len("did you mean "):-1] if hint else "<the queue meant>") + ")")
+
+
 def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
     """DESIGN §3.4 (003 §Cluster channels; 000 §Initial definitions): a manual CLUSSDR makes
     the initial contact through the CONNAME of a full repository's CLUSRCVR, whose name it
@@ -333,6 +388,18 @@ def clussdr_target(cfg: LintConfig) -> Iterator[Finding]:
                           f"{', '.join(r.clusters)}: no cluster has both ends", s.at("CLUSTER"),
                           f"give both channels the same CLUSTER (or CLUSNL) — {', '.join(r.clusters)}?",
                           related=(_rel(r.at("CLUSTER"), f"the CLUSRCVR on {r.qm.name}"),))
+            continue
+        # 000 §Resource definition for a Partial Repository: the "CLUSSDR definition must direct
+        # the queue manager to a Full Repository" (a partial repository ignores the join:
+        # `mqcheck run` logs NOT_A_FULL_REPOSITORY)
+        frs = _frs(cfg) if cfg.closed else {}
+        for cluster in [c for c in s.clusters if c in r.clusters and frs.get(c) and r.qm not in frs[c]]:
+            names = ", ".join(f.name for f in frs[cluster])
+            yield Finding("", ERROR, f"CLUSSDR {s.channel.name} on {s.qm.name} reaches {r.qm.name}, which is not a full "
+                          f"repository of {cluster} (its full repositories: {names}): {r.qm.name} ignores the "
+                          f"join, so {s.qm.name} never joins {cluster} through it", s.at("CONNAME"),
+                          f"point the CLUSSDR at a full repository's CLUSRCVR: {names}",
+                          related=(_rel(r.at(), f"the CLUSRCVR on {r.qm.name}"),))
 
 
 def clussdr_name(cfg: LintConfig) -> Iterator[Finding]:
@@ -938,7 +1005,12 @@ RULES: tuple[Rule, ...] = (
          "003 §Cluster channels", no_clussdr, "mqcheck run {file}  (the full repositories do not list it)"),
     Rule("CLUSTER-PAIR", "a manual CLUSSDR in a cluster its queue manager has no CLUSRCVR in", ERROR,
          "000 §Initial definitions", cluster_pair, "mqcheck run {file}  (Not joined: ...)"),
-    Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, or one in another cluster",
+    Rule("CLUSTER-MEMBER", "a queue or topic shared in a cluster its queue manager has no CLUSRCVR in", ERROR,
+         "003 §Queues", cluster_member, "mqcheck run {file}  (Repositories: the object is in no view)"),
+    Rule("ALIAS-TARGET", "a QALIAS whose TARGET no queue manager of the scenario defines", WARNING,
+         "000 §Routing messages in and out of clusters", alias_target, "mqcheck run {file}  (MQRC_UNKNOWN_OBJECT_NAME)"),
+    Rule("CLUSSDR-TARGET", "a CLUSSDR whose CONNAME reaches no CLUSRCVR, one in another cluster, or one of a "
+         "queue manager that is no full repository of the cluster",
          ERROR, "003 §Cluster channels", clussdr_target, "mqcheck run {file}  (Not joined: ...)"),
     Rule("CLUSSDR-NAME", "a CLUSSDR whose name is not the name of the CLUSRCVR it reaches", ERROR,
          "003 §Cluster channels", clussdr_name),

@@ -473,7 +473,10 @@ class _Item:
 def _logical_commands(text: str, file: str):
     """Yield each command as (characters, positions): continuation lines joined.
 
-    ``positions[i]`` is the (line, column) of ``characters[i]`` in the source.
+    ``positions[i]`` is the (line, column) of ``characters[i]`` in the source. As the MQSC
+    reference's "MQSC input file syntax" has it: a comment line (``*`` first) or a blank
+    line inside a continued command is discarded, the command going on at the next line
+    that is neither; a ``;`` ends a command, even after a continuation character.
     """
     chars: list[str] = []
     where: list[tuple[int, int]] = []
@@ -486,6 +489,8 @@ def _logical_commands(text: str, file: str):
     for lineno, raw in enumerate(lines, start=1):
         line = raw.rstrip()
         start = 0
+        if continuing and (not line.strip() or line.startswith("*")):
+            continue
         if continuing and strip_next:
             start = len(line) - len(line.lstrip())
         if not continuing:
@@ -499,6 +504,8 @@ def _logical_commands(text: str, file: str):
             strip_next = content[-1] == "+"
             content = content[:-1]
             marker = (lineno, start + len(content) + 1)
+        elif content.endswith(";") and (chars.count("'") + content.count("'")) % 2 == 0:
+            content = content[:-1].rstrip()   # the ';' that ends a command, outside a quoted string
         chars.extend(content)
         where.extend((lineno, start + i + 1) for i in range(len(content)))
         if not continuing:
@@ -553,6 +560,9 @@ def _items(tokens: list[_Token], file: str) -> list[_Item]:
     i = 0
     while i < len(tokens):
         tok = tokens[i]
+        if tok.kind == "," and items:   # after the verb a comma is a blank (MQSC reference, "Script (MQSC) commands")
+            i += 1
+            continue
         if tok.kind != "word":
             what = "a quoted string" if tok.kind == "quoted" else f"'{tok.text}'"
             raise InputError(f"expected a keyword, found {what}", file=file, line=tok.line,

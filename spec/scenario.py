@@ -1122,6 +1122,10 @@ class _Parser(UniformParsing):
 
     def scenario(self, doc: dict) -> Scenario:
         self.keys(doc, (), ("name", "description", "qmgrs", "steps", "expect", "check", "pytest", "lint", "ccdt", "prove"))
+        if not doc:   # an empty file, or comments only: say so rather than name one missing key
+            raise self.error((), "the scenario file is empty (no table or key)",
+                             "a scenario has a [qmgrs.NAME] table for each queue manager and [[steps]]; "
+                             "see README, \"Scenario files\"")
         if "qmgrs" not in doc:
             raise self.error(("qmgrs",), "required key is missing",
                              "add a [qmgrs.NAME] table for each queue manager")

@@ -98,12 +98,23 @@ CASES = [
     ("CLUSTER-PAIR", {**GOOD_PAIR, "PR1": pr("PR1").replace("CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO)",
                                                        "CLUSRCVR) CONNAME('pr1(1414)') CLUSTER(DEMO2)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CLUSTER(DEMO)")),
+    # 003 §Queues: a queue is advertised to a cluster its queue manager is a member of
+    ("CLUSTER-MEMBER", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMOS)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(Q1) CLUSTER(DEMO)")}, ("PR1", "CLUSTER(DEMOS)")),
+    # 000 §Routing messages in and out of clusters: an alias resolves to its TARGET
+    ("ALIAS-TARGET", {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(ORDERS) CLUSTER(DEMO)\n"
+                                                           "DEFINE QALIAS(A1) TARGET(ORDRES)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE QLOCAL(ORDERS) CLUSTER(DEMO)\nDEFINE QALIAS(A1) TARGET(ORDERS)")},
+     ("PR1", "TARGET(ORDRES)")),
     # 003 §Cluster channels: the CLUSSDR's CONNAME is the FR's CLUSRCVR CONNAME
     ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1").replace("fr1(1414)", "fr9(1414)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CONNAME('fr9")),
     ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1").replace("CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)",
                                                          "CLUSSDR) CONNAME('fr1(1414)') CLUSTER(OTHER)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "CLUSTER(OTHER)")),
+    # 000 §Resource definition for a Partial Repository: the CLUSSDR directs it to a full repository
+    ("CLUSSDR-TARGET", {**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2", via="PR1")},
+     {**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2", via="FR1")}, ("PR2", "CONNAME('pr1")),
     # 003 §Cluster channels (channel pairs share one name)
     ("CLUSSDR-NAME", {**GOOD_PAIR, "PR1": pr("PR1").replace("CHANNEL(TO.FR1)", "CHANNEL(PR1.TO.FR1)")},
      {**GOOD_PAIR, "PR1": pr("PR1")}, ("PR1", "DEFINE CHANNEL(PR1.TO.FR1)")),
@@ -349,6 +360,7 @@ ACCEPTED = {
                                               "puts from a queue manager without an instance",
     ("wl-overlap-bounce.toml", "GATEWAY-BOUNCE"): "000's example of the bounce (wl-overlap-rank.toml is the fix)",
     ("wl-put-disabled.toml", "PUT-DISABLED"): "000's example: CLOSEDQ shows MQRC_CLUSTER_PUT_INHIBITED",
+    ("sports-qma.toml", "CLUSTER-MEMBER"): "002's QMA on its own: the rest of the Sport cluster is left out",
 }
 # Information (severity info, never fails the default --fail-on): the workload examples
 # keep IBM's default DEFBIND(OPEN) and use rank on purpose (000's rank examples).

@@ -328,6 +328,39 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
             why = _wl_unmodelled_routing(qmgr, cmd)
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why}")
+    return tuple(notes) + _channel_steps_without_channel(scenario, sources)
+
+
+def _channel_steps_without_channel(scenario: sc.Scenario, sources: list) -> tuple[str, ...]:
+    """A ``channel`` step between two queue managers that no MQSC of the scenario ever
+    connects (no cluster both have a CLUSRCVR in, no PARENT between them, no SDR channel
+    from the first) has no channel to set: the step changes nothing, which a user trial
+    took for a stopped channel. Said in a note; queue managers that join a uniform cluster
+    in a step are left out (their membership is not in the MQSC)."""
+    steps = [s for s in scenario.steps if isinstance(s, sc.ChannelStep)]
+    if not steps or any(q.uniform_cluster for q in scenario.qmgrs):
+        return ()
+    defs: dict[str, objects.QueueManagerDef] = {}
+    clusters: dict[str, set[str]] = {}
+    parents: set[tuple[str, str]] = set()
+    senders: set[str] = set()
+    for _, qmgr, commands in sources:
+        qm, _ = objects.apply_commands(defs.get(qmgr, objects.QueueManagerDef(qmgr)), commands)
+        defs[qmgr] = qm
+        clusters.setdefault(qmgr, set()).update(c for ch in qm.channels if ch.chltype == "CLUSRCVR"
+                                                for c in objects.clusters_of(ch, qm))
+        if qm.parent:
+            parents.add((qmgr, qm.parent))
+        if any(ch.chltype == "SDR" for ch in qm.channels):
+            senders.add(qmgr)
+    notes = []
+    for step in steps:
+        a, b = step.qmgr, step.to
+        if clusters.get(a, set()) & clusters.get(b, set()) or (a, b) in parents or (b, a) in parents or a in senders:
+            continue
+        notes.append(f"steps[{step.index}] (line {step.line}): no MQSC of the scenario connects {a} to {b} (no cluster "
+                     f"with a CLUSRCVR on both, no PARENT between them, no SDR channel on {a}): there is no channel "
+                     "whose status this step could set, and it changes nothing")
     return tuple(notes)
 
 
