@@ -18,10 +18,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:   # the run's signal handling (checker.spark) hands itself to the session's start
-    from checker.spark import _Interrupts
 
 PANDAS_NOTICE = "PySpark does not yet fully support pandas"
 
@@ -177,9 +173,10 @@ class SparkStartError(ValueError):
         return SparkStartError(self.option, self.line, hint)
 
 
-def _start_session(master, conf, app_name, interrupts: "_Interrupts | None" = None):
+def _start_session(master, conf, app_name, interrupts: Any = None):
     """(SparkSession, the :class:`_Jvm` this call started or None). ``interrupts``: the run's
-    signal handling, which ends a JVM still starting when Ctrl-C or SIGTERM comes."""
+    signal handling (``checker.spark._Interrupts``), which ends a JVM still starting when
+    Ctrl-C or SIGTERM comes."""
     explicit = dict(conf) if isinstance(conf, dict) else parse_conf(conf)
     if master is not None:
         check_master(master)
@@ -310,10 +307,10 @@ _START_LOCK = threading.RLock()
 happen, or the stop sees the JVM and ends it, as soon as its process exists."""
 
 
-def _launch_gateway_in_own_session(options: dict[str, str], interrupts: "_Interrupts | None" = None,
+def _launch_gateway_in_own_session(options: dict[str, str], interrupts: Any = None,
                                    cancel: threading.Event | None = None):
     """Start the JVM as pyspark would, but in a session of its own, so a Ctrl-C at the
-    terminal reaches only this process (:class:`_Interrupts`), not the JVM's Python workers
+    terminal reaches only this process (``checker.spark._Interrupts``), not the JVM's Python workers
     (pyspark.daemon gives them Python's default SIGINT handler: each would print a
     KeyboardInterrupt traceback and the JVM the failed task's stack trace), with its stdout
     and stderr in one pipe that a thread of ours reads (:class:`_JvmOutput`). Returns the
