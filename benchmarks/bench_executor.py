@@ -6,7 +6,7 @@ Reproduce:  python benchmarks/bench_executor.py [--family fr-join] [--k 4] [--le
 A scale-curve point (benchmarks/bench_scale.py) is explored breadth first in this process
 up to ``--level``; that frontier is pickled by the Spark backend's codec, the model and its
 checks are round-tripped through cloudpickle (as a task receives them), and the function
-``mapInArrow`` runs on executors (``checker.spark._arrow_expander``) expands the frontier as
+``mapInArrow`` runs on executors (``checker.spark_expand._arrow_expander``) expands the frontier as
 one Arrow batch. Printed: the frontier's size, shipped bytes per state, and the expansion's
 CPU seconds and milliseconds per state (``--profile``: a cProfile listing instead of the
 plain timing). Compare checkouts by running this script from each (``cd`` there).
@@ -43,6 +43,7 @@ def main() -> None:
     from pyspark import cloudpickle
 
     import checker.spark as backend
+    import checker.spark_expand as spark_expand
     from checker.cli import _check_properties
     from spec.network import MQNetwork
     from spec.scenario import load_scenario
@@ -51,8 +52,8 @@ def main() -> None:
     path.write_text(bench_scale.FAMILIES[args.family](args.k))
     scenario = load_scenario(path)
     model = MQNetwork(scenario, _check_properties(scenario), explore_initial=scenario.check.explore_initial or None)
-    codec = backend._Codec(model)
-    checks = backend._Checks.of(backend._select(model, None))
+    codec = spark_expand._Codec(model)
+    checks = spark_expand._Checks.of(backend._select(model, None))
 
     seen: set[int] = set()
     frontier = [(codec.pack(s)[0], s) for s in model.init_states()]
@@ -85,7 +86,7 @@ def main() -> None:
     batch = pa.RecordBatch.from_arrays(
         [pa.array([fp for fp, _ in frontier], pa.int64()), pa.array(range(len(blobs)), pa.int64()),
          pa.array(blobs, pa.binary())], names=["fp", "pos", "state"])
-    expand = backend._arrow_expander(task_model, backend._Codec(task_model), task_checks, Tally())
+    expand = spark_expand._arrow_expander(task_model, spark_expand._Codec(task_model), task_checks, Tally())
     profile = cProfile.Profile() if args.profile else None
     started = time.process_time()
     if profile:

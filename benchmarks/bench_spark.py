@@ -46,7 +46,8 @@ sys.path.insert(0, str(HERE.parent))
 from ff_model import FingerprintFlood  # noqa: E402
 
 from checker.explore import explore  # noqa: E402
-from checker.spark import explore_spark, make_session  # noqa: E402
+from checker.spark import explore_spark  # noqa: E402
+from checker.spark_session import make_session  # noqa: E402
 
 
 def rss_mb() -> float:

@@ -433,7 +433,7 @@ def _check_backend_options(args: argparse.Namespace) -> None:
     if args.backend == "spark":
         # before anything is explored, whether or not Spark will start: a run whose levels
         # all stay on the driver never starts it, and a misspelt master went unnoticed
-        from checker.spark import check_master, parse_conf
+        from checker.spark_session import check_master, parse_conf
 
         try:
             conf = parse_conf(args.conf or ())

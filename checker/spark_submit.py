@@ -7,7 +7,7 @@ runs ``checker.cli.main(["check", SCENARIO, ..., "--backend", "spark"])``: the s
 output and exit statuses as the CLI (0 all hold / 1 a violation / 2 bad input / 3
 incomplete), one implementation. The master, executors and memory come from
 ``spark-submit`` itself (``--master``, ``--conf``, ``--driver-memory``, ``SPARK_CONF_DIR``);
-``checker.spark.make_session`` never overrides them.
+``checker.spark_session.make_session`` never overrides them.
 
 For the FingerprintFlood benchmark model (benchmarks/ff_model.py, which must be importable
 as ``ff_model``: put it in the ``--py-files`` zip), without a scenario:
@@ -69,7 +69,8 @@ def _ff_model(spec: str, cap: int):
 def run_ff(argv: Sequence[str]) -> int:
     """``--ff``: explore a FingerprintFlood model; print verdicts (or JSON); exit status."""
     from checker.model import format_verdict
-    from checker.spark import RunDirError, explore_spark, make_session
+    from checker.spark import RunDirError, explore_spark
+    from checker.spark_session import make_session
 
     args = _ff_parser().parse_args(argv)
     try:
@@ -109,7 +110,7 @@ def run_ff(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
-    from checker.spark import PANDAS_NOTICE
+    from checker.spark_session import PANDAS_NOTICE
 
     # spark-submit merges the Python driver's stderr into stdout: keep --json parseable.
     warnings.filterwarnings("ignore", PANDAS_NOTICE, FutureWarning)

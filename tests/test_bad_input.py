@@ -238,7 +238,7 @@ def test_a_damaged_spark_manifest_is_an_error_not_a_traceback(tmp_path, manifest
     """`--resume DIR` read DIR/manifest.json and took it for an object with a progress record:
     a manifest that was a JSON array, null, a directory, or had its progress edited, gave an
     AttributeError, KeyError or IsADirectoryError traceback instead of exit status 2."""
-    from checker.spark import MANIFEST_FORMAT, RunDirError, _RunDir
+    from checker.spark_rundir import MANIFEST_FORMAT, RunDirError, _RunDir
 
     path = tmp_path / "manifest.json"
     if manifest is None:

@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NETWORK_ORDER = ["state", "memo", "views", "topology", "channels", "repositories", "opens", "pubsub", "workload", "uniform", "steps", "model",
                  "run"]
 COMPOSITION_ROOTS = {"cli.py", "pytest_plugin.py"}
+# the Spark backend: each module imports only the ones before it (the search last)
+SPARK_ORDER = ["spark_session", "spark_rundir", "spark_expand", "spark"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -74,3 +76,11 @@ def test_no_module_of_spec_is_over_900_lines_but_the_parsers():
     long = {str(p.relative_to(ROOT)): n for p in sources("spec")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 900}
     assert set(long) <= {"spec/mqsc.py", "spec/scenario.py"}, long
+
+
+@pytest.mark.parametrize("name", SPARK_ORDER)
+def test_spark_module_imports_only_earlier_ones(name):
+    allowed = {f"checker.{m}" for m in SPARK_ORDER[:SPARK_ORDER.index(name)]}
+    used = {".".join(m.split(".")[:2]) for m in imported_modules(ROOT / "checker" / f"{name}.py")
+            if m == "checker.spark" or m.startswith(("checker.spark.", "checker.spark_"))}
+    assert used <= allowed, f"checker/{name}.py imports {sorted(used - allowed)}, which come after it"

@@ -17,7 +17,7 @@ from pyspark import cloudpickle
 from checker.cli import _check_properties
 from checker.explore import explore
 from checker.model import Judge, Property, ViewMismatch
-from checker.spark import _Checks
+from checker.spark_expand import _Checks
 from spec import objects
 from spec.network import MQNetwork, NetworkState
 from spec.network.state import Channel, LogEntry, QmgrState
@@ -245,7 +245,7 @@ def test_spark_checks_do_not_ship_their_judges():
 def test_the_tasks_of_one_spark_run_share_an_executors_judges():
     """Each task unpickles its own model and checks; within a worker process the run's
     judges, and the verdicts they cached, serve every task of that run, and only that run."""
-    import checker.spark as backend
+    import checker.spark_expand as backend
 
     scenario = load_scenario(next(p for p in EXAMPLES if p.name == "fr-mesh-broken.toml"))
     props = _check_properties(scenario)

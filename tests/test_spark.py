@@ -23,7 +23,9 @@ import pytest
 
 from checker.explore import explore
 from checker.model import Property, Result, Status, format_verdict
-from checker.spark import RunDirError, explore_spark, make_session, parse_conf
+from checker.spark import explore_spark
+from checker.spark_rundir import RunDirError
+from checker.spark_session import make_session, parse_conf
 from checker.test_util import (
     BoundedCounters,
     DirectedGraph,
@@ -187,7 +189,7 @@ def test_spark_failing_after_it_started_ends_the_run_like_a_bound(monkeypatch, t
     ids=["jvm-exited", "java-option", "logged-exception", "log-line", "nothing"],
 )
 def test_the_jvms_first_meaningful_error_line(lines, expected):
-    from checker.spark import _first_error_line
+    from checker.spark_session import _first_error_line
 
     assert _first_error_line([line + "\n" for line in lines]) == expected
 
@@ -243,7 +245,7 @@ def test_positions_of_a_small_level_are_ranked_on_the_driver(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    import checker.spark as backend
+    import checker.spark_rundir as backend
 
     rows = [(-7, 3, 1), (42, 0, 2), (5, 3, 0), (-1, 0, 0), (9, 1, 5)]  # (fp, ppos, action), shuffled
     level = tmp_path / "level=4"
@@ -313,7 +315,7 @@ def test_max_states_cut_after_the_chunk_like_the_local_engine(spark, tmp_path):
     """Levels of more than CHUNK parents: the local engine stops expanding after the chunk
     in which the bound is passed, so generated successors and quiescence checks count
     only up to it — on the driver and on Spark alike."""
-    from checker.spark import CHUNK
+    from checker.spark_expand import CHUNK
 
     model = FingerprintFlood("tree", 16, cap=1)  # 62,670 states, levels of up to ~5,000
     explore_spark(model, driver_threshold=10**9, run_dir=tmp_path / "whole")
@@ -807,7 +809,7 @@ def test_a_fingerprint_collision_does_not_make_a_terminating_model_violated_on_s
     """The Spark backend's lasso is replayed and checked as the local engine's is: 0 -> 1 ->
     2 -> 3 terminates, and with 3's fingerprint equal to 1's the search sees the cycle 1 ->
     2 -> 1, whose replay does not come back to 1 (an error, never "violated")."""
-    import checker.spark as spark_mod
+    import checker.spark_expand as spark_mod   # the fingerprints (_Codec)
 
     model = DirectedGraph({0: [1], 1: [2], 2: [3]}, properties=[Property.eventually("T", "terminates")])
     real = spark_mod.blake2b
