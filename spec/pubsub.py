@@ -324,9 +324,12 @@ def unsubscribe(ps: LocalPubSub, name: str) -> tuple[LocalPubSub, tuple[PubSubEr
 # proxy subscriptions", even in a loop). One
 # proxy subscription per topic string per neighbour is aggregation; a new link simply
 # makes the whole current demand "new" for that neighbour (the synchronisation on
-# joining). Abstracted away: the SYSTEM.INTER.QMGR.* queues and channel definitions of a
-# hierarchy (a PARENT naming a queue manager of the scenario is a working link when both
-# run PSMODE(ENABLED)), proxy-subscription resynchronisation timers, PSMODE(COMPAT).
+# joining). Abstracted away: the SYSTEM.INTER.QMGR.* queues (a message on them is processed
+# when it arrives; only a queue manager with PSMODE(DISABLED) leaves them there, as
+# ``LocalPubSub.backlog``, 002 §Subscription performance considerations) and channel
+# definitions of a hierarchy (a PARENT naming a queue manager of the scenario is a working
+# link when both run PSMODE(ENABLED)), proxy-subscription resynchronisation timers,
+# PSMODE(COMPAT) beyond hierarchy links.
 # =========================================================================================
 
 UNSTAMPED = -2

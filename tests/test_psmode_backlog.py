@@ -294,3 +294,32 @@ def test_every_interleaving_replays_exactly_and_with_reduction_keeps_the_settled
         assert ("Sport/Soccer", "Sport/Tennis") in backlogs and ("Sport/#", "Sport/#") in backlogs
     else:   # in every settled end state the backlog was processed
         assert all(q.pubsub.backlog == () for s in full for q in s.qmgrs)
+
+
+@pytest.mark.parametrize("text", [HIERARCHY.format(more="""
+    [[steps]]
+    mqsc = { qmgr = "QM2", commands = "ALTER QMGR PSMODE(ENABLED)" }
+    """), CLUSTER.format(more="""
+    [[steps]]
+    mqsc = { qmgr = "QM2", commands = "ALTER QMGR PSMODE(COMPAT)" }
+    """)], ids=["hierarchy", "cluster"])
+def test_only_a_disabled_queue_manager_holds_a_backlog_in_any_reachable_state(text):
+    """The premise that keeps a memoised MQSC step exact (memo.py): after any transition,
+    ``pubsub_after_step``'s processing of backlogs is a no-op for every queue manager the
+    step did not alter, because only one with PSMODE(DISABLED) holds a backlog."""
+    sc = scenario(text)
+    model = MQNetwork(sc, [], memo="off", explore_initial=True)
+    seen, frontier, held = set(), list(model.init_states()), 0
+    while frontier:
+        nxt = []
+        for s in frontier:
+            if s in seen:
+                continue
+            seen.add(s)
+            for q in s.qmgrs:
+                if q.pubsub.backlog:
+                    held += 1
+                    assert q.defs.psmode == "DISABLED", q.name
+            nxt.extend(t for a in model.actions(s) if (t := model.next_state(s, a)) is not None)
+        frontier = nxt
+    assert held
