@@ -223,9 +223,10 @@ def _render_run(report, data: dict) -> str:
         # session 36: what DISPLAY QLOCAL(SYSTEM.INTER.QMGR.*) CURDEPTH would show at a queue
         # manager with PSMODE(DISABLED) (002 §Subscription performance considerations)
         lines.append("Publish/subscribe messages left unprocessed (PSMODE(DISABLED))")
-        lines.append(tabulate([[p(qmgr), p(queue), len(msgs), p("\n".join(msgs))]
-                               for qmgr, queues in data["pubsub_backlog"].items() for queue, msgs in queues.items()],
-                              headers=["queue manager", "system queue", "depth", "messages, oldest first"],
+        lines.append(tabulate([[p(qmgr), p(queue), f"{i} of {len(msgs)}", p(msg)]
+                               for qmgr, queues in data["pubsub_backlog"].items() for queue, msgs in queues.items()
+                               for i, msg in enumerate(msgs, 1)],
+                              headers=["queue manager", "system queue", "position", "message (oldest first)"],
                               tablefmt="simple"))
         lines.append("")
     if data["errors"]:

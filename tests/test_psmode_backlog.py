@@ -323,3 +323,23 @@ def test_only_a_disabled_queue_manager_holds_a_backlog_in_any_reachable_state(te
             nxt.extend(t for a in model.actions(s) if (t := model.next_state(s, a)) is not None)
         frontier = nxt
     assert held
+
+
+def test_mqcheck_run_shows_the_backlog_as_the_system_queues_hold_it(tmp_path, capsys):
+    from checker.cli import main
+
+    path = tmp_path / "h.toml"
+    path.write_text(textwrap.dedent(HIERARCHY.format(more="")))
+    main(["run", str(path)])
+    out = capsys.readouterr().out
+    assert "Publish/subscribe messages left unprocessed (PSMODE(DISABLED))" in out
+    rows = [line.split() for line in out.splitlines() if "SYSTEM.INTER.QMGR.PUBS" in line]
+    assert [(r[0], r[2], r[3], r[4], r[5]) for r in rows] == [
+        ("QM2", "1", "of", "2", "publication"), ("QM2", "2", "of", "2", "publication")]
+    assert "'Sport/Soccer'" in " ".join(rows[0]) and "'Sport/Tennis'" in " ".join(rows[1])
+    path.write_text(textwrap.dedent(HIERARCHY.format(more="""
+    [[steps]]
+    mqsc = { qmgr = "QM2", commands = "ALTER QMGR PSMODE(ENABLED)" }
+    """)))
+    main(["run", str(path)])
+    assert "left unprocessed" not in capsys.readouterr().out
