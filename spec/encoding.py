@@ -71,9 +71,11 @@ _OPTIONAL: dict[type, tuple[tuple[str, Any, bytes], ...]] = {}
 
 
 def _fields(cls: type) -> tuple[str, ...]:
-    """The fields that make up the value: every field except those declared ``init=False``
-    and ``compare=False``, which are caches kept on the object (``CACHE_FIELD``, the
-    encoding itself; ``DIGEST_FIELD``, its inline bytes; the delivery memo's key part)."""
+    """The fields that make up the value, as every value encodes them: every field except
+    those declared ``init=False`` and ``compare=False``, which are caches kept on the object
+    (``CACHE_FIELD``, the encoding itself; ``DIGEST_FIELD``, its inline bytes; the delivery
+    memo's key part), and those declared ``OMITTED_AT_DEFAULT``, which ``_body`` adds after
+    them when they are not at their default (``_OPTIONAL``)."""
     names = _FIELDS.get(cls)
     if names is None:
         fields = dataclasses.fields(cls)
