@@ -219,6 +219,16 @@ def _render_run(report, data: dict) -> str:
         lines.append(f"Not joined: {p(entry['qmgr'])}: {p(entry['reason'])}")
     if data.get("not_joined"):
         lines.append("")
+    if data.get("pubsub_backlog"):
+        # session 36: what DISPLAY QLOCAL(SYSTEM.INTER.QMGR.*) CURDEPTH would show at a queue
+        # manager with PSMODE(DISABLED) (002 §Subscription performance considerations)
+        lines.append("Publish/subscribe messages left unprocessed (PSMODE(DISABLED))")
+        lines.append(tabulate([[p(qmgr), p(queue), f"{i} of {len(msgs)}", p(msg)]
+                               for qmgr, queues in data["pubsub_backlog"].items() for queue, msgs in queues.items()
+                               for i, msg in enumerate(msgs, 1)],
+                              headers=["queue manager", "system queue", "position", "message (oldest first)"],
+                              tablefmt="simple"))
+        lines.append("")
     if data["errors"]:
         lines.append("Errors logged")
         lines.append(tabulate([[p(e["qmgr"]), p(e["code"]), "initial MQSC" if e["step"] < 0 else f"steps[{e['step']}]",

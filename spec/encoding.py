@@ -22,6 +22,13 @@ were memoised). A dataclass may declare a field ``_encoded`` with ``init=False``
 a whole state is encoded once however often it is hashed, compared and fingerprinted. Two different values share an encoding only if
 two different encodings share a 128-bit digest (probability about 2^-128 per pair, far
 below the 64-bit fingerprint collision estimate the explorer reports).
+
+A field declared with ``metadata=OMITTED_AT_DEFAULT`` is left out of its dataclass's
+encoding while it holds its default, and otherwise follows the other fields as ``+``, its
+name and its value (no inline encoding starts with ``+``, so the bytes still decode one
+way). A field added that way leaves the encoding of every value that does not use it as it
+was: every pinned fingerprint and digest of such states stays (session 36,
+``LocalPubSub.backlog``).
 """
 
 from __future__ import annotations
@@ -51,18 +58,34 @@ CACHE_FIELD = "_encoded"
 _CACHED: set[type] = set()   # dataclasses with a CACHE_FIELD slot: their encoding is kept on the object
 DIGEST_FIELD = "_digest"
 _DIGESTED: set[type] = set()  # dataclasses with a DIGEST_FIELD slot: their inline bytes are kept on the object
+# ``field(default=..., metadata=OMITTED_AT_DEFAULT)``: encoded only when not at its default
+OMITTED_AT_DEFAULT = {"encoding": "omitted at default"}
+
+
+def _omitted_at_default(f: Any) -> bool:
+    return f.metadata.get("encoding") == OMITTED_AT_DEFAULT["encoding"]
+
+
+# per dataclass with such fields: (name, default, the bytes before its value) for each
+_OPTIONAL: dict[type, tuple[tuple[str, Any, bytes], ...]] = {}
 
 
 def _fields(cls: type) -> tuple[str, ...]:
-    """The fields that make up the value: every field except those declared ``init=False``
-    and ``compare=False``, which are caches kept on the object (``CACHE_FIELD``, the
-    encoding itself; ``DIGEST_FIELD``, its inline bytes; the delivery memo's key part)."""
+    """The fields that make up the value, as every value encodes them: every field except
+    those declared ``init=False`` and ``compare=False``, which are caches kept on the object
+    (``CACHE_FIELD``, the encoding itself; ``DIGEST_FIELD``, its inline bytes; the delivery
+    memo's key part), and those declared ``OMITTED_AT_DEFAULT``, which ``_body`` adds after
+    them when they are not at their default (``_OPTIONAL``)."""
     names = _FIELDS.get(cls)
     if names is None:
         fields = dataclasses.fields(cls)
         # a field neither an __init__ argument nor compared is a cache on the object, not
         # part of the value (CACHE_FIELD, DIGEST_FIELD, the delivery memo's key part)
-        names = tuple(f.name for f in fields if f.init or f.compare)
+        names = tuple(f.name for f in fields if (f.init or f.compare) and not _omitted_at_default(f))
+        optional = tuple((f.name, f.default, b"+" + _inline(f.name)) for f in fields
+                         if _omitted_at_default(f))
+        if optional:
+            _OPTIONAL[cls] = optional
         for f in fields:
             if f.name == CACHE_FIELD and not f.init:
                 _CACHED.add(cls)
@@ -163,7 +186,12 @@ def _body(value: Any, t: type) -> bytes:
     if getter is None:
         _fields(t)
         getter = _GETTERS[t]
-    return _TAGS[t] + b"".join(_inlined(getter(value))) + b"}"
+    optional = _OPTIONAL.get(t)
+    if optional is None:
+        return _TAGS[t] + b"".join(_inlined(getter(value))) + b"}"
+    extra = b"".join([tag + _inline(v) for name, default, tag in optional
+                      if (v := getattr(value, name)) != default])
+    return _TAGS[t] + b"".join(_inlined(getter(value))) + extra + b"}"
 
 
 def _hashed(value: Any, t: type) -> bytes:

@@ -19,10 +19,12 @@ recorded against its subscription; DEST is kept for display), authorities.
 
 from __future__ import annotations
 
+from dataclasses import field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from spec import lookup
+from spec.encoding import OMITTED_AT_DEFAULT
 from spec.rfh2 import (  # noqa: F401 (re-exported: pubsub.rfh2_bytes, pubsub.parse_rfh2, ...)
     MQENC_BIG, MQENC_LITTLE, decode_rfp_folder, encode_rfp_folder, parse_rfh2, rfh2_bytes,
 )
@@ -139,6 +141,13 @@ class LocalPubSub:
     republishers: tuple[Republisher, ...] = ()  # applications republishing a subscription's publications
     published_log: tuple[PublishedEntry, ...] = ()  # ghost: this queue manager's own publications
     parent_judged: str = ""  # the PARENT value last checked (an unusable one is logged once per change)
+    # what other queue managers sent to its publish/subscribe system queues while it had
+    # PSMODE(DISABLED), unprocessed, in arrival order (``ProxySubMsg``, ``PublicationMsg``;
+    # ``system_queue`` names the queue each waits on): 002 §Subscription performance
+    # considerations reads a backlog there as a queue manager "having publish/subscribe
+    # support disabled (see PSMODE in ALTER QMGR)". Encoded only when not empty
+    # (``spec.encoding.OMITTED_AT_DEFAULT``): a queue manager without one encodes as before.
+    backlog: tuple[Any, ...] = field(default=(), metadata=OMITTED_AT_DEFAULT)
 
     def subscription(self, name: str) -> Subscription | None:
         # a table lookup, not a scan: 10^4 DEFINE SUBs must load in seconds (spec.lookup)
@@ -315,9 +324,12 @@ def unsubscribe(ps: LocalPubSub, name: str) -> tuple[LocalPubSub, tuple[PubSubEr
 # proxy subscriptions", even in a loop). One
 # proxy subscription per topic string per neighbour is aggregation; a new link simply
 # makes the whole current demand "new" for that neighbour (the synchronisation on
-# joining). Abstracted away: the SYSTEM.INTER.QMGR.* queues and channel definitions of a
-# hierarchy (a PARENT naming a queue manager of the scenario is a working link when both
-# run PSMODE(ENABLED)), proxy-subscription resynchronisation timers, PSMODE(COMPAT).
+# joining). Abstracted away: the SYSTEM.INTER.QMGR.* queues (a message on them is processed
+# when it arrives; only a queue manager with PSMODE(DISABLED) leaves them there, as
+# ``LocalPubSub.backlog``, 002 §Subscription performance considerations) and channel
+# definitions of a hierarchy (a PARENT naming a queue manager of the scenario is a working
+# link when both run PSMODE(ENABLED)), proxy-subscription resynchronisation timers,
+# PSMODE(COMPAT) beyond hierarchy links.
 # =========================================================================================
 
 UNSTAMPED = -2
@@ -416,6 +428,18 @@ class PublicationMsg:
     @property
     def fingerprints(self) -> tuple[str, ...]:
         return decode_rfp_folder(self.rfp)
+
+
+def system_queue(msg: ProxySubMsg | PublicationMsg) -> str:
+    """The system queue a publish/subscribe message from another queue manager arrives on
+    (002 §Distributed publish/subscribe system queues). Publications, retained answers
+    included, go to SYSTEM.INTER.QMGR.PUBS (002 §Balancing producers and consumers: "Those
+    publications are targeted at the SYSTEM.INTER.QMGR.PUBS queue on the remote queue
+    managers"); proxy subscriptions and their cancellations to the control queue,
+    SYSTEM.INTER.QMGR.CONTROL (decided: 002 names the queue's purpose only, and calls
+    SYSTEM.INTER.QMGR.FANREQ an internal queue of the sending queue manager's fan-out
+    process). SYSTEM.HIERARCHY.STATE's relationship messages are not modelled."""
+    return "SYSTEM.INTER.QMGR.PUBS" if isinstance(msg, PublicationMsg) else "SYSTEM.INTER.QMGR.CONTROL"
 
 
 # --- the RFH2 <ibm> folder (002 §Loop detection fingerprint format): spec/rfh2.py ----------

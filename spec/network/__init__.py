@@ -21,7 +21,7 @@ catalogue, tests, benchmarks) uses; import them from ``spec.network``.
 
 from spec.network.channels import channel_statuses, first_on, route_for
 from spec.network.model import SETTLE_LIMIT, MQNetwork, settle
-from spec.network.pubsub import deliveries_of, proxy_subscriptions_of
+from spec.network.pubsub import backlog_of, deliveries_of, proxy_subscriptions_of
 from spec.network.repositories import repositories_of
 from spec.network.run import ExpectationResult, RunReport, check_expectations, run_scenario
 from spec.network.state import (
@@ -33,7 +33,7 @@ from spec.network.topology import pubsub_links, pubsub_space, resolve_conname, t
 from spec.network.workload import explanations_of, messages_of, moves_to, retries
 
 __all__ = [
-    "FLOWING", "INITIAL", "NO_MUTATIONS", "Channel", "ChannelDeliver", "ChannelFail", "ChannelRecover", "ChannelRetry",
+    "FLOWING", "INITIAL", "NO_MUTATIONS", "backlog_of", "Channel", "ChannelDeliver", "ChannelFail", "ChannelRecover", "ChannelRetry",
     "ExpectationResult", "LogEntry", "MQNetwork", "Mutations", "NetworkState", "QmgrStart", "QmgrState",
     "QmgrStop", "RunReport", "SETTLE_LIMIT", "ScenarioStep", "channel_statuses", "check_expectations", "deliveries_of",
     "first_on", "route_for",

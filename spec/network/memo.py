@@ -50,7 +50,9 @@ channels from it, and of the others what the projection keeps (``apply_mqsc``,
 which for the others is a no-op: every transition reconciles each queue manager whose
 demand or neighbours it may have changed, and a step at one queue manager changes neither
 for another unless it alters the queue manager itself (PARENT, PSMODE), so steps with
-ALTER QMGR are not memoised. runmqsc ends with every queue manager retrying the JOINs its
+ALTER QMGR are not memoised. (Reconciling includes processing the messages a queue manager
+left unprocessed under PSMODE(DISABLED), ``pubsub.process_backlog``: only one whose PSMODE is
+no longer DISABLED does that, and only ALTER QMGR changes PSMODE.) runmqsc ends with every queue manager retrying the JOINs its
 manual CLUSSDRs could not send (``retry_joins``): a CLUSRCVR the step defines may be the
 listener another queue manager's CONNAME names, and whether that one has sent its JOIN is
 in its caches, which the key leaves out. So a step is memoised only while no other running

@@ -32,7 +32,7 @@ from spec.network.channels import (
 )
 from spec.network.memo import DeliveryMemo, executor_memo
 from spec.network.pubsub import (
-    deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_delivery, pubsub_after_step,
+    backlog_of, deliveries_of, proxy_subscriptions_of, pubsub_after, pubsub_after_delivery, pubsub_after_step,
     receive_proxy_subscription, receive_publication,
 )
 from spec.network.repositories import advance_clock, process_repo_message, repositories_of
@@ -397,6 +397,8 @@ class MQNetwork:
             "stopped": [q.name for q in state.qmgrs if not q.running],
             "deliveries": deliveries_of(state),
             "proxy_subscriptions": proxy_subscriptions_of(state),
+            # PSMODE(DISABLED): publish/subscribe messages left unprocessed (only when any)
+            **({"pubsub_backlog": backlog} if (backlog := backlog_of(state)) else {}),
             "messages": messages_of(state),
             "repositories": repositories_of(state),
             "errors": [f"{e.qmgr} {e.code}" for e in state.log],

@@ -90,8 +90,44 @@ def pubsub_after_step(state: NetworkState, step: int, mut: Mutations = NO_MUTATI
     for q in state.qmgrs:
         if q.defs.parent != q.pubsub.parent_judged:
             state = _judge_parent(state, q, step)
+    for name in [q.name for q in state.qmgrs if q.pubsub.backlog and q.running and q.defs.psmode != "DISABLED"]:
+        state = process_backlog(state, name, step, mut)
     for q in state.qmgrs:
         state = _ps_reconcile(state, q.name, mut)
+    return state
+
+
+def _left_unprocessed(state: NetworkState, dst: str, msg: Any) -> NetworkState | None:
+    """002 §Subscription performance considerations: "Any significant message backlog on
+    these queues implies that ... a queue manager is not correctly functioning in the
+    cluster. Either due to having publish/subscribe support disabled (see PSMODE in ALTER
+    QMGR) or a problem". A queue manager with PSMODE(DISABLED) does not process what other
+    queue managers send to its publish/subscribe system queues (a proxy subscription or its
+    cancellation, a publication, a retained answer): the channel delivers it, and it waits
+    there (``LocalPubSub.backlog``) until PSMODE is ENABLED or COMPAT again
+    (:func:`process_backlog`). It is not refused, logged or acted on: no PSCLUS check, no
+    registration, no delivery, no answer. The delivery reads and writes ``dst``'s own state
+    only (docs/por.md, the delivery memo)."""
+    q = state.qmgr(dst)
+    if q.defs.psmode != "DISABLED":
+        return None
+    return put_qmgr(state, replace(q, pubsub=replace(q.pubsub, backlog=q.pubsub.backlog + (msg,))))
+
+
+def process_backlog(state: NetworkState, name: str, step: int, mut: Mutations = NO_MUTATIONS) -> NetworkState:
+    """A queue manager whose PSMODE is no longer DISABLED processes what waited on its
+    publish/subscribe system queues, in arrival order, each message as if it had just
+    arrived (its handler, then the demand it changed is sent, as after a delivery). Called
+    after every step (``pubsub_after_step``): the step that set PSMODE(ENABLED) or
+    PSMODE(COMPAT) is the only one that finds a backlog at such a queue manager. COMPAT
+    processes it too: the model keeps publish/subscribe running under COMPAT but for the
+    hierarchy links (``topology.pubsub_links``), and 002 says no more of COMPAT."""
+    q = state.qmgr(name)
+    waiting = q.pubsub.backlog
+    state = put_qmgr(state, replace(q, pubsub=replace(q.pubsub, backlog=())))
+    for msg in waiting:
+        handler = receive_publication if isinstance(msg, pubsub.PublicationMsg) else receive_proxy_subscription
+        state = pubsub_after_delivery(handler(state, name, msg, step, mut), name, mut)
     return state
 
 
@@ -150,6 +186,9 @@ def receive_proxy_subscription(state: NetworkState, dst: str, msg: pubsub.ProxyS
     """``dst`` registers or cancels a neighbour's proxy subscription; a new one is answered
     with the matching retained publications (002 §Retained publications in a distributed
     publish/subscribe topology)."""
+    waiting = _left_unprocessed(state, dst, msg)
+    if waiting is not None:
+        return waiting
     refused = _ps_refused_by_psclus(state, dst, msg, step)
     if refused is not None:
         return refused
@@ -167,6 +206,9 @@ def receive_publication(state: NetworkState, dst: str, msg: pubsub.PublicationMs
                         mut: Mutations = NO_MUTATIONS) -> NetworkState:
     """``dst`` receives a forwarded publication: fingerprints are decoded from the RFH2
     folder and the publication is routed (DESIGN §3.3 steps 1-3)."""
+    waiting = _left_unprocessed(state, dst, msg)
+    if waiting is not None:
+        return waiting
     refused = _ps_refused_by_psclus(state, dst, msg, step)
     if refused is not None:
         return refused
@@ -331,6 +373,17 @@ def deliveries_of(state: NetworkState) -> dict[str, dict[str, list[str]]]:
             per_sub.setdefault(d.subscription, []).append(d.topic)
         if per_sub:
             out[q.name] = per_sub
+    return out
+
+
+def backlog_of(state: NetworkState) -> dict[str, dict[str, list[str]]]:
+    """Per queue manager with PSMODE(DISABLED) and messages waiting, per publish/subscribe
+    system queue, the messages left unprocessed there in arrival order (what DISPLAY
+    QLOCAL(SYSTEM.INTER.QMGR.*) CURDEPTH would count; ``_left_unprocessed``)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for q in state.qmgrs:
+        for msg in q.pubsub.backlog:
+            out.setdefault(q.name, {}).setdefault(pubsub.system_queue(msg), []).append(str(msg))
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from spec import scenario as sc
 from spec.network.model import MQNetwork, settle
-from spec.network.pubsub import deliveries_of
+from spec.network.pubsub import backlog_of, deliveries_of
 from spec.network.repositories import repositories_of
 from spec.network.state import NO_MUTATIONS, LogEntry, Mutations, NetworkState, ScenarioStep, add_log
 from spec.network.steps import describe_step, unmodelled_in
@@ -99,6 +99,9 @@ class RunReport:
             ],
             "not_joined": [{"qmgr": q, "reason": why} for q, why in self.not_joined],
             **({"blocked": self.blocked} if self.blocked else {}),
+            # messages a PSMODE(DISABLED) queue manager left on its publish/subscribe system
+            # queues (session 36): only when there are any, so other reports are unchanged
+            **({"pubsub_backlog": backlog} if (backlog := backlog_of(self.final)) else {}),
             "unmodelled": list(self.unmodelled),
         }
 
