@@ -745,6 +745,43 @@ def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
                 break
 
 
+def psmode_links(cfg: LintConfig) -> Iterator[Finding]:
+    """PSMODE other than ENABLED where publish/subscribe needs it. 002 §Publish/subscribe
+    hierarchies: "WebSphere MQ hierarchical connections require that the queue manager
+    attribute PSMODE is set to ENABLED" — a PARENT link with DISABLED or COMPAT at either end
+    is never made (``topology.pubsub_links``). 002 §Subscription performance considerations:
+    a backlog on the publish/subscribe system queues means a queue manager "having
+    publish/subscribe support disabled (see PSMODE in ALTER QMGR)" — a member of a
+    publish/subscribe cluster with PSMODE(DISABLED) is still counted by the others, and what
+    they send it waits there unprocessed (``pubsub._left_unprocessed``)."""
+    by_name = _parents(cfg)
+    for q in cfg.qmgrs:
+        parent = by_name.get(q.defs.parent) if q.defs.parent and q.defs.parent != q.name else None
+        if parent is None:
+            continue
+        off = [m for m in (q, parent) if m.defs.psmode != "ENABLED"]
+        if off:
+            m = off[0]
+            yield Finding("", WARNING, f"the hierarchy link from {q.name} to its PARENT({parent.name}) is never made: "
+                          f"{m.name} has PSMODE({m.defs.psmode}), and hierarchical connections require "
+                          "PSMODE(ENABLED) at both ends", m.at_qmgr("PSMODE"),
+                          f"on {m.name}: ALTER QMGR PSMODE(ENABLED)",
+                          related=() if m is q else (_rel(q.at_qmgr("PARENT"), f"the PARENT on {q.name}"),))
+    members = _members(cfg)
+    pubsub = sorted({t.cluster for _, t in _cluster_topics(cfg)})
+    for q in cfg.qmgrs:
+        if q.defs.psmode != "DISABLED":
+            continue
+        clusters = [c for c in pubsub if q in members.get(c, [])]
+        if clusters:
+            yield Finding("", WARNING, f"{q.name} has PSMODE(DISABLED) but is a member of the publish/subscribe "
+                          f"cluster {', '.join(clusters)}: the proxy subscriptions and publications the other "
+                          "members send it wait unprocessed on its SYSTEM.INTER.QMGR queues, and its own "
+                          "subscribers receive nothing from the cluster", q.at_qmgr("PSMODE"),
+                          f"on {q.name}: ALTER QMGR PSMODE(ENABLED), or take it out of {', '.join(clusters)}",
+                          confirm="mqcheck run {file}  (Publish/subscribe messages left unprocessed)")
+
+
 def psclus_partial(cfg: LintConfig) -> Iterator[Finding]:
     """002 §Inhibiting clustered publish/subscribe in a cluster: PSCLUS "is not intended to
     selectively disable publish/subscribe in a subset of queue managers in the cluster ...
@@ -1036,6 +1073,9 @@ RULES: tuple[Rule, ...] = (
          "blank", WARNING, "002 §Topics", topicstr_text, "mqcheck run {file}  (cluster topics and deliveries)"),
     Rule("PSCLUS-DISABLED", "PSCLUS(DISABLED) beside cluster topics", ERROR,
          "002 §Inhibiting clustered publish/subscribe in a cluster", psclus_disabled),
+    Rule("PSMODE-LINK", "PSMODE not ENABLED on an end of a PARENT link, or DISABLED on a publish/subscribe "
+         "cluster member", WARNING, "002 §Publish/subscribe hierarchies; 002 §Subscription performance "
+         "considerations", psmode_links),
     Rule("PSCLUS-PARTIAL", "PSCLUS(DISABLED) on some members of a cluster only", WARNING,
          "002 §Inhibiting clustered publish/subscribe in a cluster", psclus_partial),
     Rule("LOCAL-OVERRIDE", "a local topic overriding a cluster topic still publishes to the cluster", WARNING,

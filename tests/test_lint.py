@@ -223,6 +223,17 @@ CASES = [
       "FR2": fr("FR2", "PP", extra=pr("FR2", "PS", via="FR3").replace("TO.FR2", "TO.FR2.PS").replace("fr2(1414)", "fr2(1415)")),
       "FR3": fr("FR3", "PS", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(PS)"), "GW": pr("GW", "PP")},
      ("FR1", "PSCLUS(DISABLED)")),
+    # 002 §Publish/subscribe hierarchies: hierarchical connections require PSMODE(ENABLED) (both ends)
+    ("PSMODE-LINK", {"QM1": "ALTER QMGR PSMODE(COMPAT)", "QM2": "ALTER QMGR PARENT(QM1)"},
+     {"QM1": "ALTER QMGR PSMODE(ENABLED)", "QM2": "ALTER QMGR PARENT(QM1)"}, ("QM1", "PSMODE(COMPAT)")),
+    ("PSMODE-LINK", {"QM1": "", "QM2": "ALTER QMGR PARENT(QM1)\nALTER QMGR PSMODE(DISABLED)"},
+     {"QM1": "", "QM2": "ALTER QMGR PARENT(QM1)"}, ("QM2", "PSMODE(DISABLED)")),
+    # 002 §Subscription performance considerations: a disabled member of a publish/subscribe cluster
+    ("PSMODE-LINK",
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
+      "PR2": pr("PR2", extra="ALTER QMGR PSMODE(DISABLED)")},
+     {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
+      "PR2": pr("PR2")}, ("PR2", "PSMODE(DISABLED)")),
     # 002 §Overriding a cluster topic definition locally: PUBSCOPE(QMGR) on the override
     ("LOCAL-OVERRIDE",
      {**GOOD_PAIR, "PR1": pr("PR1", extra="DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"),
