@@ -255,8 +255,10 @@ class ScenarioFile(pytest.File):
         selected = {i.name for i in self.session.items if isinstance(i, PropertyItem) and i.parent is self}
         selected.add(property_id)
         if self._exploration is None or property_id not in self._explored_ids:
+            result = _explore(self.scenario, self.model, sorted(selected))
+            _stop_session_if_signalled(self, result)
             self._explored_ids = frozenset(selected)
-            self._exploration = _explore(self.scenario, self.model, sorted(selected))
+            self._exploration = result
         return self._exploration
 
     @property
@@ -267,6 +269,26 @@ class ScenarioFile(pytest.File):
 
             self._model = MQNetwork(self.scenario, _check_properties(self.scenario))
         return self._model
+
+
+def _stop_session_if_signalled(file: "ScenarioFile", result) -> None:
+    """Ctrl-C or SIGTERM stopped the exploration (it catches both, to end with what it
+    explored): stop the pytest session as the signal would have stopped it without
+    mqcheck, instead of failing every property item of the file as "incomplete" (with
+    advice to raise the bounds) and going on with the next file (session 36: a CI job
+    cancelled with SIGTERM ran on). Ctrl-C is pytest's KeyboardInterrupt (its summary,
+    exit status 2); SIGTERM ends the session with the same summary and status."""
+    from checker.explore import INTERRUPTED_BY_SIGTERM, stopped_by_signal
+
+    reason = result.statistics.stop_reason
+    if not stopped_by_signal(reason):
+        return
+    st = result.statistics
+    what = (f"mqcheck: the exploration of {file.path.name} was {reason} after {st.distinct_states:,} states "
+            "(incomplete: no verdict of it is reported)")
+    if reason.startswith(INTERRUPTED_BY_SIGTERM):
+        pytest.exit(what, returncode=pytest.ExitCode.INTERRUPTED)
+    raise KeyboardInterrupt(what)
 
 
 def _explore(scenario, model, property_ids: list[str]):

@@ -1,0 +1,88 @@
+"""Session 36: a user trial of the pytest plugin, the HTML reports and spark-submit
+(docs/decisions.md, "Session 36: user trial of the pytest plugin, reports and spark-submit").
+
+Each test is one roughness the trial hit, and fails without its fix.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _example(name: str) -> str:
+    return (ROOT / "examples" / name).read_text(encoding="utf-8")
+
+
+def _pytest_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env["PYTHONPATH"] = str(ROOT)   # this tree's plugin, whatever mqcheck the interpreter has installed
+    env["PYTHONUNBUFFERED"] = "1"   # each line as pytest writes it
+    return env
+
+
+def _plugin_args() -> list[str]:
+    import importlib.metadata
+
+    installed = any(ep.value == "checker.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
+    return [] if installed else ["-p", "checker.pytest_plugin"]
+
+
+# ---------------------------------------------------------------- a signal during the plugin's exploration
+
+@pytest.mark.parametrize("signum, said", [(signal.SIGINT, "KeyboardInterrupt"),
+                                          (signal.SIGTERM, "terminated (SIGTERM)")])
+def test_a_signal_during_an_exploration_stops_the_pytest_session(tmp_path, signum, said):
+    # The exploration catches Ctrl-C and SIGTERM to end with what it explored. Under pytest
+    # that turned one Ctrl-C into every property item of the file failing "incomplete"
+    # (advising larger bounds) and the session going on with the next file; a CI job
+    # cancelled with SIGTERM ran on the same way.
+    slow = _example("cluster-two-frs.toml").replace("max_states = 200000", "max_states = 2000000\nexplore_initial = true")
+    (tmp_path / "a_slow.mqcheck.toml").write_text(slow + '[pytest]\nproperties = ["RP-NO-STALE-APPLY", "RP-TWO-FRS"]\n')
+    (tmp_path / "b_quick.mqcheck.toml").write_text(_example("fr-mesh-complete.toml")
+                                                   + '[pytest]\nproperties = ["RP-NO-STALE-APPLY"]\n')
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider", "-v",
+                             "-p", "no:xdist", "-p", "no:timeout"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=_pytest_env())
+    lines: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        # -v names an item before running it, and ends the line only with its outcome
+        while chunk := os.read(proc.stdout.fileno(), 4096):
+            lines.append(chunk.decode("utf-8", "replace"))
+            if "a_slow.mqcheck.toml::RP-NO-STALE-APPLY" in "".join(lines):
+                started.set()
+        started.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert started.wait(120), "".join(lines)
+        time.sleep(2.0)
+        assert proc.poll() is None, "".join(lines)
+        proc.send_signal(signum)
+        proc.wait(timeout=60)
+        reader.join(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out = "".join(lines)
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    assert said in out, out[-3000:]
+    assert "the exploration of a_slow.mqcheck.toml was" in out, out[-3000:]
+    assert "b_quick.mqcheck.toml" not in out, out[-3000:]     # the session stopped
+    assert "an incomplete run does not pass" not in out, out[-3000:]
+    assert " failed" not in out, out[-3000:]
