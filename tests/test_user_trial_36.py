@@ -86,3 +86,42 @@ def test_a_signal_during_an_exploration_stops_the_pytest_session(tmp_path, signu
     assert "b_quick.mqcheck.toml" not in out, out[-3000:]     # the session stopped
     assert "an incomplete run does not pass" not in out, out[-3000:]
     assert " failed" not in out, out[-3000:]
+
+
+# ---------------------------------------------------------------- a queue manager name with dots
+
+from spec.errors import InputError  # noqa: E402
+from spec.scenario import parse_scenario  # noqa: E402
+
+_FR = "DEFINE CHANNEL(TO.A) CHLTYPE(CLUSRCVR) CONNAME('a(1414)') CLUSTER(C)\nALTER QMGR REPOS(C)"
+
+
+def _error(text: str) -> InputError:
+    with pytest.raises(InputError) as info:
+        parse_scenario(text, "estate.toml")
+    return info.value
+
+
+def test_a_dotted_queue_manager_name_unquoted_says_to_quote_it():
+    # MQ names may contain dots (QM1.PROD); TOML reads [qmgrs.QM1.PROD] as a table QM1 with a
+    # subtable PROD, and the error was "qmgrs.QM1.PROD: unknown key; expected one of mqsc,
+    # mqsc_file, uniform_cluster"
+    err = _error(f'[qmgrs.QM1.PROD]\nmqsc = """\n{_FR}\n"""\n')
+    assert "queue manager name QM1.PROD has dots" in err.one_line()
+    assert '[qmgrs."QM1.PROD"]' in err.one_line()
+    assert (err.line, err.column) == (1, 8)   # the name's first part
+    err = _error('[qmgrs.QM1.PROD.EU]\n')
+    assert '[qmgrs."QM1.PROD.EU"]' in err.one_line()
+
+
+def test_a_dotted_cluster_name_in_an_expectation_says_to_quote_it():
+    text = (f'[qmgrs."QM1.PROD"]\nmqsc = """\n{_FR}\n"""\n[[expect]]\nno_errors = true\n'
+            '[expect.repositories."QM1.PROD".PAY.EU]\nqmgrs = ["QM1.PROD"]\n')
+    err = _error(text)
+    assert "cluster name PAY.EU has dots" in err.one_line()
+    assert '[expect.repositories."QM1.PROD"."PAY.EU"]' in err.one_line()
+
+
+def test_an_unknown_dotted_queue_manager_is_declared_quoted():
+    err = _error(f'[qmgrs.QMA]\nmqsc = """\n{_FR}\n"""\n[[steps]]\npublish = {{ qmgr = "QM9.X", topic = "A" }}\n')
+    assert 'declare it with a [qmgrs."QM9.X"] table' in err.one_line()
