@@ -1044,7 +1044,7 @@ class _Parser(UniformParsing):
         """``named``: the kind of MQ name ``path[-1]`` is (a table keyed by a queue manager or
         cluster name), whose own dots TOML reads as nested tables when it is not quoted."""
         for key in table:
-            if key not in allowed and named and isinstance(table[key], dict):
+            if key not in allowed and named and isinstance(table[key], dict) and not _suggest_key(key, allowed):
                 raise self.dotted_name(table, path, key, allowed, named)
             if key not in allowed:
                 raise self.error(path + (key,), f"unknown key; expected one of {', '.join(allowed)}",
