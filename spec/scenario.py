@@ -804,13 +804,25 @@ class _Locator:
         for m in _HEADER.finditer(self.masked):
             parts = _split_key_at(self.text[m.start(2):m.end(2)])
             keys = tuple(k for k, _ in parts)
-            self.header_keys.append((keys, tuple(m.start(2) + at for _, at in parts)))
+            # A header below an array of tables ([expect.repositories.QM.CL] after [[expect]])
+            # is in that array's last element: its path has the element's index
+            # (expect[0].repositories...), as the errors' paths do (session 36).
+            indexed: list = []
+            offsets: list[int] = []
+            for i, (key, at) in enumerate(parts):
+                indexed.append(key)
+                offsets.append(m.start(2) + at)
+                plain = keys[: i + 1]
+                if plain in counts and (m.group(1) == "[" or i < len(parts) - 1):
+                    indexed.append(counts[plain] - 1)
+                    offsets.append(m.start(2) + at)
+            self.header_keys.append((tuple(indexed), tuple(offsets)))
             if m.group(1) == "[[":
                 index = counts.get(keys, 0)
                 counts[keys] = index + 1
-                self.sections.append((keys + (index,), m.start(1), m.end()))
+                self.sections.append((tuple(indexed) + (index,), m.start(1), m.end()))
             else:
-                self.sections.append((keys, m.start(1), m.end()))
+                self.sections.append((tuple(indexed), m.start(1), m.end()))
         self.ends = [s[1] for s in self.sections[1:]] + [len(text)]
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -849,8 +861,6 @@ class _Locator:
     def _in_header(self, path: Path) -> int | None:
         """The offset of ``path``'s last key in the first table header whose dotted key
         starts with ``path`` (``[a.a.a]`` writes ``a`` and ``a.a``), or None."""
-        if any(isinstance(part, int) for part in path):
-            return None
         for keys, offsets in self.header_keys:
             if len(keys) >= len(path) and keys[: len(path)] == path:
                 return offsets[len(path) - 1]

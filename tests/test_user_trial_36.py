@@ -125,3 +125,17 @@ def test_a_dotted_cluster_name_in_an_expectation_says_to_quote_it():
 def test_an_unknown_dotted_queue_manager_is_declared_quoted():
     err = _error(f'[qmgrs.QMA]\nmqsc = """\n{_FR}\n"""\n[[steps]]\npublish = {{ qmgr = "QM9.X", topic = "A" }}\n')
     assert 'declare it with a [qmgrs."QM9.X"] table' in err.one_line()
+
+
+# ---------------------------------------------------------------- the line of a table below [[expect]]
+
+def test_an_unknown_queue_manager_in_an_expectation_table_is_located_at_its_header():
+    # [expect.repositories.FR9.DEMO] after [[expect]] belongs to expect[0]; the error pointed
+    # at the [[expect]] line instead of the header that names FR9
+    text = (f'[qmgrs.FR1]\nmqsc = """\n{_FR}\n"""\n[[expect]]\nno_errors = true\n'
+            '[expect.repositories.FR1.C]\nqmgrs = ["FR1"]\n'
+            '[[expect]]\nno_errors = true\n'
+            '[expect.repositories.FR9.C]\nqmgrs = ["FR1"]\n')
+    err = _error(text)
+    assert "expect[1].repositories.FR9: unknown queue manager FR9" in err.one_line()
+    assert (err.line, err.column) == (12, 22)
