@@ -202,6 +202,15 @@ def _user_error(excinfo) -> str | None:
     return None
 
 
+def _nearest_item(name: str, names: Iterable[str]) -> str:
+    """``did you mean ITEM?`` for a misspelt item name (case kept: ``run`` is lower case)."""
+    import difflib
+
+    by_upper = {n.upper(): n for n in names}
+    close = difflib.get_close_matches(name.upper(), sorted(by_upper), n=1, cutoff=0.7)
+    return f"did you mean {by_upper[close[0]]}?" if close else ""
+
+
 # --------------------------------------------------------------------------- the file
 class ScenarioFile(pytest.File):
     """One scenario file: loads it once, asks every item kind for its items, applies the
@@ -228,7 +237,7 @@ class ScenarioFile(pytest.File):
                     line, column = options.at(f"{what}.{name}")
                     raise InputError(f"pytest.{what}: {name} is not an item of this file; its items: "
                                      f"{', '.join(sorted(names)) or 'none'}", file=str(self.path),
-                                     line=line, column=column)
+                                     line=line, column=column, suggestion=_nearest_item(name, names))
         _register_marks(self.config, options.marks)
         for item in items:
             item.add_marker(pytest.mark.mqcheck)

@@ -139,3 +139,22 @@ def test_an_unknown_queue_manager_in_an_expectation_table_is_located_at_its_head
     err = _error(text)
     assert "expect[1].repositories.FR9: unknown queue manager FR9" in err.one_line()
     assert (err.line, err.column) == (12, 22)
+
+
+# ---------------------------------------------------------------- a misspelt item in [pytest] xfail / skip
+
+def test_a_misspelt_xfail_or_skip_item_names_the_nearest(tmp_path):
+    # "pytest.xfail: RP-FR-CONVERGANCE is not an item of this file; its items: <all of them>"
+    # left the reader to spot the one meant, where pytest.properties says "did you mean"
+    text = _example("fr-mesh-complete.toml") + ('[pytest]\nproperties = ["RP-FR-CONVERGENCE"]\n'
+                                                'xfail = { RP-FR-CONVERGANCE = "CHG-123" }\n')
+    (tmp_path / "mesh.mqcheck.toml").write_text(text)
+    (tmp_path / "skip.mqcheck.toml").write_text(_example("fr-mesh-complete.toml")
+                                                + '[pytest]\ncheck = false\nskip = { runs = "later" }\n')
+    done = subprocess.run([sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--collect-only", "-q"], cwd=tmp_path, capture_output=True, text=True,
+                          env=_pytest_env(), timeout=120)
+    assert "pytest.xfail: RP-FR-CONVERGANCE is not an item of this file" in done.stdout, done.stdout
+    assert "(did you mean RP-FR-CONVERGENCE?)" in done.stdout
+    assert "pytest.skip: runs is not an item of this file" in done.stdout and "(did you mean run?)" in done.stdout
+    assert "Traceback" not in done.stdout
