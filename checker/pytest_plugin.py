@@ -85,6 +85,43 @@ def pytest_collect_file(file_path, parent: pytest.Collector):
     return None
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Property items that passed only vacuously, per file and catalogue family (session
+    36): "45 passed" for a workload scenario read as if its 20 publish/subscribe
+    properties had been checked, where nothing they speak of ever happened. Each stays a
+    pass (README: a vacuous verdict fails only a property named in ``[pytest]
+    properties``); this says which they are, as ``mqcheck check`` groups them."""
+    from reports.unexercised import family
+
+    vacuous: dict[str, list[str]] = {}
+    items: dict[str, int] = {}
+    for report in terminalreporter.stats.get("passed", []):
+        props = dict(getattr(report, "user_properties", ()) or ())
+        if "verdict" not in props:
+            continue
+        file, _, pid = report.nodeid.rpartition("::")
+        items[file] = items.get(file, 0) + 1
+        if "vacuous" in props:
+            vacuous.setdefault(file, []).append(pid)
+    if not vacuous:
+        return
+    total = sum(len(v) for v in vacuous.values())
+    verbose = config.getoption("verbose", 0) > 0
+    terminalreporter.write_sep("=", f"mqcheck: {total} passed only vacuously", yellow=True)
+    terminalreporter.write_line("They hold because what they speak of never happened: their witness was not reached.")
+    for file, pids in vacuous.items():
+        by_family: dict[str, list[str]] = {}
+        for pid in pids:
+            by_family.setdefault(family(pid), []).append(pid)
+        counts = ", ".join(f"{fam} {len(members)}" for fam, members in by_family.items())
+        terminalreporter.write_line(f"{_printable(file)}: {len(pids)} of {items[file]} passed ({counts})")
+        if verbose:
+            for fam, members in by_family.items():
+                terminalreporter.write_line(f"  {fam}: {', '.join(_printable(m) for m in members)}")
+    terminalreporter.write_line(("" if verbose else "-v lists them. ") + "A property named in the file's [pytest] "
+                                "properties fails when it holds only vacuously.")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     """With pytest-html writing a report (``--html``), attach to each mqcheck item a link to

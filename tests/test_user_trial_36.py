@@ -158,3 +158,25 @@ def test_a_misspelt_xfail_or_skip_item_names_the_nearest(tmp_path):
     assert "(did you mean RP-FR-CONVERGENCE?)" in done.stdout
     assert "pytest.skip: runs is not an item of this file" in done.stdout and "(did you mean run?)" in done.stdout
     assert "Traceback" not in done.stdout
+
+
+# ---------------------------------------------------------------- vacuous passes are said to be vacuous
+
+def test_properties_that_pass_only_vacuously_are_listed_after_the_run(tmp_path):
+    # "93 passed" for a workload scenario read as if its publish/subscribe properties had
+    # been checked; nothing they speak of ever happened there
+    (tmp_path / "mesh.mqcheck.toml").write_text(_example("fr-mesh-complete.toml"))
+    (tmp_path / "named.mqcheck.toml").write_text(_example("fr-mesh-complete.toml")
+                                                 + '[pytest]\nproperties = ["RP-FR-CONVERGENCE"]\n')
+    args = [sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider", "-p", "no:xdist", "-rN"]
+    done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=_pytest_env(), timeout=300)
+    out = done.stdout
+    assert done.returncode == 0, out[-3000:]
+    assert "mqcheck: " in out and " passed only vacuously" in out, out[-3000:]
+    line = next(ln for ln in out.splitlines() if ln.startswith("mesh.mqcheck.toml: "))
+    assert " passed (" in line and "PS " in line and "BD " in line, line
+    assert not any(ln.startswith("named.mqcheck.toml: ") for ln in out.splitlines())   # it held non-vacuously
+    assert "PS-WILDCARD-BLOCK" not in out and "-v lists them" in out
+    verbose = subprocess.run(args + ["-v"], cwd=tmp_path, capture_output=True, text=True, env=_pytest_env(),
+                             timeout=300).stdout
+    assert any(ln.startswith("  PS: ") and "PS-WILDCARD-BLOCK" in ln for ln in verbose.splitlines()), verbose[-3000:]
