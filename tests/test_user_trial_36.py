@@ -180,3 +180,19 @@ def test_properties_that_pass_only_vacuously_are_listed_after_the_run(tmp_path):
     verbose = subprocess.run(args + ["-v"], cwd=tmp_path, capture_output=True, text=True, env=_pytest_env(),
                              timeout=300).stdout
     assert any(ln.startswith("  PS: ") and "PS-WILDCARD-BLOCK" in ln for ln in verbose.splitlines()), verbose[-3000:]
+
+
+# ---------------------------------------------------------------- EXPECT named in a file without [[expect]]
+
+def test_expect_named_in_a_file_without_expect_blocks_says_why(tmp_path):
+    # "pytest.properties: unknown property EXPECT; known: <ninety ids>": EXPECT is a property
+    # only of a file with [[expect]] blocks, as `check --property EXPECT` says
+    text = _example("fr-mesh-complete.toml")
+    text = text[:text.index("[[expect]]")] + '[pytest]\nproperties = ["EXPECT"]\n'
+    (tmp_path / "mesh.mqcheck.toml").write_text(text)
+    done = subprocess.run([sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--collect-only", "-q"], cwd=tmp_path, capture_output=True, text=True,
+                          env=_pytest_env(), timeout=120)
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("mqcheck: error:"))
+    assert "pytest.properties: property EXPECT does not apply here" in line, line
+    assert "[[expect]] blocks; this file has none" in line and "RP-NO-STALE-APPLY" not in line, line
