@@ -289,6 +289,7 @@ class ScenarioFile(pytest.File):
                     item.add_marker(pytest.mark.skip(reason=_printable(reason)))
         self._exploration = None
         self._explored_ids: frozenset[str] = frozenset()
+        self._cut: list[str] | None = None   # pytest stopped the exploration (a timeout): why
         return items
 
     def repr_failure(self, excinfo, style=None):
@@ -300,8 +301,22 @@ class ScenarioFile(pytest.File):
         session runs (so ``-k`` and ``--lf`` narrow it), explored once."""
         selected = {i.name for i in self.session.items if isinstance(i, PropertyItem) and i.parent is self}
         selected.add(property_id)
+        if self._cut is not None:
+            raise MqcheckFailure([f"{property_id}: not decided", *self._cut])
         if self._exploration is None or property_id not in self._explored_ids:
-            result = _explore(self.scenario, self.model, sorted(selected))
+            try:
+                result = _explore(self.scenario, self.model, sorted(selected))
+            except pytest.fail.Exception as err:
+                # pytest stopped the exploration from outside (pytest-timeout's --timeout or
+                # timeout ini: session 36). Its failure was pytest's whole internal traceback,
+                # some 1,400 lines, and every further item of the file explored again until
+                # the same timeout: say it once, and fail the file's other items at once.
+                self._cut = [f"pytest stopped the exploration of {self.path.name}: {err.msg}",
+                             "No property of this file is decided: its other property items fail with this too.",
+                             "To bound the exploration itself (the verdicts up to the bound, and what to change to "
+                             "finish), give the file's [pytest] table a timeout below pytest's, or max_states; "
+                             "add accept_incomplete = true if bounded evidence is enough."]
+                raise MqcheckFailure([f"{property_id}: not decided", *self._cut]) from None
             _stop_session_if_signalled(self, result)
             self._explored_ids = frozenset(selected)
             self._exploration = result

@@ -196,3 +196,27 @@ def test_expect_named_in_a_file_without_expect_blocks_says_why(tmp_path):
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("mqcheck: error:"))
     assert "pytest.properties: property EXPECT does not apply here" in line, line
     assert "[[expect]] blocks; this file has none" in line and "RP-NO-STALE-APPLY" not in line, line
+
+
+# ---------------------------------------------------------------- pytest-timeout cutting an exploration
+
+def test_pytest_timeout_cutting_an_exploration_is_said_once_in_a_few_lines(tmp_path):
+    # pytest --timeout (pytest-timeout) stopped the exploration with pytest's whole internal
+    # traceback (some 1,400 lines per item), and each further item of the file explored again
+    # until the same timeout
+    pytest.importorskip("pytest_timeout")
+    slow = _example("cluster-two-frs.toml").replace("max_states = 200000", "max_states = 2000000\nexplore_initial = true")
+    (tmp_path / "slow.mqcheck.toml").write_text(slow + '[pytest]\nproperties = ["RP-NO-STALE-APPLY", "RP-TWO-FRS"]\n')
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--timeout", "3", "-k", "not run"], cwd=tmp_path, capture_output=True, text=True,
+                          env=_pytest_env(), timeout=300)
+    took = time.monotonic() - started
+    out = done.stdout
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    assert "2 failed" in out, out[-3000:]
+    assert "pytest stopped the exploration of slow.mqcheck.toml: Timeout (>3.0s) from pytest-timeout." in out
+    assert "RP-TWO-FRS: not decided" in out
+    assert "site-packages" not in out and "def " not in out, out[-3000:]   # no internal traceback
+    assert len(out.splitlines()) < 40, out[-3000:]
+    assert took < 3 * 2 + 60, f"the second item explored again: {took:.0f} s"
