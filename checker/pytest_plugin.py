@@ -38,6 +38,12 @@ With pytest-html writing a report (``--html``), each mqcheck item carries a link
 mqcheck HTML report (``reports``) of its file's run or exploration, written once per file
 and kind into ``mqcheck-reports/`` beside pytest-html's file.
 
+After the run, a terminal section lists per file how many property items passed only
+vacuously (by family; ``-v``: their ids). Ctrl-C or SIGTERM during an exploration stops the
+session (the exploration catches both, to end with what it explored; a pytest session must
+stop instead); pytest-timeout cutting an exploration fails that file's property items in a
+few lines, without exploring again.
+
 Limits: with pytest-xdist, items of one file on different workers explore separately (the
 same verdicts, more work): use ``--dist loadfile``.
 """
