@@ -38,6 +38,12 @@ With pytest-html writing a report (``--html``), each mqcheck item carries a link
 mqcheck HTML report (``reports``) of its file's run or exploration, written once per file
 and kind into ``mqcheck-reports/`` beside pytest-html's file.
 
+After the run, a terminal section lists per file how many property items passed only
+vacuously (by family; ``-v``: their ids). Ctrl-C or SIGTERM during an exploration stops the
+session (the exploration catches both, to end with what it explored; a pytest session must
+stop instead); pytest-timeout cutting an exploration fails that file's property items in a
+few lines, without exploring again.
+
 Limits: with pytest-xdist, items of one file on different workers explore separately (the
 same verdicts, more work): use ``--dist loadfile``.
 """
@@ -83,6 +89,43 @@ def pytest_collect_file(file_path, parent: pytest.Collector):
     if roots and any(_is_under(file_path, r) for r in roots) and _declares_tables(file_path):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Property items that passed only vacuously, per file and catalogue family (session
+    36): "45 passed" for a workload scenario read as if its 20 publish/subscribe
+    properties had been checked, where nothing they speak of ever happened. Each stays a
+    pass (README: a vacuous verdict fails only a property named in ``[pytest]
+    properties``); this says which they are, as ``mqcheck check`` groups them."""
+    from reports.unexercised import family
+
+    vacuous: dict[str, list[str]] = {}
+    items: dict[str, int] = {}
+    for report in terminalreporter.stats.get("passed", []):
+        props = dict(getattr(report, "user_properties", ()) or ())
+        if "verdict" not in props:
+            continue
+        file, _, pid = report.nodeid.rpartition("::")
+        items[file] = items.get(file, 0) + 1
+        if "vacuous" in props:
+            vacuous.setdefault(file, []).append(pid)
+    if not vacuous:
+        return
+    total = sum(len(v) for v in vacuous.values())
+    verbose = config.getoption("verbose", 0) > 0
+    terminalreporter.write_sep("=", f"mqcheck: {total} passed only vacuously", yellow=True)
+    terminalreporter.write_line("They hold because what they speak of never happened: their witness was not reached.")
+    for file, pids in vacuous.items():
+        by_family: dict[str, list[str]] = {}
+        for pid in pids:
+            by_family.setdefault(family(pid), []).append(pid)
+        counts = ", ".join(f"{fam} {len(members)}" for fam, members in by_family.items())
+        terminalreporter.write_line(f"{_printable(file)}: {len(pids)} of {items[file]} passed ({counts})")
+        if verbose:
+            for fam, members in by_family.items():
+                terminalreporter.write_line(f"  {fam}: {', '.join(_printable(m) for m in members)}")
+    terminalreporter.write_line(("" if verbose else "-v lists them. ") + "A property named in the file's [pytest] "
+                                "properties fails when it holds only vacuously.")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -202,6 +245,15 @@ def _user_error(excinfo) -> str | None:
     return None
 
 
+def _nearest_item(name: str, names: Iterable[str]) -> str:
+    """``did you mean ITEM?`` for a misspelt item name (case kept: ``run`` is lower case)."""
+    import difflib
+
+    by_upper = {n.upper(): n for n in names}
+    close = difflib.get_close_matches(name.upper(), sorted(by_upper), n=1, cutoff=0.7)
+    return f"did you mean {by_upper[close[0]]}?" if close else ""
+
+
 # --------------------------------------------------------------------------- the file
 class ScenarioFile(pytest.File):
     """One scenario file: loads it once, asks every item kind for its items, applies the
@@ -228,7 +280,7 @@ class ScenarioFile(pytest.File):
                     line, column = options.at(f"{what}.{name}")
                     raise InputError(f"pytest.{what}: {name} is not an item of this file; its items: "
                                      f"{', '.join(sorted(names)) or 'none'}", file=str(self.path),
-                                     line=line, column=column)
+                                     line=line, column=column, suggestion=_nearest_item(name, names))
         _register_marks(self.config, options.marks)
         for item in items:
             item.add_marker(pytest.mark.mqcheck)
@@ -243,6 +295,7 @@ class ScenarioFile(pytest.File):
                     item.add_marker(pytest.mark.skip(reason=_printable(reason)))
         self._exploration = None
         self._explored_ids: frozenset[str] = frozenset()
+        self._cut: list[str] | None = None   # pytest stopped the exploration (a timeout): why
         return items
 
     def repr_failure(self, excinfo, style=None):
@@ -254,9 +307,25 @@ class ScenarioFile(pytest.File):
         session runs (so ``-k`` and ``--lf`` narrow it), explored once."""
         selected = {i.name for i in self.session.items if isinstance(i, PropertyItem) and i.parent is self}
         selected.add(property_id)
+        if self._cut is not None:
+            raise MqcheckFailure([f"{property_id}: not decided", *self._cut])
         if self._exploration is None or property_id not in self._explored_ids:
+            try:
+                result = _explore(self.scenario, self.model, sorted(selected))
+            except pytest.fail.Exception as err:
+                # pytest stopped the exploration from outside (pytest-timeout's --timeout or
+                # timeout ini: session 36). Its failure was pytest's whole internal traceback,
+                # some 1,400 lines, and every further item of the file explored again until
+                # the same timeout: say it once, and fail the file's other items at once.
+                self._cut = [f"pytest stopped the exploration of {self.path.name}: {err.msg}",
+                             "No property of this file is decided: its other property items fail with this too.",
+                             "To bound the exploration itself (the verdicts up to the bound, and what to change to "
+                             "finish), give the file's [pytest] table a timeout below pytest's, or max_states; "
+                             "add accept_incomplete = true if bounded evidence is enough."]
+                raise MqcheckFailure([f"{property_id}: not decided", *self._cut]) from None
+            _stop_session_if_signalled(self, result)
             self._explored_ids = frozenset(selected)
-            self._exploration = _explore(self.scenario, self.model, sorted(selected))
+            self._exploration = result
         return self._exploration
 
     @property
@@ -267,6 +336,26 @@ class ScenarioFile(pytest.File):
 
             self._model = MQNetwork(self.scenario, _check_properties(self.scenario))
         return self._model
+
+
+def _stop_session_if_signalled(file: "ScenarioFile", result) -> None:
+    """Ctrl-C or SIGTERM stopped the exploration (it catches both, to end with what it
+    explored): stop the pytest session as the signal would have stopped it without
+    mqcheck, instead of failing every property item of the file as "incomplete" (with
+    advice to raise the bounds) and going on with the next file (session 36: a CI job
+    cancelled with SIGTERM ran on). Ctrl-C is pytest's KeyboardInterrupt (its summary,
+    exit status 2); SIGTERM ends the session with the same summary and status."""
+    from checker.explore import INTERRUPTED_BY_SIGTERM, stopped_by_signal
+
+    reason = result.statistics.stop_reason
+    if not stopped_by_signal(reason):
+        return
+    st = result.statistics
+    what = (f"mqcheck: the exploration of {file.path.name} was {reason} after {st.distinct_states:,} states "
+            "(incomplete: no verdict of it is reported)")
+    if reason.startswith(INTERRUPTED_BY_SIGTERM):
+        pytest.exit(what, returncode=pytest.ExitCode.INTERRUPTED)
+    raise KeyboardInterrupt(what)
 
 
 def _explore(scenario, model, property_ids: list[str]):
@@ -440,7 +529,7 @@ def _with_line(m: re.Match, step_lines: dict[int, int], file: str) -> str:
 
 def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
     from checker.model import Kind
-    from spec.errors import InputError, near_miss
+    from spec.errors import InputError
 
     options = scenario.pytest
     if not options.check:
@@ -456,12 +545,15 @@ def _check_items(file: ScenarioFile, scenario) -> Iterable[pytest.Item]:
         wanted = [p.id for p in props if p.kind is not Kind.SOMETIMES]
     else:
         for i, pid in enumerate(options.properties):
-            if pid not in known:  # a near miss alone, as `check --property` says it
-                hint = near_miss(pid, known)
+            if pid not in known:  # as `check --property` says it: a near miss alone, or why it does not apply
+                from checker.cli import _unknown_property
+
+                why = _unknown_property(pid, known)
                 line, column = options.at(f"properties.{i}")
-                raise InputError(f"pytest.properties: unknown property {pid}"
-                                 + ("" if hint else f"; known: {', '.join(sorted(known))}"),
-                                 file=str(file.path), line=line, column=column, suggestion=hint)
+                if pid in ("EXPECT", "EXPECT-END"):   # session 36: it said "unknown", and listed ninety ids
+                    why.message += "; this file has none (add one, or drop it from properties)"
+                raise InputError(f"pytest.properties: {why.message}", file=str(file.path), line=line,
+                                 column=column, suggestion=why.suggestion)
         wanted = list(dict.fromkeys(options.properties))
     for pid in wanted:
         yield PropertyItem.from_parent(file, name=pid, property_id=pid, explicit=options.properties is not None)

@@ -136,7 +136,10 @@ def topology(topo: dict) -> Markup:
                                     "stroke": "#37474f", "stroke-width": 1.5}))
         shapes.append(el("text", {"x": x, "y": y + 4, "text-anchor": "middle", "class": "qm-badge"},
                          "FR" if fr else "PR" if q.get("clusters") else "QM"))
-        shapes.append(el("text", {"x": x, "y": y + 46, "text-anchor": "middle", "class": "qm-name"}, shorten(n, 24)))
+        label = shorten(n, 24)
+        half = len(label) * 4.4   # about half the label's width (12px bold, 8.5 px a character): kept inside the picture
+        lx = round(min(max(x, half + 4), width - half - 4), 1)
+        shapes.append(el("text", {"x": lx, "y": y + 46, "text-anchor": "middle", "class": "qm-name"}, label))
         parts.append(el("g", {"class": "qmgr" + (" full-repository" if fr else ""), "data-qmgr": n}, *shapes))
     parts.append(_topology_legend(height - legend_h + 6))
     return _svg(width, height, "topology: queue managers, clusters and channels", "topology", *parts)

@@ -680,6 +680,15 @@ def _line_is_header(masked: str, offset: int) -> bool:
 # Locating key paths in the text
 # ---------------------------------------------------------------------------------------
 
+def _toml_key(part: str) -> str:
+    """``part`` as a TOML key: bare when TOML allows it, else quoted (a dot would nest).
+
+    >>> _toml_key("QM1"), _toml_key("QM1.PROD")
+    ('QM1', '"QM1.PROD"')
+    """
+    return part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else '"' + part.replace('"', '\\"') + '"'
+
+
 def _render_path(path: Path) -> str:
     """A key path as the user reads it; indexes count from 0, odd keys are quoted.
 
@@ -795,13 +804,25 @@ class _Locator:
         for m in _HEADER.finditer(self.masked):
             parts = _split_key_at(self.text[m.start(2):m.end(2)])
             keys = tuple(k for k, _ in parts)
-            self.header_keys.append((keys, tuple(m.start(2) + at for _, at in parts)))
+            # A header below an array of tables ([expect.repositories.QM.CL] after [[expect]])
+            # is in that array's last element: its path has the element's index
+            # (expect[0].repositories...), as the errors' paths do (session 36).
+            indexed: list = []
+            offsets: list[int] = []
+            for i, (key, at) in enumerate(parts):
+                indexed.append(key)
+                offsets.append(m.start(2) + at)
+                plain = keys[: i + 1]
+                if plain in counts and (m.group(1) == "[" or i < len(parts) - 1):
+                    indexed.append(counts[plain] - 1)
+                    offsets.append(m.start(2) + at)
+            self.header_keys.append((tuple(indexed), tuple(offsets)))
             if m.group(1) == "[[":
                 index = counts.get(keys, 0)
                 counts[keys] = index + 1
-                self.sections.append((keys + (index,), m.start(1), m.end()))
+                self.sections.append((tuple(indexed) + (index,), m.start(1), m.end()))
             else:
-                self.sections.append((keys, m.start(1), m.end()))
+                self.sections.append((tuple(indexed), m.start(1), m.end()))
         self.ends = [s[1] for s in self.sections[1:]] + [len(text)]
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -840,8 +861,6 @@ class _Locator:
     def _in_header(self, path: Path) -> int | None:
         """The offset of ``path``'s last key in the first table header whose dotted key
         starts with ``path`` (``[a.a.a]`` writes ``a`` and ``a.a``), or None."""
-        if any(isinstance(part, int) for part in path):
-            return None
         for keys, offsets in self.header_keys:
             if len(keys) >= len(path) and keys[: len(path)] == path:
                 return offsets[len(path) - 1]
@@ -1030,14 +1049,36 @@ class _Parser(UniformParsing):
             raise self.error(path, f"expected a table, got {_type_name(value)} ({_show(value)})", hint)
         return value
 
-    def keys(self, table: Mapping, path: Path, allowed: Sequence[str], required: Sequence[str] = ()) -> None:
+    def keys(self, table: Mapping, path: Path, allowed: Sequence[str], required: Sequence[str] = (),
+             named: str = "") -> None:
+        """``named``: the kind of MQ name ``path[-1]`` is (a table keyed by a queue manager or
+        cluster name), whose own dots TOML reads as nested tables when it is not quoted."""
         for key in table:
+            if key not in allowed and named and isinstance(table[key], dict) and not _suggest_key(key, allowed):
+                raise self.dotted_name(table, path, key, allowed, named)
             if key not in allowed:
                 raise self.error(path + (key,), f"unknown key; expected one of {', '.join(allowed)}",
                                  _suggest_key(key, allowed))
         for key in required:
             if key not in table:
                 raise self.error(path + (key,), "required key is missing", at=path)
+
+    def dotted_name(self, table: Mapping, path: Path, key: str, allowed: Sequence[str], named: str) -> InputError:
+        """``[qmgrs.QM1.PROD]``: MQ names may contain dots, but an unquoted dot in a TOML key
+        makes a nested table, so the scenario got a queue manager QM1 with an unknown key
+        PROD (session 36). Say so, with the quoted header."""
+        parts = [str(path[-1]), key]
+        sub = table[key]
+        while isinstance(sub, dict) and len(sub) == 1:
+            (inner, value), = sub.items()
+            if inner in allowed or not isinstance(value, dict):
+                break
+            parts.append(inner)
+            sub = value
+        full = ".".join(parts)
+        header = ".".join(_toml_key(p) for p in path[:-1] if isinstance(p, str)) + f'."{full}"'
+        return self.error(path + (key,), f"{named} name {full} has dots, and TOML reads each unquoted dot in a "
+                          f"table name as a nested table", f"quote the name: [{header}]", at=path)
 
     def string(self, table: Mapping, key: str, path: Path, default: str | None = None) -> str:
         if key not in table:
@@ -1087,7 +1128,7 @@ class _Parser(UniformParsing):
         return name
 
     def declare_hint(self, name: str) -> str:
-        return near_miss(name, self.qmgr_names) or f"declare it with a [qmgrs.{name}] table"
+        return near_miss(name, self.qmgr_names) or f"declare it with a [qmgrs.{_toml_key(name)}] table"
 
     def topic(self, table: Mapping, key: str, path: Path, scheme: str | None = None, required: bool = True,
               absent: str = "") -> str:
@@ -1166,7 +1207,7 @@ class _Parser(UniformParsing):
     def qmgr(self, raw: str, name: str, value: object) -> QmgrSpec:
         path: Path = ("qmgrs", raw)
         table = self.table(value, path, "[qmgrs.NAME] with mqsc = '''...''' or mqsc_file = \"x.mqsc\"")
-        self.keys(table, path, ("mqsc", "mqsc_file", "uniform_cluster"))
+        self.keys(table, path, ("mqsc", "mqsc_file", "uniform_cluster"), named="queue manager")
         if "mqsc" in table and "mqsc_file" in table:
             raise self.error(path, "give mqsc or mqsc_file, not both")
         line = self.line_of(path)
@@ -1492,7 +1533,7 @@ class _Parser(UniformParsing):
                 cl_path = path + (raw_qm, raw_cl)
                 cluster = self.mq_name(raw_cl, cl_path, "cluster")
                 t = self.table(held, cl_path, "{ qmgrs = [...], queues = { Q = [QM...] }, topics = [...] }")
-                self.keys(t, cl_path, ("qmgrs", "queues", "topics"))
+                self.keys(t, cl_path, ("qmgrs", "queues", "topics"), named="cluster")
                 out.append(ExpectedRepository(
                     qm, cluster,
                     qmgrs=self.name_set(t["qmgrs"], cl_path + ("qmgrs",)) if "qmgrs" in t else None,

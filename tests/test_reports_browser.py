@@ -160,3 +160,38 @@ def test_pubsub_loop_evidence_report_in_chromium(browser, shots, tmp_path, capsy
         data["verdicts"]["PS-REPUBLISH-LOOP"]["trace"])
     hierarchy = browser.find_elements(By.CSS_SELECTOR, "svg.topology g.channel.hierarchy")
     assert len(hierarchy) == 1
+
+
+def test_long_unbroken_names_and_topics_wrap_inside_the_page(browser, shots, tmp_path, capsys):
+    """Session 36: a 300-character scenario name, a 48-character queue manager name and a
+    long topic string ran off the right edge (the page scrolled sideways to 6,300 px, the
+    trace's step titles and the run tables with it), and the topology cut the name of a
+    queue manager at the picture's edge."""
+    qm = "QM.VERY.LONG.NAME.FOR.A.QUEUE.MANAGER.0123456789"
+    topic = "Prices/" + "/".join(f"Segment{i}<i>&amp;\\\"quoted\\\"" for i in range(12))
+    members = "".join(
+        f'[qmgrs."{name}"]\nmqsc = """\n{"ALTER QMGR REPOS(PRICES)" if fr else ""}\n'
+        f"DEFINE CHANNEL(TO.{tag}) CHLTYPE(CLUSRCVR) CONNAME('{tag.lower()}(1414)') CLUSTER(PRICES)\n"
+        f"DEFINE CHANNEL(TO.{to}) CHLTYPE(CLUSSDR) CONNAME('{to.lower()}(1414)') CLUSTER(PRICES)\n"
+        f'{"DEFINE TOPIC(P) TOPICSTR(" + chr(39) + "Prices" + chr(39) + ") CLUSTER(PRICES)" if tag == "FR1" else ""}\n"""\n'
+        for name, tag, to, fr in (("FR1", "FR1", "FR2", True), ("FR2", "FR2", "FR1", True),
+                                  (qm, "PUB", "FR1", False), ("SUB", "SUB", "FR2", False)))
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(
+        f'name = "{"W" * 300}"\n{members}'
+        '[[steps]]\nsubscribe = { qmgr = "SUB", name = "ALL", topic = "Prices/#" }\n'
+        '[[steps]]\nwait = { until = "settled" }\n'
+        f'[[steps]]\npublish = {{ qmgr = "{qm}", topic = "{topic}" }}\n'
+        '[[expect]]\ndeliveries = { SUB = { ALL = ["Prices/never"] } }\n', encoding="utf-8")
+    for command in ("run", "check"):
+        out = tmp_path / f"long-{command}.html"
+        main([command, str(scenario), "--json", "--report", str(out)])
+        capsys.readouterr()
+        By = open_report(browser, out, shots)
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width, command
+        topology = browser.find_element(By.CSS_SELECTOR, "svg.topology")
+        box = topology.rect
+        for label in topology.find_elements(By.CSS_SELECTOR, "text.qm-name"):
+            r = label.rect
+            assert box["x"] <= r["x"] and r["x"] + r["width"] <= box["x"] + box["width"] + 1, (command, label.text)
