@@ -87,6 +87,7 @@ Limits: state indices are ``uint32`` (4 billion states) and action positions ``u
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -124,6 +125,7 @@ from checker.model import (
     is_internal,
     model_name,
     por_reads,
+    por_stable,
     settled_only,
 )
 
@@ -571,8 +573,14 @@ class _Ctx:
         # partial-order reduction (docs/por.md): the model's optional ample(state, actions,
         # reads), with what the checked always/sometimes properties read
         self.reads = por_reads(props)
-        # no reduction while a checked invariant or witness reads everything
-        amp = getattr(model, "ample", None) if por and self.reads is not None else None
+        # and the classes of actions under which each of them that reads anything is
+        # stable (Property.stable_under): the model may offer sets of those alone
+        self.stable = por_stable(props)
+        # no reduction while a checked invariant or witness reads everything and no class
+        # of actions is declared stable for all of them
+        amp = getattr(model, "ample", None) if por and (self.reads is not None or self.stable) else None
+        if callable(amp) and self.stable:
+            amp = functools.partial(_ample_stable, amp, self.stable)
         self.ample: Callable[[Any, Any, Any], Any] | None = amp if callable(amp) else None
         if self.ample is not None and fn is None:
             fn = _all_internal   # the general loop below (it alone applies ample sets)
@@ -758,6 +766,12 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
         fps = level.fps
         part.e_fp += b"".join([fps[j] for j in e_j])
     part.back_edge |= back_edge
+
+
+def _ample_stable(ample: Callable, stable: frozenset, s: Any, acts: Any, reads: Any) -> Any:
+    """The model's ``ample`` called with the classes the checked properties are stable
+    under (checker.model: ``por_stable``)."""
+    return ample(s, acts, reads, stable)
 
 
 def _reduced(ctx: _Ctx, s: Any, acts: Any, sel: Any) -> list | None:
