@@ -1124,21 +1124,28 @@ def explore(
     stopped = result.statistics.stop_reason
     if explorer.reduced and (not stopped or stopped.startswith(("max_states", "max_depth"))):
         # not after Ctrl-C, SIGTERM, a timeout or the memory guard: the run is over
-        _shortest_traces(result, explorer.props, args, time.perf_counter() - explorer.start)
+        _shortest_traces(result, explorer.props, args, time.perf_counter() - explorer.start,
+                         explorer.first_reduced or 0)
     return result
 
 
-def _shortest_traces(result: Result, props: list, args: tuple, spent: float) -> None:
+def _shortest_traces(result: Result, props: list, args: tuple, spent: float, exact_to: int = 0) -> None:
     """A reduced search may reach a violation or a witness of an ``always``/``sometimes``
     property by a longer path than the shortest: re-run the search unreduced, bounded by
     the depth of the longest such trace, and take its (shortest) traces. Not needed for
     ``at_quiescence`` properties and ``settled`` ones: the reduction keeps every settled
     state at its shortest depth (docs/por.md). Lassos are kept as found. If the re-run
-    does not get there (its own bounds), the reduced search's traces stay."""
+    does not get there (its own bounds), the reduced search's traces stay.
+
+    ``exact_to``: the first level with a parent expanded with a reduced set. Every parent
+    above it was expanded fully, so levels ``0 .. exact_to`` hold exactly the states an
+    unreduced search puts there, in the same order: a trace no longer than ``exact_to`` is
+    already the unreduced search's, and needs no re-run (session 36: with the whole
+    catalogue checked, most runs have witnesses near the top and reduce only at the end)."""
     exact = {p.id for p in props if p.kind in (Kind.ALWAYS, Kind.SOMETIMES) and not settled_only(p)}
     want = {pid: v.trace.length for pid, v in result.verdicts.items()
             if pid in exact and v.trace is not None and v.trace.loop_start is None
-            and v.status in (Status.VIOLATED, Status.WITNESSED)}
+            and v.status in (Status.VIOLATED, Status.WITNESSED) and v.trace.length > exact_to}
     if not want:
         return
     model, max_states, max_depth, timeout, *rest = args
@@ -1226,6 +1233,7 @@ class _Explorer:
                  property_ids, stop_on_violation, progress, workers, por: bool = False) -> None:
         self.model = model
         self.reduced = 0              # parents expanded with an ample set (partial-order reduction)
+        self.first_reduced: int | None = None   # the first level with such a parent
         self.props = _select(model, property_ids)
         self.max_states, self.max_depth = max_states, max_depth
         self.timeout = timeout
@@ -1570,6 +1578,8 @@ class _Explorer:
             self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation, base)
         self.generated += part.generated
         self.reduced += part.reduced
+        if part.reduced and self.first_reduced is None:
+            self.first_reduced = depth   # levels 0..depth are those of an unreduced search
         return part
 
     def _merge_helper(self, out: _Part, other: _Part, fps: list, origins: array, mine: int, n: int,
