@@ -340,6 +340,13 @@ class MQNetwork:
                 return None
         if len(dests) < 2 and len(dests) == len(actions):
             return None
+        if landings_only:
+            # condition 1's second form: only a d whose enabled deliveries are all landings
+            # (looked at first: it is cheaper than the conditions below)
+            dests = [d for d in dests if all(self._lands(state, a) for a in actions
+                                             if isinstance(a, ChannelDeliver) and a.dst == d)]
+            if not dests:
+                return None
         running = [q.name for q in state.qmgrs if q.running]
         chans = {(c.src, c.dst): c for c in state.channels}
         # queue managers with a message waiting for them (on any channel, whatever its
@@ -371,8 +378,6 @@ class MQNetwork:
             if mismatch:
                 return None
             chosen = tuple(i for i, a in enumerate(actions) if isinstance(a, ChannelDeliver) and a.dst == d)
-            if landings_only and not all(self._lands(state, actions[i]) for i in chosen):
-                continue
             if len(chosen) < len(actions):
                 return chosen
         return None
