@@ -1148,13 +1148,15 @@ def _shortest_traces(result: Result, props: list, args: tuple, spent: float, exa
             and v.status in (Status.VIOLATED, Status.WITNESSED) and v.trace.length > exact_to}
     if not want:
         return
-    model, max_states, max_depth, timeout, *rest = args
+    model, max_states, max_depth, timeout, memory_limit_mb, bits, _ids, *rest = args
     depth = max(want.values())
     if max_depth is not None:
         depth = min(depth, max_depth)
     if timeout is not None:
         timeout = max(timeout - spent, 0.001)
-    full = _Explorer(model, max_states, depth, timeout, *rest, por=False).run()
+    # judging only the properties whose traces are wanted (and the witnesses they name):
+    # the re-run's verdicts of the others are not used
+    full = _Explorer(model, max_states, depth, timeout, memory_limit_mb, bits, sorted(want), *rest, por=False).run()
     for pid in want:
         v, w = result.verdicts[pid], full.verdicts.get(pid)
         if w is not None and w.trace is not None and w.status is v.status and w.trace.length <= v.trace.length:
