@@ -87,6 +87,7 @@ Limits: state indices are ``uint32`` (4 billion states) and action positions ``u
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -124,6 +125,7 @@ from checker.model import (
     is_internal,
     model_name,
     por_reads,
+    por_stable,
     settled_only,
 )
 
@@ -571,8 +573,14 @@ class _Ctx:
         # partial-order reduction (docs/por.md): the model's optional ample(state, actions,
         # reads), with what the checked always/sometimes properties read
         self.reads = por_reads(props)
-        # no reduction while a checked invariant or witness reads everything
-        amp = getattr(model, "ample", None) if por and self.reads is not None else None
+        # and the classes of actions under which each of them that reads anything is
+        # stable (Property.stable_under): the model may offer sets of those alone
+        self.stable = por_stable(props)
+        # no reduction while a checked invariant or witness reads everything and no class
+        # of actions is declared stable for all of them
+        amp = getattr(model, "ample", None) if por and (self.reads is not None or self.stable) else None
+        if callable(amp) and self.stable:
+            amp = functools.partial(_ample_stable, amp, self.stable)
         self.ample: Callable[[Any, Any, Any], Any] | None = amp if callable(amp) else None
         if self.ample is not None and fn is None:
             fn = _all_internal   # the general loop below (it alone applies ample sets)
@@ -758,6 +766,12 @@ def _expand(ctx: _Ctx, frontier: list, lo: int, hi: int, base: int, level: _Leve
         fps = level.fps
         part.e_fp += b"".join([fps[j] for j in e_j])
     part.back_edge |= back_edge
+
+
+def _ample_stable(ample: Callable, stable: frozenset, s: Any, acts: Any, reads: Any) -> Any:
+    """The model's ``ample`` called with the classes the checked properties are stable
+    under (checker.model: ``por_stable``)."""
+    return ample(s, acts, reads, stable)
 
 
 def _reduced(ctx: _Ctx, s: Any, acts: Any, sel: Any) -> list | None:
@@ -1110,30 +1124,39 @@ def explore(
     stopped = result.statistics.stop_reason
     if explorer.reduced and (not stopped or stopped.startswith(("max_states", "max_depth"))):
         # not after Ctrl-C, SIGTERM, a timeout or the memory guard: the run is over
-        _shortest_traces(result, explorer.props, args, time.perf_counter() - explorer.start)
+        _shortest_traces(result, explorer.props, args, time.perf_counter() - explorer.start,
+                         explorer.first_reduced or 0)
     return result
 
 
-def _shortest_traces(result: Result, props: list, args: tuple, spent: float) -> None:
+def _shortest_traces(result: Result, props: list, args: tuple, spent: float, exact_to: int = 0) -> None:
     """A reduced search may reach a violation or a witness of an ``always``/``sometimes``
     property by a longer path than the shortest: re-run the search unreduced, bounded by
     the depth of the longest such trace, and take its (shortest) traces. Not needed for
     ``at_quiescence`` properties and ``settled`` ones: the reduction keeps every settled
     state at its shortest depth (docs/por.md). Lassos are kept as found. If the re-run
-    does not get there (its own bounds), the reduced search's traces stay."""
+    does not get there (its own bounds), the reduced search's traces stay.
+
+    ``exact_to``: the first level with a parent expanded with a reduced set. Every parent
+    above it was expanded fully, so levels ``0 .. exact_to`` hold exactly the states an
+    unreduced search puts there, in the same order: a trace no longer than ``exact_to`` is
+    already the unreduced search's, and needs no re-run (session 36: with the whole
+    catalogue checked, most runs have witnesses near the top and reduce only at the end)."""
     exact = {p.id for p in props if p.kind in (Kind.ALWAYS, Kind.SOMETIMES) and not settled_only(p)}
     want = {pid: v.trace.length for pid, v in result.verdicts.items()
             if pid in exact and v.trace is not None and v.trace.loop_start is None
-            and v.status in (Status.VIOLATED, Status.WITNESSED)}
+            and v.status in (Status.VIOLATED, Status.WITNESSED) and v.trace.length > exact_to}
     if not want:
         return
-    model, max_states, max_depth, timeout, *rest = args
+    model, max_states, max_depth, timeout, memory_limit_mb, bits, _ids, *rest = args
     depth = max(want.values())
     if max_depth is not None:
         depth = min(depth, max_depth)
     if timeout is not None:
         timeout = max(timeout - spent, 0.001)
-    full = _Explorer(model, max_states, depth, timeout, *rest, por=False).run()
+    # judging only the properties whose traces are wanted (and the witnesses they name):
+    # the re-run's verdicts of the others are not used
+    full = _Explorer(model, max_states, depth, timeout, memory_limit_mb, bits, sorted(want), *rest, por=False).run()
     for pid in want:
         v, w = result.verdicts[pid], full.verdicts.get(pid)
         if w is not None and w.trace is not None and w.status is v.status and w.trace.length <= v.trace.length:
@@ -1212,6 +1235,7 @@ class _Explorer:
                  property_ids, stop_on_violation, progress, workers, por: bool = False) -> None:
         self.model = model
         self.reduced = 0              # parents expanded with an ample set (partial-order reduction)
+        self.first_reduced: int | None = None   # the first level with such a parent
         self.props = _select(model, property_ids)
         self.max_states, self.max_depth = max_states, max_depth
         self.timeout = timeout
@@ -1556,6 +1580,8 @@ class _Explorer:
             self._merge_helper(part, other, fps, origins, mine, n, last, shared_violation, base)
         self.generated += part.generated
         self.reduced += part.reduced
+        if part.reduced and self.first_reduced is None:
+            self.first_reduced = depth   # levels 0..depth are those of an unreduced search
         return part
 
     def _merge_helper(self, out: _Part, other: _Part, fps: list, origins: array, mine: int, n: int,

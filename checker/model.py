@@ -37,7 +37,12 @@ Optional methods, used when present (:func:`is_internal`, :func:`describe_action
   set of enabled actions that contains an enabled internal action, none of which can
   change what a property reading ``reads`` looks at (``reads``: the union of the
   ``reads`` of the checked ``always``/``sometimes`` properties, ``None`` = everything);
-  ``None`` = expand fully. The local explorer applies it with the cycle proviso.
+  ``None`` = expand fully. The local explorer applies it with the cycle proviso. When
+  some checked property declares ``stable_under`` (below), it is called as
+  ``ample(state, actions, reads, stable)`` with ``stable`` (:func:`por_stable`) the
+  classes of actions under which every such property is *stable*: the model may then
+  also offer a persistent set whose actions are all of a class in ``stable``, whatever
+  they change of what the properties read (docs/por.md, condition 1).
 - ``views(reads) -> Callable[[S], Hashable] | None`` — the key of what a predicate that
   reads only ``reads`` (a property's declared tags) sees of a state: states with equal
   keys get equal verdicts, so every backend judges such a property once per key
@@ -151,6 +156,13 @@ class Property:
     # (no partial-order reduction while an always/sometimes property reading everything is
     # checked, and judged on every state)
     reads: frozenset[str] | None = None
+    # classes of actions (names the model understands, e.g. the network model's
+    # "landing") under which the verdict is *stable*: for ``always``, no such action turns
+    # a state violating the predicate into one satisfying it (non-repairing); for
+    # ``sometimes``, none turns a witnessing state into one that is not. The model's
+    # ``ample`` may then offer sets of such actions although they change what the predicate
+    # reads (docs/por.md). Empty: no claim. tests/test_por_stable.py checks the claims.
+    stable_under: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -158,13 +170,17 @@ class Property:
     @classmethod
     def always(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
                citation: str = "", witness: str | None = None,
-               reads: frozenset[str] | None = None) -> "Property":
-        return cls(id, title, Kind.ALWAYS, predicate, citation, witness, reads=reads)
+               reads: frozenset[str] | None = None,
+               stable_under: frozenset[str] = frozenset()) -> "Property":
+        return cls(id, title, Kind.ALWAYS, predicate, citation, witness, reads=reads,
+                   stable_under=frozenset(stable_under))
 
     @classmethod
     def sometimes(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
-                  citation: str = "", reads: frozenset[str] | None = None) -> "Property":
-        return cls(id, title, Kind.SOMETIMES, predicate, citation, reads=reads)
+                  citation: str = "", reads: frozenset[str] | None = None,
+                  stable_under: frozenset[str] = frozenset()) -> "Property":
+        return cls(id, title, Kind.SOMETIMES, predicate, citation, reads=reads,
+                   stable_under=frozenset(stable_under))
 
     @classmethod
     def at_quiescence(cls, id: str, title: str, predicate: Callable[[Any, Any], bool], *,
@@ -212,6 +228,34 @@ def por_reads(props: Iterable[Property]) -> frozenset[str] | None:
                 return None
             out |= p.reads
     return frozenset(out)
+
+
+def por_stable(props: Iterable[Property]) -> frozenset[str]:
+    """The classes of actions under which every checked ``always``/``sometimes`` property
+    that reads anything is stable (``Property.stable_under``), for a model's ``ample``:
+    the intersection of their ``stable_under``. Properties judged only in settled states
+    (:data:`SETTLED`) and properties that read nothing (``reads`` empty: a constant) are
+    stable under every action and left out. Empty when no class is shared, or when no
+    property is left (then ``por_reads`` is empty and every class may be reduced anyway).
+
+    Vacuity needs nothing more: an ``always``/``at_quiescence`` property's vacuity flag is
+    its witness's verdict, and the witness is a checked ``sometimes`` property
+    (``select_properties`` adds it), so it takes part in this intersection like any other.
+
+    >>> A = Property.always("A", "a", lambda m, s: True, stable_under=frozenset({"x", "y"}))
+    >>> W = Property.sometimes("W", "w", lambda m, s: True, stable_under=frozenset({"x"}))
+    >>> sorted(por_stable([A, W]))
+    ['x']
+    >>> por_stable([A, Property.sometimes("V", "v", lambda m, s: True)])
+    frozenset()
+    """
+    out: frozenset[str] | None = None
+    for p in props:
+        if p.kind in (Kind.ALWAYS, Kind.SOMETIMES) and not settled_only(p) and p.reads != frozenset():
+            out = p.stable_under if out is None else out & p.stable_under
+            if not out:
+                return frozenset()
+    return out or frozenset()
 
 
 class ViewMismatch(AssertionError):

@@ -53,3 +53,19 @@ def in_flight(kind: type):
 
     pairs.of_kind = of_kind   # the filter of one messages tuple
     return pairs
+
+
+def stable_under(props: tuple, cls: frozenset, arguments: dict[str, str]) -> tuple:
+    """``props`` with ``stable_under=cls`` (``checker.model.Property``) on each property
+    named in ``arguments``, whose value is the one-line argument, from the predicate's code,
+    that no action of the class turns a violating state into a satisfying one (``always``)
+    or a witnessing state into one that is not (``sometimes``): docs/por.md, condition 1.
+    tests/test_por_stable.py checks every declaration on explored states. A name that is
+    not an ``always``/``sometimes`` property of ``props`` is an error."""
+    from dataclasses import replace
+
+    kinds = {p.id: p.kind.value for p in props}
+    for pid in arguments:
+        if kinds.get(pid) not in ("always", "sometimes"):
+            raise ValueError(f"stable_under: {pid} is not an always/sometimes property here")
+    return tuple(replace(p, stable_under=p.stable_under | cls) if p.id in arguments else p for p in props)

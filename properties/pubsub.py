@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
-from properties import in_flight, once_per_part, scenario_steps
+from properties import in_flight, once_per_part, scenario_steps, stable_under
 from spec import pubsub
 from spec import scenario as sc
 from spec.network import NetworkState, pubsub_links, pubsub_space
 from spec.topic_tree import is_blocked, node_of
 from spec.topics import compile_subscription
 from spec.values import replace
-from spec.network.views import READS_QMGRS
+from spec.network.views import READS_QMGRS, STABLE_LANDING
 
 
 def settled(state: NetworkState) -> bool:
@@ -552,3 +552,38 @@ PROPERTIES = (
     Property.sometimes("PS-FORCE-DELIVERED", "a publication reaches a remote subscription under PROXYSUB(FORCE)",
                        force_delivered, citation="002 §More on routing mechanisms", reads=READS_QMGRS),
 )
+
+
+# Stable under landings (spec.network.views.LANDING: an application message put to a local
+# queue; it changes only its route's messages and status, the receiver's ``arrivals`` and the
+# handle's ``arrived``), with why.
+_PUBSUB = ("reads publish/subscribe state (deliveries, subscriptions, proxies, published log), definitions and "
+           "running flags only: a landing changes none of them")
+_PUBLICATIONS = "reads the publications in flight only: a landing takes an application message"
+_SETTLED = "holds only in a settled state (nothing in flight), where no landing is enabled"
+PROPERTIES = stable_under(PROPERTIES, STABLE_LANDING, {
+    "PS-LOCAL-DELIVERED": _SETTLED,
+    "PS-SCOPE": _PUBSUB,
+    "PS-REMOTE-DELIVERY": _PUBSUB,
+    "PS-SCOPE-OPTION": _PUBSUB + " (with the steps taken)",
+    "PS-PSCLUS-REFUSED": "reads definitions and the ghost psclus_asked only: a landing changes neither",
+    "PS-PSCLUS-ASKED": "as PS-PSCLUS-REFUSED",
+    "PS-SCOPE-OVERRIDDEN": _PUBSUB + " (with the steps taken)",
+    "PS-WILDCARD-BLOCK": _PUBSUB,
+    "PS-BLOCK-MATTERS": _PUBSUB,
+    "PS-ONE-HOP-CLUSTER": _PUBLICATIONS,
+    "PS-CLUSTER-FORWARD": _PUBLICATIONS,
+    "PS-PROXY-AGGREGATION": _PUBSUB,
+    "PS-PROXY-HELD": _PUBSUB,
+    "PS-PUB-AGGREGATION": _PUBLICATIONS + " (_one_copy_each filters each channel's publications)",
+    "PS-PUB-FORWARDED": _PUBLICATIONS,
+    "PS-PROXIES-SETTLED": _SETTLED,
+    "PS-EXACTLY-ONCE-ACYCLIC": _PUBSUB,
+    "PS-LOOP-DUPLICATES": _PUBSUB,
+    "PS-DUPLICATES-DELIVERED": _PUBSUB,
+    "PS-RETAINED-NEW-ONLY": _PUBSUB,
+    "PS-RETAINED-REMOTE": _PUBSUB,
+    "PS-REPUBLISH-LOOP": _PUBSUB,
+    "PS-MISSED-BEFORE-PROXY": _SETTLED,
+    "PS-FORCE-DELIVERED": _PUBSUB,
+})

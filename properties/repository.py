@@ -13,12 +13,12 @@ state is settled by construction and proves nothing.
 from __future__ import annotations
 
 from checker.model import Property
-from properties import once_per_part, scenario_steps
+from properties import once_per_part, scenario_steps, stable_under
 from spec import repository as rp
 from spec import objects
 from spec import scenario as sc
 from spec.network import NetworkState, resolve_conname
-from spec.network.views import READS_FLOW, READS_QMGRS
+from spec.network.views import READS_FLOW, READS_QMGRS, STABLE_LANDING
 
 
 def _running(state: NetworkState) -> frozenset[str]:
@@ -580,3 +580,36 @@ PROPERTIES = (
     Property.sometimes("RP-RESET-HAPPENED", "a queue manager is forcibly removed and the cluster settles",
                        reset_happened, citation="000 §Incorrectly deleted queue managers", reads=READS_FLOW),
 )
+
+
+# Stable under landings (spec.network.views.LANDING: an application message on its first
+# hop, in no group, put to a local queue where its handle is bound if it is, over a route of
+# the best status class; it changes only that route's messages and status — INACTIVE or
+# RUNNING to RUNNING —, the receiver's ``arrivals`` and the handle's ``arrived``), with why.
+_CACHES = "reads caches, definitions and running flags only: a landing changes none of them"
+_SETTLED = ("holds only in a settled state (no message in flight to a running queue manager), where no "
+            "landing is enabled: a witnessing state has no landing to take")
+PROPERTIES = stable_under(PROPERTIES, STABLE_LANDING, {
+    "RP-NO-STALE-APPLY": _CACHES,
+    "RP-STALE-DISCARDED": _CACHES,
+    "RP-TWO-FRS": _CACHES,
+    "RP-TWO-FRS-WITNESS": _CACHES,
+    "RP-TEMPQMGR": _CACHES,
+    "RP-TEMPQMGR-SHOWN": _CACHES,
+    "RP-FRS-SETTLED": _SETTLED,
+    "RP-FR-MESH-NEEDED": _SETTLED,
+    "RP-PR-SUBSCRIBED": _SETTLED,
+    "RP-PR-QUEUE-SUBSCRIBED": _SETTLED,
+    "RP-MEMBERS-HELD": _SETTLED,
+    "RP-MANUAL-CLUSSDR-JOINS": _CACHES + " (the manual CLUSSDRs' targets: definitions and CONNAMEs)",
+    "RP-JOINED": _CACHES,
+    "RP-JOINED-PORTLESS": _CACHES,
+    "RP-PARTIAL-NO-SUBSCRIBERS": _CACHES,
+    "RP-FR-DEMOTED": "reads the steps taken and caches: a landing takes no step and changes no cache",
+    "RP-SUBSCRIBE-AVAILABLE": _CACHES + " (the ghost last_subscribe)",
+    "RP-SUBSCRIBED-AT-OPEN": _CACHES + " (the ghost last_subscribe)",
+    "RP-SUBSCRIBED-PAST-DOWN": _CACHES + " (the ghost last_subscribe)",
+    "RP-TOPIC-AT-MEMBER": _SETTLED,
+    "RP-REFRESHED": _SETTLED,
+    "RP-RESET-HAPPENED": _SETTLED,
+})

@@ -30,14 +30,14 @@ from __future__ import annotations
 from collections import Counter
 
 from checker.model import Property
-from properties import in_flight, once_per_part, scenario_steps
+from properties import in_flight, once_per_part, scenario_steps, stable_under
 from spec import binding as bd
 from spec import objects
 from spec import repository as rp
 from spec import scenario as sc
 from spec import workload as wl
 from spec.network import NO_MUTATIONS, ChannelRetry, NetworkState, channel_statuses, moves_to, retries
-from spec.network.views import READS_LOGS, READS_QMGRS
+from spec.network.views import READS_LOGS, READS_QMGRS, STABLE_LANDING
 
 CITE_001 = "001 The cluster workload management algorithm"
 
@@ -770,3 +770,62 @@ PROPERTIES = (
     Property.sometimes("BD-AS-Q-DEF-RESOLVED", "a BIND_AS_Q_DEF handle's binding is resolved", as_q_def_resolved,
                        citation="000 §Workload balancing - Bind Options", reads=READS_QMGRS),
 )
+
+
+# Stable under landings (spec.network.views.LANDING: an application message on its first
+# hop — ``hops`` is its sender alone —, in no logical group, put to a local queue at the
+# queue manager its handle is bound to if it is bound, over a route whose status is INACTIVE
+# or RUNNING; it changes only that route's messages and status (to RUNNING: the same status
+# class), the receiver's ``arrivals`` and the handle's ``arrived``), with why. Handles'
+# bindings change only in steps, and a landing is offered only when every step is taken.
+_DECISIONS = "reads the ghost decisions (and histories) only: a landing records none"
+_ARRIVALS_GROW = ("witnessed by arrivals, which a landing only adds to (the handles it reads change only in "
+                  "steps)")
+PROPERTIES = stable_under(PROPERTIES, STABLE_LANDING, {
+    "WL-SHARED-CLUSTER": _DECISIONS,
+    "WL-REMOTE-CHOICE": _DECISIONS,
+    "WL-PUT-INHIBITED": _DECISIONS,
+    "WL-PUT-DISABLED-SEEN": _DECISIONS,
+    "WL-RANK": _DECISIONS,
+    "WL-RANKS-DIFFER": _DECISIONS,
+    "WL-STATUS": _DECISIONS,
+    "WL-STATUSES-DIFFER": _DECISIONS,
+    "WL-LOCAL-USEQ": _DECISIONS,
+    "WL-LOCAL-CANDIDATE": _DECISIONS,
+    "WL-USEQ-ANY-SUBSCRIBED": ("reads the last step, its queue manager's definitions, caches, log and the "
+                               "handle's name and failure: a landing changes none of them"),
+    "WL-USEQ-ANY-OPENED": "as WL-USEQ-ANY-SUBSCRIBED",
+    "WL-LOCAL-CLUSRCVR-STOPPED": ("reads the last step, definitions, caches, log and the status of the queue "
+                                  "manager's own CLUSRCVR entry (local_receiver_key), which no delivery lands on"),
+    "WL-LOCAL-CLUSRCVR-STOP": "as WL-LOCAL-CLUSRCVR-STOPPED, without the status",
+    "WL-MRUC": _DECISIONS,
+    "WL-MRUC-CUT": _DECISIONS,
+    "WL-ROUND-ROBIN": _DECISIONS,
+    "WL-WEIGHTS": _DECISIONS,
+    "WL-BALANCED": _DECISIONS,
+    "WL-WEIGHTED-CYCLE": _DECISIONS,
+    "WL-NO-BOUNCE-WITH-RANK": ("judges each message in flight alone; the one a landing takes is on its first "
+                               "hop (hops = its sender), which never bounces"),
+    "WL-GATEWAY-HOP": ("witnessed by a message in flight with two or more hops; the one a landing takes has "
+                       "one"),
+    "BD-ON-OPEN-FIXED": ("a landing of a bound handle's message is at its bound queue manager: it takes a first "
+                         "hop that went there and adds an arrival there, neither of which the predicate "
+                         "counts; it takes no message with two hops (_left) and records no decision "
+                         "(_gateway_reran). Not under a landing elsewhere: a wrong first hop that lands "
+                         "becomes an arrival that a gateway's rerun excuses (docs/por.md)"),
+    "BD-ON-OPEN-BOUND": "reads handles' bind, binding and puts only, which change only in steps",
+    "BD-ON-OPEN-ARRIVED": _ARRIVALS_GROW,
+    "BD-TARGET-FIXED": ("violated by an arrival away from the target or a message with two hops leaving it "
+                        "(not excused by decisions): arrivals only grow, a landing takes a first hop and "
+                        "records no decision"),
+    "BD-TARGET-REACHED": _ARRIVALS_GROW,
+    "BD-ON-GROUP": ("reads first hops and arrivals in a group only (group != ''): a landing's message is in "
+                    "none, and its arrival is counted in group ''"),
+    "BD-GROUP-BOUND": "reads handles' bind, group and puts only, which change only in steps",
+    "BD-NOT-FIXED-REDRIVE": ("judges messages on RETRYING routes, with choices that read status classes only: a "
+                             "landing takes a message from an INACTIVE or RUNNING route, leaves it RUNNING (the "
+                             "same class) and records no decision"),
+    "BD-REDRIVEN": _DECISIONS,
+    "BD-AS-Q-DEF": "reads handles' bind options, binds and DEFBIND ghosts only, which change only in steps",
+    "BD-AS-Q-DEF-RESOLVED": "as BD-AS-Q-DEF",
+})

@@ -45,9 +45,9 @@ from spec.network.steps import (
 )
 from spec.network.topology import manual_clussdrs
 from spec.network.uniform import UNIFORM_MESSAGE_HANDLERS, UNIFORM_STEP_HANDLERS, apstatus_of, uniform_after, uniform_initial
-from spec.network.views import view_key
+from spec.network.views import LANDING, view_key
 from spec.network.workload import (
-    arrive_message, arrives_silently, handle_qmgr, messages_of, redrive_channel, retries, retry_channel, without_handle,
+    arrive_message, arrives_silently, handle_qmgr, lands_locally, messages_of, redrive_channel, retries, retry_channel, without_handle,
 )
 from spec.pubsub import LocalPubSub
 from spec.values import replace
@@ -296,8 +296,8 @@ class MQNetwork:
         judge it on every state (``reads`` is not within the views, or ``--memo off``)."""
         return None if self.memo_mode == "off" else view_key(reads)
 
-    def ample(self, state: NetworkState, actions: Sequence[Any], reads: frozenset[str] | None
-              ) -> tuple[int, ...] | None:
+    def ample(self, state: NetworkState, actions: Sequence[Any], reads: frozenset[str] | None,
+              stable: frozenset[str] = frozenset()) -> tuple[int, ...] | None:
         """Partial-order reduction (docs/por.md, where each condition is argued): the
         positions in ``actions`` of the enabled deliveries into one queue manager ``d``
         when they form a persistent set, else None (expand fully).
@@ -306,7 +306,10 @@ class MQNetwork:
         inject or undo, no uniform cluster, no mutant — where the only actions are
         deliveries and channel recoveries; only when the checked always/sometimes
         properties read nothing a delivery changes (``reads`` within :data:`POR_INVISIBLE`:
-        empty; the checker leaves out properties judged only in settled states).
+        empty; the checker leaves out properties judged only in settled states) — or, when
+        every one of them that reads anything is stable under landings (``LANDING`` in
+        ``stable``: ``Property.stable_under``), only a set of landings (``lands_locally``:
+        application messages ``d`` puts to a local queue, sending and logging nothing).
         ``d`` qualifies when every other running queue manager has messages waiting for
         ``d`` on a RUNNING channel, on the pair's route, and no message to ``d`` can take a
         separate route (so no path outside the set can start a new delivery into ``d``:
@@ -316,7 +319,9 @@ class MQNetwork:
         out of ``d`` is enabled, no auto-defined channel can fail on a port mismatch, and no
         retry (``ChannelRetry``, a workload decision like the re-drive) is enabled or could
         become so: no unbound application message waits on a RETRYING channel."""
-        if reads is None or not reads <= POR_INVISIBLE:
+        # condition 1: every delivery may be offered, or landings only
+        landings_only = reads is None or not reads <= POR_INVISIBLE
+        if landings_only and LANDING not in stable:
             return None
         if (state.uniform is not None or self.mutations != NO_MUTATIONS
                 or state.next_step < len(self.scenario.steps) or state.faults or state.stopped_by_fault):
@@ -335,6 +340,13 @@ class MQNetwork:
                 return None
         if len(dests) < 2 and len(dests) == len(actions):
             return None
+        if landings_only:
+            # condition 1's second form: only a d whose enabled deliveries are all landings
+            # (looked at first: it is cheaper than the conditions below)
+            dests = [d for d in dests if all(self._lands(state, a) for a in actions
+                                             if isinstance(a, ChannelDeliver) and a.dst == d)]
+            if not dests:
+                return None
         running = [q.name for q in state.qmgrs if q.running]
         chans = {(c.src, c.dst): c for c in state.channels}
         # queue managers with a message waiting for them (on any channel, whatever its
@@ -369,6 +381,35 @@ class MQNetwork:
             if len(chosen) < len(actions):
                 return chosen
         return None
+
+    @staticmethod
+    def _lands(state: NetworkState, action: ChannelDeliver) -> bool:
+        """Is the delivery a *landing* (spec.network.views.LANDING)? Its message — the
+        first on its route — is an application message on its first hop (put at the
+        sender: ``hops`` is the sender alone), in no logical group, that ``d`` puts to a
+        local queue (``lands_locally``; ``ample`` runs only with no mutant set, so
+        ``arrive_message`` is unmutated), at the queue manager its handle is bound to if the
+        handle is bound (``Handle.bound``), over a route whose status is of the best class
+        (INACTIVE or RUNNING: the RUNNING the delivery sets changes no status class, so no
+        workload choice anywhere). Each clause is what a catalogue declaration's argument
+        needs (properties/*.py, ``stable_under``; docs/por.md)."""
+        ch = state.channel(action.src, action.dst)
+        i = -1 if ch is None else first_on(ch, action.route)
+        if i < 0:
+            return False
+        msg = ch.messages[i]
+        if not isinstance(msg, bd.AppMessage) or msg.hops != (action.src,) or msg.group:
+            return False
+        if state.route_status(action.src, action.dst, action.route) not in ("INACTIVE", "RUNNING"):
+            return False
+        if not lands_locally(state, action.dst, msg):
+            return False
+        opener = handle_qmgr(state, msg.handle)
+        if opener:
+            h = next(h for h in state.qmgr(opener).handles if h.name == msg.handle)
+            if h.bound is not None and h.bound.qmgr != action.dst:
+                return False
+        return True
 
     def is_internal(self, action: Any) -> bool:
         # deliveries only: faults and recoveries are the environment's (module docstring)

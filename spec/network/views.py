@@ -134,3 +134,17 @@ def view_key(reads: frozenset[str] | None) -> Callable[[NetworkState], Any] | No
 READS_QMGRS = frozenset({QMGRS})
 READS_FLOW = frozenset({QMGRS, FLOW})
 READS_LOGS = frozenset({QMGRS, FLOW, LOGS})
+
+
+# A class of actions a property may declare its verdict stable under
+# (``Property.stable_under``; docs/por.md, condition 1): a *landing* (``MQNetwork._lands``),
+# the delivery of an application message on its first hop, in no logical group, that the
+# receiving queue manager puts to a local queue or a cluster queue's local instance
+# (``spec.network.workload.lands_locally``), at the queue manager its handle is bound to if
+# it is bound, over a route whose status is INACTIVE or RUNNING. It takes the message off
+# its channel and sets that route RUNNING (the same status class), adds one to the
+# receiver's ``arrivals`` and to the putting handle's ``arrived`` ghost counter; nothing
+# else (no log entry, no decision, no cache). ``MQNetwork.ample`` offers a reduced set of
+# landings only while every checked invariant and witness that reads anything declares it.
+LANDING = "landing"
+STABLE_LANDING = frozenset({LANDING})

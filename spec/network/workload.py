@@ -344,6 +344,32 @@ def arrives_silently(state: NetworkState, dst: str, msg: Any) -> bool:
     return res.kind == "local" or direct
 
 
+def lands_locally(state: NetworkState, dst: str, msg: Any) -> bool:
+    """Would delivering ``msg`` at ``dst`` be a *landing* (spec.network.views.LANDING):
+    ``arrive_message`` unmutated puts it to a local queue of the running ``dst`` — a local
+    queue, or a cluster queue's local instance, that is not PUT(DISABLED) — through
+    ``_put_local``'s ``_arrive``, which sends nothing and logs nothing? Not the hop limit,
+    a resolution error or a bound message whose queue went (those dead-letter it: a
+    landing must keep a message that went the wrong way arrived somewhere, docs/por.md).
+    Like ``arrives_silently``, decided by ``dst``'s definitions and joined clusters, which
+    no landing changes. Anything but an application message: False."""
+    if not isinstance(msg, bd.AppMessage):
+        return False
+    q = state.find(dst)
+    if q is None or not q.running or len(msg.hops) + 1 > HOP_LIMIT_PER_QMGR * len(state.qmgrs):
+        return False
+    res = bd.resolve_local(q.defs, dst, msg.queue, msg.target_qmgr, _joined(q))
+    if res.kind == "error" or res.kind == "xmitq" or _bound_and_gone(q.defs, msg, res):
+        return False
+    obj = q.defs.queue(msg.queue)
+    direct = (not msg.p2p and res.kind == "cluster" and not msg.target_qmgr and obj is not None
+              and obj.qtype == "QLOCAL")
+    if not (res.kind == "local" or direct):
+        return False
+    target = q.defs.queue(res.queue)
+    return target is None or target.put != "DISABLED"
+
+
 def arrive_message(state: NetworkState, dst: str, msg: bd.AppMessage, step: int, mut: Mutations) -> NetworkState:
     """The receiving channel puts the message (000 §When does workload balancing occur?:
     "at the far end the channel code issues an MQPUT ... and the workload algorithm will be
