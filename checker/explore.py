@@ -54,8 +54,9 @@ How it works (level-synchronous BFS):
   edges), so the check costs no second expansion: the targets are looked up in the
   visited set at the end, in the order a re-expansion would find them (and, under a bound
   that cut the last level, only the expanded parents' edges: the same with one or two
-  processes). Past ``EDGE_LIMIT``, or after a reduced (partial-order) search, a second
-  pass re-expands the explored states along the parent tree instead and stores every
+  processes). After a reduced (partial-order) search they are the reduced graph's edges,
+  which has a reachable cycle of internal actions iff the full graph has one
+  (docs/por.md). Past ``EDGE_LIMIT`` a second pass re-expands the explored states along the parent tree instead and stores every
   internal edge among visited states (10 bytes per edge). Then the states that cannot
   reach a cycle are peeled, and a lasso is reported (``_lasso``): among the states on some cycle
   (a non-trivial strongly connected component or a self-loop) the one with the smallest
@@ -1257,8 +1258,9 @@ class _Explorer:
         self.expanded_levels = 0      # levels 0..expanded_levels-1 were expanded (the last maybe cut)
         self.generated = 0
         self.back_edge = False
-        # internal edges recorded for the termination check (usable when the search was
-        # complete and unreduced: then they are exactly what re-expanding would find)
+        # internal edges recorded for the termination check: the graph the search explored
+        # (after a reduced search, the reduced graph: it has a reachable cycle of internal
+        # actions iff the full graph has one, docs/por.md)
         self.edges_ok = self.ctx.record_edges
         self.e_src, self.e_ai, self.e_fp = array("I"), array("H"), bytearray()
         self.found: dict[str, int] = {}   # prop id -> state index (violation or witness)
@@ -1753,11 +1755,16 @@ class _Explorer:
     # ----- termination: the edges, then a lasso
     def _find_cycle(self) -> Trace | None:
         """Look for a cycle of internal edges among the explored states: over the edges
-        recorded while they were expanded (when the search was unreduced and they fitted in
-        EDGE_LIMIT), else over those found by expanding them again (a second pass). The bounds (timeout, memory)
+        recorded while they were expanded (when they fitted in EDGE_LIMIT; after a reduced
+        search, the reduced graph's), else over those found by expanding them again (a second pass). The bounds (timeout, memory)
         apply, and Ctrl-C stops it."""
         model = self.model
-        if self.edges_ok and not self.reduced:
+        # After a reduced search the recorded edges are the reduced graph's: every ample set
+        # holds internal actions only and is persistent, so an infinite run of internal
+        # actions from a state gives one in the reduced graph (docs/por.md, "eventually"),
+        # and whether a back edge exists was already judged on that graph. Re-expanding
+        # every state in full instead cost as much as the search again (session 36).
+        if self.edges_ok:
             src, dst, act = self._recorded_edges()
         else:
             src, dst, act = self._reexpanded_edges()
