@@ -240,17 +240,11 @@ def test_cycle_proviso_finds_what_an_ignored_action_reaches():
     assert reduced.distinct_states <= full.distinct_states
 
 
-class CountThenSpin:
+class CountThenSpin(Ring):
     """Counter 0 counts up to ``n - 1`` and stops; counter 1 goes round a ring of ``n`` for
     ever. ``ample`` offers counter 0 alone while it can move (independent of counter 1:
     a persistent set of internal actions). The only cycles are counter 1's, which the
     reduced graph reaches once counter 0 has stopped."""
-
-    def __init__(self, n: int, props=()):
-        self.n, self._props = n, tuple(props)
-
-    def init_states(self):
-        return ((0, 0),)
 
     def actions(self, state):
         return (0, 1) if state[0] < self.n - 1 else (1,)
@@ -260,21 +254,12 @@ class CountThenSpin:
         s[action] = (s[action] + 1) % self.n if action else s[action] + 1
         return tuple(s)
 
-    def properties(self):
-        return self._props
-
-    def encode(self, state):
-        return bytes(state)
-
     def ample(self, state, actions, reads):
         return (0,) if reads is not None and not reads and state[0] < self.n - 1 else None
 
 
 class CountDown(CountThenSpin):
     """Both counters count down to 0 and stop: no cycle at all."""
-
-    def __init__(self, n: int, props=()):
-        super().__init__(n, props)
 
     def init_states(self):
         return ((self.n - 1, self.n - 1),)
