@@ -545,6 +545,8 @@ def _render_check(scenario, model, result, format_verdict, all_verdicts: bool = 
         f"Explored: {st.distinct_states:,} distinct states ({st.generated_states:,} generated), depth {st.max_depth:,}, "
         f"{state_word}, {st.seconds:.1f} s ({st.states_per_second:,.0f} states/s, {result.backend} backend)",
         f"Fingerprints: {st.fingerprint_bits}-bit, estimated collision probability {st.collision_probability:.1e}",
+        *([f"Reduced: {st.reduced:,} of these states expanded with a partial-order reduction (same verdicts; "
+           "--no-por or --backend spark counts every interleaving)"] if st.reduced else []),
         "Start: " + ("the initial MQSC, joining explored" if model.explore_initial
                      else "the settled initial configuration (--explore-initial explores the joining too)"),
         "",

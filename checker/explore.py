@@ -1687,6 +1687,7 @@ class _Explorer:
             complete=complete,
             stop_reason=self.stop_reason,
             levels=[b - a for a, b in zip(self.level_start, self.level_start[1:])],
+            reduced=self.reduced,
         )
         verdicts: dict[str, Verdict] = {}
         for p in self.props:

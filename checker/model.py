@@ -520,6 +520,10 @@ class Statistics:
     # distinct states first reached at each BFS depth (levels[0]: the initial states); empty
     # when a backend does not record it. Reports chart it (issue #15).
     levels: list[int] = field(default_factory=list)
+    # states the partial-order reduction expanded with a reduced (ample) set: the counts
+    # above are then the reduced search's, smaller than an unreduced backend's (docs/por.md,
+    # "Backends"). 0: none; left out of the JSON then, so unreduced results read as before.
+    reduced: int = 0
 
 
 @dataclass
@@ -567,7 +571,10 @@ class Result:
 
     # ----- JSON
     def to_dict(self) -> dict:
-        return _plain(asdict(self))
+        d = _plain(asdict(self))
+        if not self.statistics.reduced:
+            del d["statistics"]["reduced"]
+        return d
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), **kw)

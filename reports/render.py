@@ -416,6 +416,10 @@ def _check_summary(data: dict) -> list[tuple[str, str]]:
     if "fingerprint_bits" in st:
         collision = float(st.get("collision_probability", 0))
         rows.append(("fingerprints", f"{st['fingerprint_bits']}-bit, estimated collision probability {collision:.1e}"))
+    if st.get("reduced"):
+        rows.append(("partial-order reduction", f"{_number(st['reduced'])} states expanded with a reduced set: "
+                     "the counts are the reduced search's (same verdicts; --no-por or the Spark backend "
+                     "explores every interleaving)"))
     if "explore_initial" in data:
         rows.append(("start", "the initial MQSC, joining explored" if data["explore_initial"]
                      else "the settled initial configuration"))

@@ -118,7 +118,7 @@ TOPOLOGY = obj(qmgrs=array(obj(full_repository_for=nullable(array()))),
 COMMON = {
     "statistics": obj(collision_probability=NUMBER, complete=BOOLEAN, distinct_states=COUNT,
                       generated_states=COUNT, max_depth=COUNT, seconds=NUMBER, fingerprint_bits=COUNT,
-                      levels=array(COUNT)),
+                      levels=array(COUNT), reduced=COUNT),
     "verdicts": mapping(VERDICT),
     "evidence": mapping(STRING),
     "topology": TOPOLOGY,

@@ -321,6 +321,34 @@ def test_check_no_por_flag_same_verdicts(tmp_path):
     assert out[0]["EXPECT"][0] == "violated"
 
 
+def test_a_reduced_run_says_so_in_text_json_and_report(tmp_path, capsys):
+    """Counts differ between a reduced run and an unreduced one (--no-por, Spark): a run
+    that reduced anything says so, and a run that did not prints and writes what it did
+    before (docs/por.md, "Backends")."""
+    from checker.cli import main
+
+    example = str(EXAMPLES / "wl-redrive-not-fixed.toml")   # 55 states reduced, 61 without
+    main(["check", example, "--workers", "1"])
+    text = capsys.readouterr().out
+    assert "Explored: 55 distinct states" in text
+    reduced_line = next(line for line in text.splitlines() if line.startswith("Reduced: "))
+    assert "of these states expanded with a partial-order reduction" in reduced_line and "--no-por" in reduced_line
+    main(["check", example, "--workers", "1", "--no-por"])
+    text = capsys.readouterr().out
+    assert "Explored: 61 distinct states" in text and "Reduced:" not in text
+    data = {}
+    for flag in ([], ["--no-por"]):
+        out = tmp_path / f"r{len(flag)}.json"
+        main(["check", example, "--workers", "1", "--json", *flag])
+        out.write_text(capsys.readouterr().out)
+        data[bool(flag)] = json.loads(out.read_text())
+    assert data[False]["statistics"]["reduced"] > 0
+    assert "reduced" not in data[True]["statistics"]   # unreduced JSON as before
+    from reports.render import render
+    assert "partial-order reduction" in render([data[False]])
+    assert "partial-order reduction" not in render([data[True]])
+
+
 def test_retries_keep_the_reduction_sound():
     # ChannelRetry is a workload decision, like the re-drive a fault makes: while an unbound
     # message waits on a RETRYING channel nothing is reduced (docs/por.md condition 8), and
