@@ -20,6 +20,19 @@ from hypothesis import HealthCheck, settings
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# Every Spark JVM the suite starts (a SparkSession's, spark-submit's, the standalone
+# cluster's master and workers and their executors) lives for seconds, not hours: C2's
+# compiler threads and the parallel collector's threads then cost more CPU than they save.
+# C1 alone and the serial collector halve a JVM's CPU time on the 2-core machine
+# (test_spark_resume_bounds.py: 235 CPU s to 121; benchmarks/RESULTS.md, "Session 37"),
+# which the other pytest worker gets back. Launcher variables, read by spark-class for the
+# JVMs it starts (SUBMIT: SparkSubmit, so also a SparkSession's gateway; DAEMON: Master,
+# Worker); executors take spark.executor.extraJavaOptions (test_spark_standalone.py).
+# A value already in the environment wins. mqcheck itself sets none of them.
+SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+os.environ.setdefault("SPARK_SUBMIT_OPTS", SHORT_LIVED_JVM)
+os.environ.setdefault("SPARK_DAEMON_JAVA_OPTS", SHORT_LIVED_JVM)
+
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

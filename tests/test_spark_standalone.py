@@ -133,6 +133,7 @@ def test_spark_submit_to_a_standalone_cluster_gives_the_local_verdicts(tmp_path)
                  "--driver-memory", "1g", "--executor-memory", "512m", "--total-executor-cores", "2",
                  "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
                  "--conf", "spark.driver.bindAddress=127.0.0.1",
+                 "--conf", f"spark.executor.extraJavaOptions={os.environ.get('SPARK_DAEMON_JAVA_OPTS', '')}",
                  str(ROOT / "checker" / "spark_submit.py"), str(ROOT / "examples" / EXAMPLE),
                  "--driver-threshold", "0", "--partitions", "2", "--run-dir", str(home / "run"), "--json"],
                 stdout=out_log, stderr=err_log, stdin=subprocess.DEVNULL, cwd=home, env=env,
