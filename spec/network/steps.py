@@ -325,7 +325,7 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
                 why = None
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
-            why = _wl_unmodelled_routing(qmgr, cmd)
+            why = _wl_unmodelled_routing(qmgr, cmd) or _ps_unmodelled_reset(cmd)
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why}")
     return tuple(notes) + _channel_steps_without_channel(scenario, sources)
@@ -362,6 +362,18 @@ def _channel_steps_without_channel(scenario: sc.Scenario, sources: list) -> tupl
                      f"with a CLUSRCVR on both, no PARENT between them, no SDR channel on {a}): there is no channel "
                      "whose status this step could set, and it changes nothing")
     return tuple(notes)
+
+
+def _ps_unmodelled_reset(cmd: Any) -> str:
+    """RESET QMGR TYPE(PUBSUB) is accepted as a no-op (spec/mqsc.py IGNORED_TYPES), but an
+    administrator means it to end a hierarchy relationship, which 002 does only with ALTER
+    QMGR PARENT('') at the child (002 §Disconnect a queue manager from a broker hierarchy):
+    said, so that a link it was meant to end is not silently kept (a user trial, session 37)."""
+    if (cmd.verb, cmd.objtype) != ("RESET", "QMGR") or dict(cmd.attrs).get("TYPE", "").upper() != "PUBSUB":
+        return ""
+    return ("RESET QMGR TYPE(PUBSUB) is not modelled (002 does not describe it): every hierarchy link stays "
+            "as PARENT makes it; to disconnect a child, ALTER QMGR PARENT('') at the child "
+            "(002 §Disconnect a queue manager from a broker hierarchy)")
 
 
 def _wl_unmodelled_routing(qmgr: str, cmd: Any) -> str:
