@@ -798,8 +798,8 @@ def _republish(space: TopicSpace, done: Routed, rep: Republisher, pub: Publicati
     return Routed(inner.ps, done.sends + inner.sends, done.errors + inner.errors, inner.published)
 
 
-def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: str, via: str
-                 ) -> tuple[PublicationMsg, ...]:
+def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: str, via: str,
+                 requester: str = "") -> tuple[PublicationMsg, ...]:
     """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
     §3.3: a queue manager receiving a new proxy subscription sends its matching retained
     publications (those its PUBSCOPE lets out, and not published with MQPMO_SCOPE_QMGR) to
@@ -807,12 +807,17 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
     A wildcard proxy subscription is blocked by WILDCARD(BLOCK) here as for live publications
     (002 §Controlling wildcard usage with the WILDCARD property: such subscriptions "do not
     receive publications made to this topic or to topic strings more specific"); it has just
-    been registered, so its captured nodes are those of the topic space now."""
+    been registered, so its captured nodes are those of the topic space now. A retained
+    publication that arrived from the requester (``requester``: its QMID, the last
+    fingerprint such a publication carries) is not sent back to it, as a live publication is
+    not (DESIGN §3.3 step 3: "each neighbour other than N"): the requester would find its
+    own fingerprint and log a loop where there is none (002 §How loop detection works; a
+    user trial, session 37)."""
     matcher = compile_subscription(topic)
     blocking = space.blocking_nodes(topic)
     out = []
     for pub in ps.retained:
-        if is_blocked(blocking, pub.topic):
+        if is_blocked(blocking, pub.topic) or (requester and pub.fingerprints[-1:] == (requester,)):
             continue
         if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL and not pub.local_only:
             rfp = encode_rfp_folder(pub.fingerprints + (qmid,))

@@ -197,7 +197,9 @@ def receive_proxy_subscription(state: NetworkState, dst: str, msg: pubsub.ProxyS
                                    space=pubsub_space(q))
     state = put_qmgr(state, replace(q, pubsub=ps))
     if new:
-        for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via):
+        sender = state.find(msg.sender)
+        for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via,
+                                      sender.qmid if sender is not None else ""):
             state = send(state, dst, msg.sender, pm)
     return state
 
