@@ -148,3 +148,57 @@ def test_a_retained_answer_still_carries_the_rules_in_every_interleaving():
     r = check(RETAINED_TREE)
     assert r.complete and not r.violations()
     assert r.verdicts["PS-RETAINED-REMOTE"].status is Status.WITNESSED
+
+
+# ---------------------------------------------------------------------------------------
+# DESIGN §3.3 / 002 §Overlapping cluster support, and publish/subscribe (one hop in a
+# cluster: what arrived from a member of C is never relayed to members of C) and 002 §Topic
+# spaces ("without delivering duplicate publications to the subscriber"). FR2 kept PUB's
+# retained publication, which reached it over the cluster (PROXYSUB(FORCE): every member
+# holds Prices/#), and answered SUB's new proxy subscription with it: a second cluster hop.
+# When PUB's own copy was still on its way, TICKS received the one publication twice in a
+# cluster without a loop. A retained publication is answered with only where it could
+# have been relayed (the relay rules of ``pubsub._relay_allowed``).
+# ---------------------------------------------------------------------------------------
+FORCE_RETAINED = """
+    name = "A retained publication in a PROXYSUB(FORCE) cluster"
+    [qmgrs.FR1]
+    mqsc = '''
+    ALTER QMGR REPOS(PX)
+    DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSRCVR) CONNAME('fr1(1414)') CLUSTER(PX)
+    DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(PX)
+    DEFINE TOPIC(PRICES) TOPICSTR('Prices') CLUSTER(PX) PROXYSUB(FORCE)
+    '''
+    [qmgrs.FR2]
+    mqsc = '''
+    ALTER QMGR REPOS(PX)
+    DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSRCVR) CONNAME('fr2(1414)') CLUSTER(PX)
+    DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(PX)
+    '''
+    [qmgrs.PUB]
+    mqsc = '''
+    DEFINE CHANNEL(TO.PUB) CHLTYPE(CLUSRCVR) CONNAME('pub(1414)') CLUSTER(PX)
+    DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(PX)
+    '''
+    [qmgrs.SUB]
+    mqsc = '''
+    DEFINE CHANNEL(TO.SUB) CHLTYPE(CLUSRCVR) CONNAME('sub(1414)') CLUSTER(PX)
+    DEFINE CHANNEL(TO.FR2) CHLTYPE(CLUSSDR) CONNAME('fr2(1414)') CLUSTER(PX)
+    '''
+
+    [[steps]]
+    subscribe = { qmgr = "SUB", name = "TICKS", topic = "Prices/IBM" }
+    [[steps]]
+    publish = { qmgr = "PUB", topic = "Prices/IBM", retain = true }
+
+    [[expect]]
+    no_errors = true
+    deliveries = { SUB = { TICKS = ["Prices/IBM"] } }
+"""
+
+
+def test_a_retained_answer_keeps_the_one_hop_rule():
+    r = check(FORCE_RETAINED)
+    assert r.complete
+    assert r.verdicts["EXPECT"].status is Status.HOLDS  # was: TICKS got PUB#0 twice (FR2's answer, PUB's copy)
+    assert r.verdicts["PS-ONE-HOP-CLUSTER"].status is Status.HOLDS
