@@ -202,3 +202,47 @@ def test_a_retained_answer_keeps_the_one_hop_rule():
     assert r.complete
     assert r.verdicts["EXPECT"].status is Status.HOLDS  # was: TICKS got PUB#0 twice (FR2's answer, PUB's copy)
     assert r.verdicts["PS-ONE-HOP-CLUSTER"].status is Status.HOLDS
+
+
+# ---------------------------------------------------------------------------------------
+# An estate's MQSC from MQ 8 or later (dmpmqcfg writes every topic attribute) carries
+# CLROUTE(DIRECT) on each DEFINE TOPIC; mqcheck called it "not an attribute of TOPIC (did
+# you mean CLUSTER?)". 002 (v7.5) routes publications directly between members of a
+# publish/subscribe cluster (§How does distributed publish/subscribe work?) and 001
+# names topic host routing ("If the local queue manager is not a host for this topic, the
+# algorithm is used to choose a host queue manager"), which is not modelled: DIRECT is what
+# the model does, TOPICHOST is accepted with a note, anything else is refused as runmqsc does.
+# ---------------------------------------------------------------------------------------
+def test_clroute_direct_is_accepted():
+    from spec.mqsc import parse
+
+    (cmd,) = parse("DEFINE TOPIC(USA) TOPICSTR('USA') CLUSTER(C1) CLROUTE(DIRECT)")
+    assert cmd.get("CLROUTE") == "DIRECT"
+
+
+def test_clroute_topichost_is_accepted_with_a_note():
+    from spec.network.steps import unmodelled_in
+
+    s = scenario("""
+        name = "topic host routing"
+        [qmgrs.QM1]
+        mqsc = '''
+        DEFINE TOPIC(USA) TOPICSTR('USA') CLUSTER(C1) CLROUTE(TOPICHOST)
+        DEFINE TOPIC(UK) TOPICSTR('UK') CLUSTER(C1) CLROUTE(DIRECT)
+        '''
+    """)
+    notes = [n for n in unmodelled_in(s) if "CLROUTE" in n]
+    assert len(notes) == 1 and notes[0].startswith("qmgrs.QM1 (line ") and "TOPIC(USA)" in notes[0]
+    assert "routed directly" in notes[0]
+
+
+def test_clroute_with_another_value_is_refused_at_its_line_and_column():
+    import pytest
+
+    from spec.errors import InputError
+    from spec.mqsc import parse
+
+    with pytest.raises(InputError) as e:
+        parse("DEFINE TOPIC(USA) TOPICSTR('USA') CLROUTE(HOST)", file="t.mqsc")
+    assert str(e.value).startswith("t.mqsc:1:43: DEFINE TOPIC(USA): CLROUTE(HOST) is not valid; "
+                                   "expected CLROUTE(DIRECT|TOPICHOST)")

@@ -325,7 +325,7 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
                 why = None
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
-            why = _wl_unmodelled_routing(qmgr, cmd) or _ps_unmodelled_reset(cmd)
+            why = _wl_unmodelled_routing(qmgr, cmd) or _ps_unmodelled_reset(cmd) or _ps_topic_host_routing(cmd)
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why}")
     return tuple(notes) + _channel_steps_without_channel(scenario, sources)
@@ -374,6 +374,17 @@ def _ps_unmodelled_reset(cmd: Any) -> str:
     return ("RESET QMGR TYPE(PUBSUB) is not modelled (002 does not describe it): every hierarchy link stays "
             "as PARENT makes it; to disconnect a child, ALTER QMGR PARENT('') at the child "
             "(002 §Disconnect a queue manager from a broker hierarchy)")
+
+
+def _ps_topic_host_routing(cmd: Any) -> str:
+    """CLROUTE(TOPICHOST) on a topic object: 001 names topic host routing ("If the local queue
+    manager is not a host for this topic, the algorithm is used to choose a host queue manager
+    to route the message through"); 002 (v7.5) has only direct routing, which is what the
+    model does (a user trial, session 37: an MQ 8 estate's MQSC)."""
+    if cmd.objtype != "TOPIC" or cmd.verb not in ("DEFINE", "ALTER") or dict(cmd.attrs).get("CLROUTE") != "TOPICHOST":
+        return ""
+    return (f"TOPIC({cmd.name}) CLROUTE(TOPICHOST): topic host routing is not modelled; its publications are "
+            "routed directly to the subscribers' queue managers, as 002 describes")
 
 
 def _wl_unmodelled_routing(qmgr: str, cmd: Any) -> str:
