@@ -866,7 +866,9 @@ def receive_retained_answer(space: TopicSpace, ps: LocalPubSub, pub: Publication
     loop detection as for any publication (002 §How loop detection works), kept as the
     topic's retained publication, delivered to :func:`answer_recipients`, and passed on
     to the neighbours whose proxy subscription ``answers`` held here is what this queue
-    manager's proxy subscription carried (the relay rules of :func:`_relay_allowed` apply)."""
+    manager's proxy subscription carried (the relay rules of :func:`_relay_allowed` apply),
+    if its PUBSCOPE for the topic lets it forward, as for a live publication (002
+    §Publication scope; a user trial, session 37)."""
     if check_fingerprints and qmid in pub.fingerprints:
         detail = (f"retained publication {pub.topic!r} ({pub.origin}#{pub.serial}) from {came_from} already "
                   f"visited {qmid}; discarded")
@@ -874,6 +876,8 @@ def receive_retained_answer(space: TopicSpace, ps: LocalPubSub, pub: Publication
     ps = retain(ps, replace(pub, came_from=came_from, came_via=came_via))
     new = tuple(delivery_to(space, sub, pub, retained=True) for sub in answer_recipients(space, ps, pub, answers))
     ps = replace(ps, deliveries=ps.deliveries + new) if new else ps
+    if space.effective(pub.topic, "pubscope") != SCOPE_ALL:
+        return Routed(ps)
     cluster = _topic_facts(space, answers)[1]
     rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
     blocking = dict(ps.proxy_blocking)

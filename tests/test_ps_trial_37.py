@@ -246,3 +246,45 @@ def test_clroute_with_another_value_is_refused_at_its_line_and_column():
         parse("DEFINE TOPIC(USA) TOPICSTR('USA') CLROUTE(HOST)", file="t.mqsc")
     assert str(e.value).startswith("t.mqsc:1:43: DEFINE TOPIC(USA): CLROUTE(HOST) is not valid; "
                                    "expected CLROUTE(DIRECT|TOPICHOST)")
+
+
+# ---------------------------------------------------------------------------------------
+# 002 §Publication scope: PUBSCOPE "controls whether queue managers forward a publication to
+# remote queue managers" (a relay's included, as the first test above). A retained answer
+# relayed by BRANCH, whose PUBSCOPE for the topic is QMGR, reached HQ, though SHOP's live
+# publication on the same topic never does: the answer is forwarded as a publication is.
+# ---------------------------------------------------------------------------------------
+RETAINED_THROUGH_PUBSCOPE_QMGR = """
+    name = "A retained answer through a PUBSCOPE(QMGR) relay"
+    [qmgrs.HQ]
+    [qmgrs.BRANCH]
+    mqsc = '''
+    ALTER QMGR PARENT(HQ)
+    DEFINE TOPIC(INTERNAL) TOPICSTR('Prices/Internal') PUBSCOPE(QMGR)
+    '''
+    [qmgrs.SHOP]
+    mqsc = "ALTER QMGR PARENT(BRANCH)"
+
+    [[steps]]
+    publish = { qmgr = "SHOP", topic = "Prices/Internal/Cost", retain = true }
+    [[steps]]
+    subscribe = { qmgr = "BRANCH", name = "MID", topic = "Prices/Internal/#" }
+    [[steps]]
+    subscribe = { qmgr = "HQ", name = "TOP", topic = "Prices/Internal/#" }
+    [[steps]]
+    wait = { until = "settled" }
+    [[steps]]
+    publish = { qmgr = "SHOP", topic = "Prices/Internal/Cost", retain = true }
+
+    [[expect]]
+    no_errors = true
+    deliveries = { BRANCH = { MID = ["Prices/Internal/Cost", "Prices/Internal/Cost"] }, HQ = { TOP = [] } }
+"""
+
+
+def test_a_retained_answer_is_not_relayed_past_pubscope_qmgr():
+    final = run_scenario(scenario(RETAINED_THROUGH_PUBSCOPE_QMGR)).final
+    assert deliveries_of(final) == {"BRANCH": {"MID": ["Prices/Internal/Cost", "Prices/Internal/Cost"]},
+                                    "HQ": {"TOP": []}}  # was: TOP got SHOP's retained publication
+    r = check(RETAINED_THROUGH_PUBSCOPE_QMGR)
+    assert r.complete and r.verdicts["EXPECT"].status is Status.HOLDS
