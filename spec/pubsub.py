@@ -828,8 +828,8 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
     blocking = space.blocking_nodes(topic)
     out = []
     for pub in ps.retained:
-        if is_blocked(blocking, pub.topic) or (requester and pub.fingerprints[-1:] == (requester,)):
-            continue
+        if is_blocked(blocking, pub.topic) or (pub.came_from and requester and pub.fingerprints[-1:] == (requester,)):
+            continue  # (an MQACTP_FORWARD republication made here keeps its chain: a real loop)
         if pub.came_from and sender and not _relay_allowed(_topic_facts(space, pub.topic)[1], pub.came_from,
                                                            pub.came_via, Link(sender, via), links):
             continue
