@@ -288,3 +288,17 @@ def test_a_retained_answer_is_not_relayed_past_pubscope_qmgr():
                                     "HQ": {"TOP": []}}  # was: TOP got SHOP's retained publication
     r = check(RETAINED_THROUGH_PUBSCOPE_QMGR)
     assert r.complete and r.verdicts["EXPECT"].status is Status.HOLDS
+
+
+def test_only_a_retained_publication_that_came_from_the_requester_is_kept_from_it():
+    # an MQACTP_FORWARD republication made here keeps the chain it continues (002 §Loop
+    # detection fingerprint format): a requester whose fingerprint is in it is on a real loop
+    from spec import objects, pubsub
+    from spec.topic_tree import TopicSpace
+
+    space = TopicSpace(objects.QueueManagerDef("HUB").topics)
+    came = pubsub.Publication("Rates/USD", "US", 0, True, ("US_1",), came_from="US")
+    republished = pubsub.Publication("Rates/USD", "HUB", 0, True, ("US_1",))
+    for pub, sent in ((came, 0), (republished, 1)):
+        ps = pubsub.retain(pubsub.LocalPubSub(), pub)
+        assert len(pubsub.retained_for(space, ps, "Rates/#", "HUB", "HUB_1", "", "US_1", sender="US")) == sent
