@@ -396,8 +396,11 @@ def _reached_now(state: NetworkState, by_name: dict, origin: str, topic: str) ->
     """The queue managers a publication on ``topic`` made at ``origin`` would reach over the
     proxy subscriptions held now, relayed as ``pubsub.forward_targets`` relays (one hop in a
     cluster, no routing from one cluster into another, no second route within a cluster:
-    002 §Overlapping cluster support; §Topic spaces) and refused over a cluster link under
-    PSCLUS(DISABLED) (002 §Inhibiting clustered publish/subscribe in a cluster)."""
+    002 §Overlapping cluster support; §Topic spaces), refused over a cluster link under
+    PSCLUS(DISABLED) (002 §Inhibiting clustered publish/subscribe in a cluster) and not
+    relayed by a queue manager whose PUBSCOPE for the topic is QMGR, as
+    ``pubsub.route_publication`` does not (002 §Publication scope: it "controls whether
+    queue managers forward a publication"; the origin's own is ``PublishedEntry.forwardable``)."""
     reached: set[str] = set()
     seen: set[tuple] = set()
     todo: list[tuple[str, str | None, str | None]] = [(origin, None, None)]
@@ -410,6 +413,8 @@ def _reached_now(state: NetworkState, by_name: dict, origin: str, topic: str) ->
         seen.add(hop)
         if came_from is not None:
             reached.add(name)
+            if pubsub_space(q).effective(topic, "pubscope") != pubsub.SCOPE_ALL:
+                continue  # delivered here, forwarded no further (found by a user trial, session 37)
         for link in pubsub.forward_targets(pubsub_space(q), q.pubsub, topic, came_from, came_via,
                                            links=pubsub_links(state, q)):
             todo.append((link.neighbour, name, link.via))

@@ -285,6 +285,9 @@ TOPIC_ATTRS = _with_raw({
     "PROXYSUB": _enum("FIRSTUSE", "FORCE"), "WILDCARD": _enum("BLOCK", "PASSTHRU"),
     "DURSUB": _enum("YES", "NO", "ASPARENT"), "PUB": PUBSUB_SWITCH, "SUB": PUBSUB_SWITCH,
     "TOPICTYPE": _enum("LOCAL"),
+    # MQ 8 and later (dmpmqcfg writes it on every topic): DIRECT is 002's routing, the one
+    # modelled; TOPICHOST (001's topic host routing) is noted as not modelled (spec.network.steps)
+    "CLROUTE": _enum("DIRECT", "TOPICHOST"),
 }, ("DESCR", "DEFPRTY", "DEFPSIST", "DEFPRESP", "NPMSGDLV", "PMSGDLV", "MDURMDL", "MNDURMDL",
     "USEDLQ", "CUSTOM", "COMMINFO", "MCAST", "ALTDATE", "ALTTIME"))
 

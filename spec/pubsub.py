@@ -78,6 +78,12 @@ class Publication:
     # never sent to another one, not even in answer to a proxy subscription (002 §Publication
     # scope; found by `mqcheck fuzz`, issue #14)
     local_only: bool = False
+    # where it arrived from, kept with a retained publication so that answering a new proxy
+    # subscription with it follows the relay rules (``retained_for``): the neighbour ("" when
+    # published here) and the link ("" a hierarchy, else the cluster). Encoded only when set
+    # (``spec.encoding.OMITTED_AT_DEFAULT``): a publication made here encodes as before.
+    came_from: str = field(default="", metadata=OMITTED_AT_DEFAULT)
+    came_via: str = field(default="", metadata=OMITTED_AT_DEFAULT)
 
 
 @value
@@ -798,7 +804,8 @@ def _republish(space: TopicSpace, done: Routed, rep: Republisher, pub: Publicati
     return Routed(inner.ps, done.sends + inner.sends, done.errors + inner.errors, inner.published)
 
 
-def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: str, via: str
+def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: str, via: str,
+                 requester: str = "", *, sender: str = "", links: tuple[Link, ...] = ()
                  ) -> tuple[PublicationMsg, ...]:
     """002 §Retained publications in a distributed publish/subscribe topology / DESIGN
     §3.3: a queue manager receiving a new proxy subscription sends its matching retained
@@ -807,16 +814,29 @@ def retained_for(space: TopicSpace, ps: LocalPubSub, topic: str, me: str, qmid: 
     A wildcard proxy subscription is blocked by WILDCARD(BLOCK) here as for live publications
     (002 §Controlling wildcard usage with the WILDCARD property: such subscriptions "do not
     receive publications made to this topic or to topic strings more specific"); it has just
-    been registered, so its captured nodes are those of the topic space now."""
+    been registered, so its captured nodes are those of the topic space now. A retained
+    publication that arrived from the requester (``requester``: its QMID, the last
+    fingerprint such a publication carries) is not sent back to it, as a live publication is
+    not (DESIGN §3.3 step 3: "each neighbour other than N"): the requester would find its
+    own fingerprint and log a loop where there is none (002 §How loop detection works; a
+    user trial, session 37). One that arrived from another neighbour is sent to ``sender``
+    (the requester's name) only where :func:`_relay_allowed` would relay it (``links``: this
+    queue manager's links): a retained publication received from a member of a cluster
+    is not passed on to another member (002 §Overlapping cluster support, and
+    publish/subscribe; §Topic spaces, "without delivering duplicate publications")."""
     matcher = compile_subscription(topic)
     blocking = space.blocking_nodes(topic)
     out = []
     for pub in ps.retained:
-        if is_blocked(blocking, pub.topic):
+        if is_blocked(blocking, pub.topic) or (pub.came_from and requester and pub.fingerprints[-1:] == (requester,)):
+            continue  # (an MQACTP_FORWARD republication made here keeps its chain: a real loop)
+        if pub.came_from and sender and not _relay_allowed(_topic_facts(space, pub.topic)[1], pub.came_from,
+                                                           pub.came_via, Link(sender, via), links):
             continue
         if matcher.matches(pub.topic) and space.effective(pub.topic, "pubscope") == SCOPE_ALL and not pub.local_only:
             rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
-            out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, None, topic))
+            prev = pub.came_via if pub.came_from else None  # ghost for PS-ONE-HOP-CLUSTER
+            out.append(PublicationMsg(pub.topic, pub.origin, pub.serial, True, me, via, rfp, prev, topic))
     return tuple(out)
 
 
@@ -846,14 +866,18 @@ def receive_retained_answer(space: TopicSpace, ps: LocalPubSub, pub: Publication
     loop detection as for any publication (002 §How loop detection works), kept as the
     topic's retained publication, delivered to :func:`answer_recipients`, and passed on
     to the neighbours whose proxy subscription ``answers`` held here is what this queue
-    manager's proxy subscription carried (the relay rules of :func:`_relay_allowed` apply)."""
+    manager's proxy subscription carried (the relay rules of :func:`_relay_allowed` apply),
+    if its PUBSCOPE for the topic lets it forward, as for a live publication (002
+    §Publication scope; a user trial, session 37)."""
     if check_fingerprints and qmid in pub.fingerprints:
         detail = (f"retained publication {pub.topic!r} ({pub.origin}#{pub.serial}) from {came_from} already "
                   f"visited {qmid}; discarded")
         return Routed(ps, errors=(PubSubError("LOOP_DETECTED", detail),))
-    ps = retain(ps, pub)
+    ps = retain(ps, replace(pub, came_from=came_from, came_via=came_via))
     new = tuple(delivery_to(space, sub, pub, retained=True) for sub in answer_recipients(space, ps, pub, answers))
     ps = replace(ps, deliveries=ps.deliveries + new) if new else ps
+    if space.effective(pub.topic, "pubscope") != SCOPE_ALL:
+        return Routed(ps)
     cluster = _topic_facts(space, answers)[1]
     rfp = encode_rfp_folder(pub.fingerprints + (qmid,))
     blocking = dict(ps.proxy_blocking)

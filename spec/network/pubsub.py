@@ -197,7 +197,11 @@ def receive_proxy_subscription(state: NetworkState, dst: str, msg: pubsub.ProxyS
                                    space=pubsub_space(q))
     state = put_qmgr(state, replace(q, pubsub=ps))
     if new:
-        for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via):
+        sender = state.find(msg.sender)
+        for pm in pubsub.retained_for(pubsub_space(q), ps, msg.topic, q.name, q.qmid, msg.via,
+                                      sender.qmid if sender is not None else "",
+                                      sender="" if mut.relay_within_cluster else msg.sender,
+                                      links=pubsub_links(state, q)):
             state = send(state, dst, msg.sender, pm)
     return state
 
@@ -212,7 +216,8 @@ def receive_publication(state: NetworkState, dst: str, msg: pubsub.PublicationMs
     refused = _ps_refused_by_psclus(state, dst, msg, step)
     if refused is not None:
         return refused
-    pub = Publication(msg.topic, msg.origin, msg.serial, msg.retain, msg.fingerprints, msg.lineage)
+    pub = Publication(msg.topic, msg.origin, msg.serial, msg.retain, msg.fingerprints, msg.lineage,
+                      came_from=msg.sender if msg.retain else "", came_via=msg.via if msg.retain else "")
     if msg.answers:
         # 002 §Retained publications in a distributed publish/subscribe topology: an answer
         # to a new proxy subscription is for the subscriptions that proxy carries

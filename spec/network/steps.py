@@ -325,7 +325,7 @@ def unmodelled_in(scenario: sc.Scenario) -> tuple[str, ...]:
                 why = None
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why} is not modelled yet; the command changes no modelled state")
-            why = _wl_unmodelled_routing(qmgr, cmd)
+            why = _wl_unmodelled_routing(qmgr, cmd) or _ps_unmodelled_reset(cmd) or _ps_topic_host_routing(cmd)
             if why:
                 notes.append(f"{where} (line {cmd.line}): {why}")
     return tuple(notes) + _channel_steps_without_channel(scenario, sources)
@@ -362,6 +362,29 @@ def _channel_steps_without_channel(scenario: sc.Scenario, sources: list) -> tupl
                      f"with a CLUSRCVR on both, no PARENT between them, no SDR channel on {a}): there is no channel "
                      "whose status this step could set, and it changes nothing")
     return tuple(notes)
+
+
+def _ps_unmodelled_reset(cmd: Any) -> str:
+    """RESET QMGR TYPE(PUBSUB) is accepted as a no-op (spec/mqsc.py IGNORED_TYPES), but an
+    administrator means it to end a hierarchy relationship, which 002 does only with ALTER
+    QMGR PARENT('') at the child (002 §Disconnect a queue manager from a broker hierarchy):
+    said, so that a link it was meant to end is not silently kept (a user trial, session 37)."""
+    if (cmd.verb, cmd.objtype) != ("RESET", "QMGR") or dict(cmd.attrs).get("TYPE", "").upper() != "PUBSUB":
+        return ""
+    return ("RESET QMGR TYPE(PUBSUB) is not modelled (002 does not describe it): every hierarchy link stays "
+            "as PARENT makes it; to disconnect a child, ALTER QMGR PARENT('') at the child "
+            "(002 §Disconnect a queue manager from a broker hierarchy)")
+
+
+def _ps_topic_host_routing(cmd: Any) -> str:
+    """CLROUTE(TOPICHOST) on a topic object: 001 names topic host routing ("If the local queue
+    manager is not a host for this topic, the algorithm is used to choose a host queue manager
+    to route the message through"); 002 (v7.5) has only direct routing, which is what the
+    model does (a user trial, session 37: an MQ 8 estate's MQSC)."""
+    if cmd.objtype != "TOPIC" or cmd.verb not in ("DEFINE", "ALTER") or dict(cmd.attrs).get("CLROUTE") != "TOPICHOST":
+        return ""
+    return (f"TOPIC({cmd.name}) CLROUTE(TOPICHOST): topic host routing is not modelled; its publications are "
+            "routed directly to the subscribers' queue managers, as 002 describes")
 
 
 def _wl_unmodelled_routing(qmgr: str, cmd: Any) -> str:
