@@ -2048,20 +2048,58 @@ def main(argv: Sequence[str] | None = None) -> int:
             _lift_shield()
 
 
+class _ReaderMayLeave:
+    """The process's standard output while a command runs: when the pipe's reader leaves
+    (``mqcheck lint ... | head -1``), what is still printed goes to /dev/null and the command
+    ends with its own exit status. A BrokenPipeError caught around the command returned 0
+    ("nothing found") whatever it had found, or 0 and 1 from one run to the next as the
+    reader's timing went, which `set -o pipefail` passes on (session 37)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return self._inner.write(text)
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._inner.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        # what the buffer still holds, and everything after it, is written to /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._inner.fileno())
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+
 def _run_command(args: argparse.Namespace) -> int:
+    real = sys.stdout
+    guarded = real is not None and real is sys.__stdout__   # in-process callers keep their own
+    if guarded:
+        sys.stdout = _ReaderMayLeave(real)
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()   # here, not at the interpreter's exit (status 120 and a message there)
+        return status
     except InputError as err:
         print(f"mqcheck: error: {err.one_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("mqcheck: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
-    except BrokenPipeError:  # e.g. `mqcheck run ... | head`: the reader left; say nothing more
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:  # written past sys.stdout (report --out - writes its buffer): say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), real.fileno())
         return EXIT_OK
+    finally:
+        if guarded:
+            sys.stdout = real
 
 
 if __name__ == "__main__":
