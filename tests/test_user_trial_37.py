@@ -44,3 +44,22 @@ def test_a_closed_pipe_keeps_the_commands_own_exit_status(tmp_path, args, status
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == status, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+# ---------------------------------------------------------------- lint: PUT-DISABLED needs every instance
+
+def _pr(name: str, extra: str) -> str:
+    return (f"DEFINE CHANNEL(TO.{name}) CHLTYPE(CLUSRCVR) CONNAME('{name.lower()}(1414)') CLUSTER(DEMO)\n"
+            "DEFINE CHANNEL(TO.FR1) CHLTYPE(CLUSSDR) CONNAME('fr1(1414)') CLUSTER(DEMO)\n" + extra + "\n")
+
+
+def test_put_disabled_on_one_mqsc_file_is_not_every_instance(tmp_path, capsys):
+    # An administrator drains one instance with PUT(DISABLED) (004's amqsclm does so). Linted
+    # alone, its MQSC file said "every instance of cluster queue ... is PUT(DISABLED): every put
+    # to it fails", though the queue managers not given may host enabled instances: the rule
+    # needs the whole network, as README says of such rules.
+    (tmp_path / "app2.mqsc").write_text(_pr("APP2", "DEFINE QLOCAL(PAY.REQUEST) CLUSTER(DEMO) PUT(DISABLED)"))
+    assert main(["lint", str(tmp_path / "app2.mqsc"), "--format", "json"]) == 0
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]] == []
+    assert main(["lint", str(tmp_path / "app2.mqsc"), "--whole-network", "--format", "json"]) == 1
+    assert "PUT-DISABLED" in [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]
