@@ -63,3 +63,51 @@ def test_put_disabled_on_one_mqsc_file_is_not_every_instance(tmp_path, capsys):
     assert [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]] == []
     assert main(["lint", str(tmp_path / "app2.mqsc"), "--whole-network", "--format", "json"]) == 1
     assert "PUT-DISABLED" in [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]
+
+
+# ---------------------------------------------------------------- prove: what a refuted [[prove]] claim rests on
+
+RESTS_ON = """name = "a cluster topic published at QM1 only"
+[qmgrs.QM1]
+mqsc = \"\"\"
+ALTER QMGR REPOS(PRICES)
+DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('qm1(1414)') CLUSTER(PRICES)
+DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSSDR) CONNAME('qm2(1414)') CLUSTER(PRICES)
+DEFINE TOPIC(T) TOPICSTR('A') CLUSTER(PRICES) PUBSCOPE(QMGR)
+\"\"\"
+[qmgrs.QM2]
+mqsc = \"\"\"
+ALTER QMGR REPOS(PRICES)
+DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSRCVR) CONNAME('qm2(1414)') CLUSTER(PRICES)
+DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSSDR) CONNAME('qm1(1414)') CLUSTER(PRICES)
+\"\"\"
+
+[[prove]]
+name = "nothing published on A reaches QM2"
+publisher = ["QM1", "QM2"]
+subscriber = "QM2"
+topic = "A/#"
+expect = "never"
+"""
+
+
+def test_a_refuted_never_claim_lists_no_facts_it_rests_on(tmp_path, capsys):
+    # QM1 -> QM2 is proved (PUBSCOPE(QMGR) at QM1), then QM2 -> QM2 refutes the claim: the
+    # record said "rests on:" with the facts of the pair proved before, as if the refuted
+    # claim were a proof (a `possible` claim's witness already dropped them).
+    (tmp_path / "r.toml").write_text(RESTS_ON)
+    assert main(["prove", str(tmp_path / "r.toml"), "--out", str(tmp_path / "cex"), "--json"]) == 1
+    (claim,) = json.loads(capsys.readouterr().out)["claims"]
+    assert claim["verdict"] == "counterexample"
+    assert claim["facts"] == []
+
+
+def test_a_scenario_proof_names_the_users_cluster_not_cl1(tmp_path, capsys):
+    # The one-hop rule said "a matching proxy subscription (a cluster topic of CL1 at S ...)":
+    # CL1 is the catalogue claim's generic cluster; the administrator's is PRICES.
+    (tmp_path / "r.toml").write_text(RESTS_ON.replace('publisher = ["QM1", "QM2"]', 'publisher = "QM1"'))
+    assert main(["prove", str(tmp_path / "r.toml"), "--out", str(tmp_path / "cex"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (claim,) = data["claims"]
+    text = " ".join(claim["facts"])
+    assert "CL1" not in text and "a cluster topic of PRICES at S" in text, text
