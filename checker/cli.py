@@ -392,6 +392,14 @@ def _empty_property(given: str, what: str, example: str, otherwise: str) -> Inpu
                       f"variable?); {otherwise}", file="<command line>")
 
 
+def _state_property_ids() -> list[str]:
+    """The ids of the property catalogue ``check`` and ``fuzz`` check (a one-queue-manager
+    scenario's: no [[expect]] or uniform-cluster properties)."""
+    from spec.scenario import parse_scenario
+
+    return [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
+
+
 def _unknown_property(pid: str, known) -> InputError:
     """``--property`` naming no property: the near miss when there is one (not buried at the
     end of some ninety ids), else the ids there are."""
@@ -409,6 +417,12 @@ def _unknown_property(pid: str, known) -> InputError:
     if pid in ("EXPECT", "EXPECT-END"):
         return InputError(f"property {pid} does not apply here: it is checked only on a scenario with [[expect]] "
                           "blocks", file="<command line>")
+    from properties.claims import claims
+
+    if pid in {c.id for c in claims()}:   # README's prove table lists them (session 37)
+        return InputError(f"{pid} is a config claim, proved over every configuration within a bound: `mqcheck prove "
+                          f"{pid}` proves it; check and fuzz check the properties of the states a scenario reaches",
+                          file="<command line>")
     hint = near_miss(pid, known)
     if hint:
         return InputError(f"unknown property {pid}", file="<command line>", suggestion=hint)
@@ -806,9 +820,7 @@ def fuzz_target(mode: str = "configs", max_qmgrs: int = 3, mutations=None, max_s
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from checker.fuzz import fuzz_configs, fuzz_walks, write_counterexample
 
-    from spec.scenario import parse_scenario
-
-    catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
+    catalogue = _state_property_ids()
     args.property = list(args.property or ()) + [p for p in args.also if p not in (args.property or ())]
     for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
         if not pid.strip():
@@ -1754,6 +1766,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
                                   + ("every catalogue claim" if scenario is None else
                                      f"{scenario}'s [[prove]] claims"))
         unknown = [i for i in dict.fromkeys(ids) if i not in known]
+        states = set(_state_property_ids()) & set(unknown)
+        if states:   # a property of the catalogue check and fuzz check (session 37)
+            raise InputError(f"{', '.join(sorted(states))}: a property of the states a scenario reaches, which "
+                             f"`mqcheck check` (and `mqcheck fuzz`) checks; prove proves the config claims "
+                             f"{', '.join(known)}, and a scenario's own [[prove]] claims", file="<command line>")
         if unknown:   # as check --property: the near miss, else the ids there are
             hint = next((h for h in (near_miss(i, known) for i in unknown) if h), "")
             raise InputError(f"unknown property id(s): {', '.join(unknown)}"

@@ -111,3 +111,27 @@ def test_a_scenario_proof_names_the_users_cluster_not_cl1(tmp_path, capsys):
     (claim,) = data["claims"]
     text = " ".join(claim["facts"])
     assert "CL1" not in text and "a cluster topic of PRICES at S" in text, text
+
+
+# ---------------------------------------------------------------- an id of the other kind
+
+@pytest.mark.parametrize("args", [
+    ["check", "examples/fr-mesh-broken.toml", "--property", "PS-CFG-REACH"],
+    ["fuzz", "PS-CFG-REACH", "--examples", "1", "--no-database"],
+])
+def test_a_config_claim_given_to_check_or_fuzz_points_at_prove(args, capsys):
+    # README's prove table lists PS-CFG-REACH; given to check or fuzz it was "unknown
+    # property PS-CFG-REACH; known:" and some ninety ids, none of them it.
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "config claim" in err and "mqcheck prove PS-CFG-REACH" in err, err
+    assert "known:" not in err, err
+
+
+def test_a_state_property_given_to_prove_points_at_check(capsys):
+    # ... and `prove RP-FR-CONVERGENCE` listed the six claims without saying why it is not one.
+    assert main(["prove", "RP-FR-CONVERGENCE"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "mqcheck check" in err and "RP-CFG-FR-MESH" in err, err
