@@ -83,6 +83,12 @@ def infer_command(data: dict) -> str:
         return "lint"  # lint --json (its JSON has no "command": scripts read its stable keys)
     if {"subscription", "topic"} <= data.keys() and isinstance(data.get("matches"), bool):
         return "match"
+    if isinstance(data.get("runs"), list) and "version" in data:   # what the file is, not only what it is not
+        raise ReportDataError("this is SARIF (lint --format sarif), for code scanning; a report reads lint's "
+                              "--format json (or --json)")
+    if isinstance(data.get("channel"), list):
+        raise ReportDataError("this looks like a JSON CCDT, not an mqcheck result; a scenario names it with "
+                              "ccdt = \"FILE\" (README, \"Uniform clusters\")")
     raise ReportDataError('no "command" field, and the data is not the --json output of an mqcheck command: '
                           'run (deliveries), check (verdicts, statistics), lint (files, findings) or match '
                           '(subscription, topic, matches)')

@@ -135,3 +135,25 @@ def test_a_state_property_given_to_prove_points_at_check(capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
     assert "mqcheck check" in err and "RP-CFG-FR-MESH" in err, err
+
+
+# ---------------------------------------------------------------- report: a file that is not a result
+
+@pytest.mark.parametrize("make, said", [
+    (lambda tmp: main(["lint", "examples/fr-mesh-broken.toml", "--format", "sarif"]), "SARIF"),
+    (None, "CCDT"),
+])
+def test_report_names_sarif_and_a_ccdt_for_what_they_are(tmp_path, capsys, make, said):
+    # `report lint.sarif` (the help says "not lint's SARIF") and `report uc-ccdt.json` said
+    # 'no "command" field, and the data is not the --json output of an mqcheck command: run
+    # (deliveries), check ...', leaving the user to guess what to give instead.
+    if make is not None:
+        make(tmp_path)
+        path = tmp_path / "lint.sarif"
+        path.write_text(capsys.readouterr().out)
+    else:
+        path = ROOT / "examples" / "uc-ccdt.json"
+    assert main(["report", str(path), "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and said in err, err
+    assert "SARIF" not in err or "--format json" in err, err
