@@ -1009,6 +1009,11 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
     paths = unique
     configs, mqsc = [], []
     for path in paths:
+        if "\0" not in path and os.path.isdir(path):   # `mqcheck lint estate/` (session 37)
+            kinds = sorted({os.path.splitext(n)[1].lower() for n in os.listdir(path)} & {".mqsc", ".toml"})
+            given = " ".join(f"{os.path.join(path, '*' + k)}" for k in kinds or (".mqsc", ".toml"))
+            raise InputError(f"is a directory: lint reads scenario and MQSC files; give them, e.g. `mqcheck lint "
+                             f"{printable(given)}`", file=path)
         if path.lower().endswith(".toml"):
             scenario = load_scenario(path)
             for rule, _, line, column in scenario.lint.disable:

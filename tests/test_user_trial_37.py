@@ -157,3 +157,18 @@ def test_report_names_sarif_and_a_ccdt_for_what_they_are(tmp_path, capsys, make,
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and said in err, err
     assert "SARIF" not in err or "--format json" in err, err
+
+
+# ---------------------------------------------------------------- lint: a directory
+
+def test_lint_of_a_directory_says_how_to_give_its_files(tmp_path, capsys):
+    # `mqcheck lint estate/` said "cannot read the MQSC file: it is a directory, not a file":
+    # the directory was taken for an MQSC file, and nothing said what to give instead.
+    estate = tmp_path / "estate"
+    estate.mkdir()
+    (estate / "qma.mqsc").write_text("DEFINE QLOCAL(A)\n")
+    (estate / "net.toml").write_text('name = "x"\n[qmgrs.QM1]\n')
+    assert main(["lint", str(estate)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "cannot read the MQSC file" not in err and f"{estate}/*.mqsc" in err and f"{estate}/*.toml" in err, err
