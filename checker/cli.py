@@ -1590,7 +1590,9 @@ def _reach_table(args: argparse.Namespace, config, ctx, bound: int) -> dict:
                          "witness": cells["any"][1]})
         table.append({"publisher": publisher, "subscriber": subscriber, "linked": True, "rows": rows,
                       "via": list(route.via)})
-    return {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table}
+    cells = [row[c] for pair in table for row in pair["rows"] for c in sc.COLUMNS if row[c] != "n/a"]
+    return {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table,
+            "cells": len(cells), "unknown_cells": cells.count("unknown")}
 
 
 def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
@@ -1816,6 +1818,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
 
     reach, records = _interruptible_proofs(proofs)
     status = exit_status(records)
+    unknown_cells = reach["unknown_cells"] if reach is not None else 0
+    if unknown_cells and status == EXIT_OK:   # a table cell not decided is never a pass (session 37)
+        status = EXIT_INCOMPLETE
     data = {"command": "prove", "scenario": scenario, "claims": [r.to_dict() for r in records],
             "exit_status": status}
     stop = stopped()
@@ -1832,7 +1837,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     lines += [printable(line) for line in format_header(records)]
     for r in records:
         lines += [printable(line) for line in format_record(r)]
-    lines.append(format_summary(records))
+    summary = format_summary(records) if records or reach is None else "no [[prove]] claims"
+    if reach is not None:
+        summary += (f"; reachability table: {reach['cells'] - unknown_cells} of {reach['cells']} cells decided"
+                    + (f", {unknown_cells} unknown (not decided: neither yes nor no)" if unknown_cells else ""))
+    lines.append(summary)
     if stop is not None:
         lines.append(f"Stopped ({stop}): what was being decided then, and everything after it, is unknown "
                      "(never proved); what was decided before stands.")

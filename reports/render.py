@@ -598,7 +598,12 @@ def _prove_view(data: dict, view: dict) -> None:
                      "has_trace": False, "anchor": "", "vacuous": vacuous, "detail": detail})
     view["verdicts"] = rows
     if isinstance(data.get("reachability"), dict):
-        view["tables"] += _reach_tables(data["reachability"])
+        reach = data["reachability"]
+        view["tables"] += _reach_tables(reach)
+        cells, unknown = reach.get("cells"), reach.get("unknown_cells")
+        if isinstance(cells, int) and isinstance(unknown, int):   # as prove's last line (session 37)
+            view["summary"].append(("reachability table", f"{cells - unknown:,} of {cells:,} cells decided"
+                                    + (f", {unknown:,} unknown (not decided)" if unknown else "")))
     if not view["scenario"]:  # the catalogue's claims: name them, not an empty title
         broken = any(isinstance(c, dict) and c.get("broken") for c in data["claims"])
         view["scenario"] = (f"{len(rows)} catalogue claim{'s' if len(rows) != 1 else ''}"

@@ -172,3 +172,21 @@ def test_lint_of_a_directory_says_how_to_give_its_files(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
     assert "cannot read the MQSC file" not in err and f"{estate}/*.mqsc" in err and f"{estate}/*.toml" in err, err
+
+
+# ---------------------------------------------------------------- prove SCENARIO: a table left unknown
+
+def test_a_reachability_table_with_unknown_cells_is_not_exit_0(tmp_path, capsys):
+    # A scenario without [[prove]] claims is its table. Stopped by --timeout (or Ctrl-C, or
+    # SIGTERM) with cells "unknown", prove exited 0 and ended "0 proved, 0 counterexample(s),
+    # 0 unknown": a run that decided nothing passed.
+    args = ["prove", "examples/ps-sports-cluster.toml", "--timeout", "0.001", "--out", str(tmp_path)]
+    assert main(args) == 3
+    out = capsys.readouterr().out
+    assert " unknown " in out   # the cells
+    last = out.strip().splitlines()[-1]
+    assert "cell" in last and "unknown" in last and "0 unknown" not in last, last
+    assert main(args + ["--json"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_status"] == 3
+    assert data["reachability"]["unknown_cells"] > 0
