@@ -190,3 +190,18 @@ def test_a_reachability_table_with_unknown_cells_is_not_exit_0(tmp_path, capsys)
     data = json.loads(capsys.readouterr().out)
     assert data["exit_status"] == 3
     assert data["reachability"]["unknown_cells"] > 0
+
+
+# ---------------------------------------------------------------- prove's scenarios pass mqcheck's own lint
+
+def test_the_counterexample_scenarios_prove_writes_lint_without_errors(tmp_path, capsys):
+    # RP-CFG-FR-MESH's scenario named its full repositories' CLUSSDRs FR1.TO.FR2 beside the
+    # CLUSRCVR TO.FR2, so `mqcheck lint` on a file mqcheck itself wrote said "error
+    # CLUSSDR-NAME: ... this channel does not start" about the very channels the
+    # counterexample is about.
+    assert main(["prove", "--broken", "--out", str(tmp_path)]) == 0
+    written = sorted(str(p) for p in tmp_path.glob("*.toml"))
+    assert len(written) == 6
+    capsys.readouterr()
+    assert main(["lint", *written, "--fail-on", "error", "--format", "json"]) == 0, \
+        [(f["file"], f["rule"]) for f in json.loads(capsys.readouterr().out)["findings"] if f["severity"] == "error"]
