@@ -86,11 +86,20 @@ def _load_scenario(path: str, command: str):
         import shlex
 
         if _looks_like_json(path):   # a saved --json result, or a CCDT (a user trial: "see toml.io")
+            from spec.scenario import _read_text
+
+            saved = f"a saved --json result goes to `mqcheck report {shlex.quote(path)} --out report.html`"
+            ccdt = f"a JSON CCDT is named from a scenario with ccdt = \"{os.path.basename(path)}\""
+            try:   # which of the two, as lint tells them apart (session 37)
+                keys = _json_keys(_read_text(path))
+            except (OSError, UnicodeDecodeError):
+                keys = set()
+            what, where = (("a JSON CCDT", ccdt) if "channel" in keys else
+                           ("a saved --json result", saved) if keys & {"command", "verdicts", "claims"} else
+                           ("JSON", f"{saved}, {ccdt}"))
             raise InputError(err.message, file=err.file, line=err.line, column=err.column,
-                             suggestion=f"this looks like JSON: {command} takes a scenario file (TOML); a saved "
-                                        f"--json result goes to `mqcheck report {shlex.quote(path)} --out "
-                                        f"report.html`, a JSON CCDT is named from a scenario with "
-                                        f"ccdt = \"{os.path.basename(path)}\"") from None
+                             suggestion=f"this looks like {what}: {command} takes a scenario file (TOML); "
+                                        f"{where}") from None
         if not _looks_like_mqsc(path):
             raise
 

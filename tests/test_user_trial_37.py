@@ -205,3 +205,19 @@ def test_the_counterexample_scenarios_prove_writes_lint_without_errors(tmp_path,
     capsys.readouterr()
     assert main(["lint", *written, "--fail-on", "error", "--format", "json"]) == 0, \
         [(f["file"], f["rule"]) for f in json.loads(capsys.readouterr().out)["findings"] if f["severity"] == "error"]
+
+
+# ---------------------------------------------------------------- a saved result given where a scenario belongs
+
+def test_a_saved_result_given_to_prove_is_named_as_one(tmp_path, capsys):
+    # `mqcheck prove prove.json` (the result a previous run saved) said "this looks like JSON:
+    # ... a saved --json result goes to `mqcheck report`, a JSON CCDT is named from a scenario
+    # with ccdt = "prove.json"" — both guesses, where lint tells the two apart.
+    saved = tmp_path / "prove.json"
+    saved.write_text(json.dumps({"command": "prove", "claims": []}))
+    assert main(["prove", str(saved)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "mqcheck report" in err and "CCDT" not in err, err
+    assert main(["prove", str(ROOT / "examples" / "uc-ccdt.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "ccdt = \"uc-ccdt.json\"" in err and "mqcheck report" not in err, err
