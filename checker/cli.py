@@ -878,14 +878,22 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     report.bounds["max_qmgrs"] = args.max_qmgrs
     if report.counterexample is not None:
         write_counterexample(report, fuzz, args.out)
+    data = {**report.to_dict(timings=not args.no_timings), "vacuous": _fuzz_vacuous(report)}
     if args.json:
-        print(_json_text(report.to_dict(timings=not args.no_timings)))
+        print(_json_text(data))
     else:
         print(_render_fuzz(report, timings=not args.no_timings))
-    _write_report(args.report, [report.to_dict(timings=not args.no_timings)])  # after the result
+    _write_report(args.report, [data])  # after the result
     if report.ok and not report.complete:   # Ctrl-C, SIGTERM or --timeout (a counterexample found is one: 1)
         return EXIT_INCOMPLETE
     return report.exit_status()
+
+
+def _fuzz_vacuous(report) -> bool:
+    """No counterexample, and not one property checked was exercised: a pass that says
+    nothing (``mqcheck fuzz WL-MRUC`` where no example reached WL-MRUC-CUT; session 37)."""
+    return report.counterexample is None and bool(report.properties) and \
+        len(report.never_exercised()) == len(report.properties)
 
 
 def _render_fuzz(report, timings: bool = True) -> str:
@@ -912,7 +920,8 @@ def _render_fuzz(report, timings: bool = True) -> str:
             lines.append(printable(f"Result: no counterexample in {report.examples} examples, {report.examples} of "
                                    f"the {report.requested} asked for (Hypothesis stopped: {report.fewer_because})"))
         elif report.complete:
-            lines.append(f"Result: no counterexample in {report.examples} examples")
+            lines.append(f"Result: no counterexample in {report.examples} examples" + (
+                " — VACUOUS: no property checked was exercised (above)" if _fuzz_vacuous(report) else ""))
         else:   # never a pass: the run ended before its examples did
             lines.append(printable(f"Result: incomplete ({report.stop_reason}): no counterexample in the "
                                    f"{report.examples} of {report.requested} examples run"))

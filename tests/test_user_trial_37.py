@@ -221,3 +221,17 @@ def test_a_saved_result_given_to_prove_is_named_as_one(tmp_path, capsys):
     assert main(["prove", str(ROOT / "examples" / "uc-ccdt.json")]) == 2
     err = capsys.readouterr().err.strip()
     assert "ccdt = \"uc-ccdt.json\"" in err and "mqcheck report" not in err, err
+
+
+# ---------------------------------------------------------------- fuzz: a pass that exercised nothing asked
+
+def test_fuzz_says_vacuous_when_no_property_named_was_exercised(tmp_path, capsys):
+    # `mqcheck fuzz WL-MRUC` ended "Result: no counterexample in 3 examples" (exit 0) with
+    # WL-MRUC exercised in none of them: the Never exercised line said so, the result did
+    # not, where check's verdict says VACUOUS.
+    args = ["fuzz", "WL-MRUC", "--examples", "3", "--no-database", "--no-timings", "--quiet", "--out", str(tmp_path)]
+    assert main(args) == 0   # a vacuous pass passes, as check's does, and says so
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("Result: no counterexample in 3 examples") and "VACUOUS" in last, last
+    assert main(args + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["vacuous"] is True
