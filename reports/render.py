@@ -597,6 +597,9 @@ def _prove_view(data: dict, view: dict) -> None:
                      "citation": str(c.get("citation", "")), "quote": str(c.get("quote", "")), "text": text,
                      "has_trace": False, "anchor": "", "vacuous": vacuous, "detail": detail})
     view["verdicts"] = rows
+    if data.get("stop_reason"):   # Ctrl-C or SIGTERM: said first, as fuzz's and check's summaries do (session 37)
+        view["summary"].insert(0, ("proving", f"INCOMPLETE ({_text(data['stop_reason'])}): what was being decided "
+                                              "then, and everything after it, is unknown (never proved)"))
     if isinstance(data.get("reachability"), dict):
         reach = data["reachability"]
         view["tables"] += _reach_tables(reach)

@@ -235,3 +235,21 @@ def test_fuzz_says_vacuous_when_no_property_named_was_exercised(tmp_path, capsys
     assert last.startswith("Result: no counterexample in 3 examples") and "VACUOUS" in last, last
     assert main(args + ["--json"]) == 0
     assert json.loads(capsys.readouterr().out)["vacuous"] is True
+
+
+# ---------------------------------------------------------------- report: a stopped prove run says INCOMPLETE
+
+def test_the_report_of_a_stopped_prove_run_says_incomplete(tmp_path, capsys):
+    # A fuzz run stopped by Ctrl-C heads its report "INCOMPLETE (interrupted)"; a prove run
+    # stopped alike showed "stop reason: interrupted" among the scalar fields, and nothing
+    # at the head said that the claims and table cells were left undecided.
+    saved = tmp_path / "prove.json"
+    saved.write_text(json.dumps({
+        "command": "prove", "scenario": "s.toml", "exit_status": 3, "stop_reason": "interrupted",
+        "claims": [{"id": "prove[0]", "title": "t", "citation": "s.toml:9", "verdict": "unknown", "bound": 2,
+                    "bound_unit": "topic levels", "reason": "interrupted before it started"}]}))
+    assert main(["report", str(saved), "--out", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    summary = html[html.index('<table class="summary">'):]
+    summary = summary[:summary.index("</table>")]
+    assert "<tr><th>proving</th><td>INCOMPLETE (interrupted)" in summary, summary
