@@ -86,11 +86,20 @@ def _load_scenario(path: str, command: str):
         import shlex
 
         if _looks_like_json(path):   # a saved --json result, or a CCDT (a user trial: "see toml.io")
+            from spec.scenario import _read_text
+
+            saved = f"a saved --json result goes to `mqcheck report {shlex.quote(path)} --out report.html`"
+            ccdt = f"a JSON CCDT is named from a scenario with ccdt = \"{os.path.basename(path)}\""
+            try:   # which of the two, as lint tells them apart (session 37)
+                keys = _json_keys(_read_text(path))
+            except (OSError, UnicodeDecodeError):
+                keys = set()
+            what, where = (("a JSON CCDT", ccdt) if "channel" in keys else
+                           ("a saved --json result", saved) if keys & {"command", "verdicts", "claims"} else
+                           ("JSON", f"{saved}, {ccdt}"))
             raise InputError(err.message, file=err.file, line=err.line, column=err.column,
-                             suggestion=f"this looks like JSON: {command} takes a scenario file (TOML); a saved "
-                                        f"--json result goes to `mqcheck report {shlex.quote(path)} --out "
-                                        f"report.html`, a JSON CCDT is named from a scenario with "
-                                        f"ccdt = \"{os.path.basename(path)}\"") from None
+                             suggestion=f"this looks like {what}: {command} takes a scenario file (TOML); "
+                                        f"{where}") from None
         if not _looks_like_mqsc(path):
             raise
 
@@ -392,6 +401,14 @@ def _empty_property(given: str, what: str, example: str, otherwise: str) -> Inpu
                       f"variable?); {otherwise}", file="<command line>")
 
 
+def _state_property_ids() -> list[str]:
+    """The ids of the property catalogue ``check`` and ``fuzz`` check (a one-queue-manager
+    scenario's: no [[expect]] or uniform-cluster properties)."""
+    from spec.scenario import parse_scenario
+
+    return [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
+
+
 def _unknown_property(pid: str, known) -> InputError:
     """``--property`` naming no property: the near miss when there is one (not buried at the
     end of some ninety ids), else the ids there are."""
@@ -409,6 +426,12 @@ def _unknown_property(pid: str, known) -> InputError:
     if pid in ("EXPECT", "EXPECT-END"):
         return InputError(f"property {pid} does not apply here: it is checked only on a scenario with [[expect]] "
                           "blocks", file="<command line>")
+    from properties.claims import claims
+
+    if pid in {c.id for c in claims()}:   # README's prove table lists them (session 37)
+        return InputError(f"{pid} is a config claim, proved over every configuration within a bound: `mqcheck prove "
+                          f"{pid}` proves it; check and fuzz check the properties of the states a scenario reaches",
+                          file="<command line>")
     hint = near_miss(pid, known)
     if hint:
         return InputError(f"unknown property {pid}", file="<command line>", suggestion=hint)
@@ -806,9 +829,7 @@ def fuzz_target(mode: str = "configs", max_qmgrs: int = 3, mutations=None, max_s
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from checker.fuzz import fuzz_configs, fuzz_walks, write_counterexample
 
-    from spec.scenario import parse_scenario
-
-    catalogue = [p.id for p in _check_properties(parse_scenario('name = "x"\n[qmgrs.QM1]\n', "x.toml"))]
+    catalogue = _state_property_ids()
     args.property = list(args.property or ()) + [p for p in args.also if p not in (args.property or ())]
     for pid in list(args.property or ()) + list(args.exclude or ()):  # unknown ids: exit 2 before any example
         if not pid.strip():
@@ -857,14 +878,22 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     report.bounds["max_qmgrs"] = args.max_qmgrs
     if report.counterexample is not None:
         write_counterexample(report, fuzz, args.out)
+    data = {**report.to_dict(timings=not args.no_timings), "vacuous": _fuzz_vacuous(report)}
     if args.json:
-        print(_json_text(report.to_dict(timings=not args.no_timings)))
+        print(_json_text(data))
     else:
         print(_render_fuzz(report, timings=not args.no_timings))
-    _write_report(args.report, [report.to_dict(timings=not args.no_timings)])  # after the result
+    _write_report(args.report, [data])  # after the result
     if report.ok and not report.complete:   # Ctrl-C, SIGTERM or --timeout (a counterexample found is one: 1)
         return EXIT_INCOMPLETE
     return report.exit_status()
+
+
+def _fuzz_vacuous(report) -> bool:
+    """No counterexample, and not one property checked was exercised: a pass that says
+    nothing (``mqcheck fuzz WL-MRUC`` where no example reached WL-MRUC-CUT; session 37)."""
+    return report.counterexample is None and bool(report.properties) and \
+        len(report.never_exercised()) == len(report.properties)
 
 
 def _render_fuzz(report, timings: bool = True) -> str:
@@ -891,7 +920,8 @@ def _render_fuzz(report, timings: bool = True) -> str:
             lines.append(printable(f"Result: no counterexample in {report.examples} examples, {report.examples} of "
                                    f"the {report.requested} asked for (Hypothesis stopped: {report.fewer_because})"))
         elif report.complete:
-            lines.append(f"Result: no counterexample in {report.examples} examples")
+            lines.append(f"Result: no counterexample in {report.examples} examples" + (
+                " — VACUOUS: no property checked was exercised (above)" if _fuzz_vacuous(report) else ""))
         else:   # never a pass: the run ended before its examples did
             lines.append(printable(f"Result: incomplete ({report.stop_reason}): no counterexample in the "
                                    f"{report.examples} of {report.requested} examples run"))
@@ -997,6 +1027,11 @@ def _lint_configs(paths: Sequence[str], whole_network: bool = False) -> tuple[li
     paths = unique
     configs, mqsc = [], []
     for path in paths:
+        if "\0" not in path and os.path.isdir(path):   # `mqcheck lint estate/` (session 37)
+            kinds = sorted({os.path.splitext(n)[1].lower() for n in os.listdir(path)} & {".mqsc", ".toml"})
+            given = " ".join(f"{os.path.join(path, '*' + k)}" for k in kinds or (".mqsc", ".toml"))
+            raise InputError(f"is a directory: lint reads scenario and MQSC files; give them, e.g. `mqcheck lint "
+                             f"{printable(given)}`", file=path)
         if path.lower().endswith(".toml"):
             scenario = load_scenario(path)
             for rule, _, line, column in scenario.lint.disable:
@@ -1573,7 +1608,9 @@ def _reach_table(args: argparse.Namespace, config, ctx, bound: int) -> dict:
                          "witness": cells["any"][1]})
         table.append({"publisher": publisher, "subscriber": subscriber, "linked": True, "rows": rows,
                       "via": list(route.via)})
-    return {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table}
+    cells = [row[c] for pair in table for row in pair["rows"] for c in sc.COLUMNS if row[c] != "n/a"]
+    return {"bound": bound, "level_names": list(alphabet(config)), "seconds": round(seconds, 3), "pairs": table,
+            "cells": len(cells), "unknown_cells": cells.count("unknown")}
 
 
 def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
@@ -1649,7 +1686,7 @@ def _prove_scenario(args: argparse.Namespace, path: str, table: bool = True,
                 verdict, cex = PROVED, d["counterexample"]  # the witness
             elif claim.expect == "possible" and v == PROVED:
                 facts |= set(d["facts"])
-        if claim.expect == "possible" and cex is not None:
+        if cex is not None:   # refuted (never), or a witness (possible): no proof rests on them (session 37)
             facts = set()
         if vacuous:
             verdict, reason = (PROVED, vacuous) if claim.expect == "never" else (UNKNOWN, f"vacuous: {vacuous}")
@@ -1754,6 +1791,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
                                   + ("every catalogue claim" if scenario is None else
                                      f"{scenario}'s [[prove]] claims"))
         unknown = [i for i in dict.fromkeys(ids) if i not in known]
+        states = set(_state_property_ids()) & set(unknown)
+        if states:   # a property of the catalogue check and fuzz check (session 37)
+            raise InputError(f"{', '.join(sorted(states))}: a property of the states a scenario reaches, which "
+                             f"`mqcheck check` (and `mqcheck fuzz`) checks; prove proves the config claims "
+                             f"{', '.join(known)}, and a scenario's own [[prove]] claims", file="<command line>")
         if unknown:   # as check --property: the near miss, else the ids there are
             hint = next((h for h in (near_miss(i, known) for i in unknown) if h), "")
             raise InputError(f"unknown property id(s): {', '.join(unknown)}"
@@ -1794,6 +1836,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
 
     reach, records = _interruptible_proofs(proofs)
     status = exit_status(records)
+    unknown_cells = reach["unknown_cells"] if reach is not None else 0
+    if unknown_cells and status == EXIT_OK:   # a table cell not decided is never a pass (session 37)
+        status = EXIT_INCOMPLETE
     data = {"command": "prove", "scenario": scenario, "claims": [r.to_dict() for r in records],
             "exit_status": status}
     stop = stopped()
@@ -1810,7 +1855,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     lines += [printable(line) for line in format_header(records)]
     for r in records:
         lines += [printable(line) for line in format_record(r)]
-    lines.append(format_summary(records))
+    summary = format_summary(records) if records or reach is None else "no [[prove]] claims"
+    if reach is not None:
+        summary += (f"; reachability table: {reach['cells'] - unknown_cells} of {reach['cells']} cells decided"
+                    + (f", {unknown_cells} unknown (not decided: neither yes nor no)" if unknown_cells else ""))
+    lines.append(summary)
     if stop is not None:
         lines.append(f"Stopped ({stop}): what was being decided then, and everything after it, is unknown "
                      "(never proved); what was decided before stands.")
@@ -2048,20 +2097,58 @@ def main(argv: Sequence[str] | None = None) -> int:
             _lift_shield()
 
 
+class _ReaderMayLeave:
+    """The process's standard output while a command runs: when the pipe's reader leaves
+    (``mqcheck lint ... | head -1``), what is still printed goes to /dev/null and the command
+    ends with its own exit status. A BrokenPipeError caught around the command returned 0
+    ("nothing found") whatever it had found, or 0 and 1 from one run to the next as the
+    reader's timing went, which `set -o pipefail` passes on (session 37)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return self._inner.write(text)
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._inner.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        # what the buffer still holds, and everything after it, is written to /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._inner.fileno())
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+
 def _run_command(args: argparse.Namespace) -> int:
+    real = sys.stdout
+    guarded = real is not None and real is sys.__stdout__   # in-process callers keep their own
+    if guarded:
+        sys.stdout = _ReaderMayLeave(real)
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()   # here, not at the interpreter's exit (status 120 and a message there)
+        return status
     except InputError as err:
         print(f"mqcheck: error: {err.one_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("mqcheck: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE
-    except BrokenPipeError:  # e.g. `mqcheck run ... | head`: the reader left; say nothing more
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:  # written past sys.stdout (report --out - writes its buffer): say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), real.fileno())
         return EXIT_OK
+    finally:
+        if guarded:
+            sys.stdout = real
 
 
 if __name__ == "__main__":

@@ -272,7 +272,8 @@ def _fr_mesh_scenario(k: int, edges: list[tuple[int, int]], missing: list, varia
     for i in range(k):
         mqsc = ["ALTER QMGR REPOS(DEMO)",
                 f"DEFINE CHANNEL(TO.{fr[i]}) CHLTYPE(CLUSRCVR) CONNAME('{fr[i].lower()}(1414)') CLUSTER(DEMO)"]
-        mqsc += [f"DEFINE CHANNEL({fr[i]}.TO.{fr[j]}) CHLTYPE(CLUSSDR) CONNAME('{fr[j].lower()}(1414)') CLUSTER(DEMO)"
+        # named as the CLUSRCVR it reaches: the two ends of a channel share one name (lint CLUSSDR-NAME)
+        mqsc += [f"DEFINE CHANNEL(TO.{fr[j]}) CHLTYPE(CLUSSDR) CONNAME('{fr[j].lower()}(1414)') CLUSTER(DEMO)"
                  for a, j in edges if a == i]
         qmgrs.append((fr[i], mqsc))
     broken = f" under the broken rule {variant!r}" if variant else ""

@@ -956,7 +956,11 @@ def useq_local_priority(cfg: LintConfig) -> Iterator[Finding]:
 
 def put_disabled_everywhere(cfg: LintConfig) -> Iterator[Finding]:
     """001 rule 5, note: "If only put disabled instances remain then only inquire operations
-    will succeed, all other operations will fail with MQRC_CLUSTER_PUT_INHIBITED"."""
+    will succeed, all other operations will fail with MQRC_CLUSTER_PUT_INHIBITED". "Every
+    instance" needs the whole network: a queue manager not given may host an enabled one (an
+    administrator drains one instance with PUT(DISABLED), as 004's amqsclm does)."""
+    if not cfg.closed:
+        return
     for (cluster, name), inst in sorted(_instances(cfg).items(), key=lambda kv: kv[0]):
         if inst and all(queue.put == "DISABLED" for _, queue in inst):
             q, _ = inst[0]

@@ -83,6 +83,12 @@ def infer_command(data: dict) -> str:
         return "lint"  # lint --json (its JSON has no "command": scripts read its stable keys)
     if {"subscription", "topic"} <= data.keys() and isinstance(data.get("matches"), bool):
         return "match"
+    if isinstance(data.get("runs"), list) and "version" in data:   # what the file is, not only what it is not
+        raise ReportDataError("this is SARIF (lint --format sarif), for code scanning; a report reads lint's "
+                              "--format json (or --json)")
+    if isinstance(data.get("channel"), list):
+        raise ReportDataError("this looks like a JSON CCDT, not an mqcheck result; a scenario names it with "
+                              "ccdt = \"FILE\" (README, \"Uniform clusters\")")
     raise ReportDataError('no "command" field, and the data is not the --json output of an mqcheck command: '
                           'run (deliveries), check (verdicts, statistics), lint (files, findings) or match '
                           '(subscription, topic, matches)')
@@ -591,8 +597,16 @@ def _prove_view(data: dict, view: dict) -> None:
                      "citation": str(c.get("citation", "")), "quote": str(c.get("quote", "")), "text": text,
                      "has_trace": False, "anchor": "", "vacuous": vacuous, "detail": detail})
     view["verdicts"] = rows
+    if data.get("stop_reason"):   # Ctrl-C or SIGTERM: said first, as fuzz's and check's summaries do (session 37)
+        view["summary"].insert(0, ("proving", f"INCOMPLETE ({_text(data['stop_reason'])}): what was being decided "
+                                              "then, and everything after it, is unknown (never proved)"))
     if isinstance(data.get("reachability"), dict):
-        view["tables"] += _reach_tables(data["reachability"])
+        reach = data["reachability"]
+        view["tables"] += _reach_tables(reach)
+        cells, unknown = reach.get("cells"), reach.get("unknown_cells")
+        if isinstance(cells, int) and isinstance(unknown, int):   # as prove's last line (session 37)
+            view["summary"].append(("reachability table", f"{cells - unknown:,} of {cells:,} cells decided"
+                                    + (f", {unknown:,} unknown (not decided)" if unknown else "")))
     if not view["scenario"]:  # the catalogue's claims: name them, not an empty title
         broken = any(isinstance(c, dict) and c.get("broken") for c in data["claims"])
         view["scenario"] = (f"{len(rows)} catalogue claim{'s' if len(rows) != 1 else ''}"

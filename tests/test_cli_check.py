@@ -294,9 +294,10 @@ def test_a_json_file_given_as_the_scenario_says_where_json_goes(tmp_path, name):
     path.write_text('{"command": "run", "deliveries": {}}\n')
     proc = check(str(path))
     assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == (f"mqcheck: error: {path}:1:1: invalid TOML: Invalid statement (this looks like JSON: "
-                           f"check takes a scenario file (TOML); a saved --json result goes to `mqcheck report "
-                           f"{path} --out report.html`, a JSON CCDT is named from a scenario with ccdt = \"{name}\")\n")
+    # session 37: a saved result is named as one (its "command" key), not as "JSON" with two guesses
+    assert proc.stderr == (f"mqcheck: error: {path}:1:1: invalid TOML: Invalid statement (this looks like a saved "
+                           f"--json result: check takes a scenario file (TOML); a saved --json result goes to "
+                           f"`mqcheck report {path} --out report.html`)\n")
 
 
 SLOW_START = (

@@ -185,6 +185,11 @@ def test_other_json_is_refused_with_what_report_accepts(tmp_path, capsys):
     (tmp_path / "s.json").write_text(capsys.readouterr().out)
     code, err = report(tmp_path / "s.json", out=tmp_path / "s.html")
     assert one_line_error(code, err, "s.json")
+    # session 37: SARIF is named, with what to give instead
+    assert "this is SARIF (lint --format sarif), for code scanning; a report reads lint's --format json" in err
+    (tmp_path / "o.json").write_text('{"runs": 1}')
+    code, err = report(tmp_path / "o.json", out=tmp_path / "o.html")
+    assert one_line_error(code, err, "o.json")
     assert "not the --json output of an mqcheck command: run (deliveries), check (verdicts, statistics), " \
            "lint (files, findings) or match (subscription, topic, matches)" in err
 

@@ -195,10 +195,14 @@ def rules(rp: ReachProblem, sent: z3.BoolRef, reached: z3.BoolRef, variant: str 
             "arrived reaches a matching, unblocked subscription whose effective scope is ALL":
                 reached == z3.And(sent, rp.eligible(rp.subs[0], variant)),
         }
+    # the link the proxy subscription took, as ``route`` has it (a scenario's own cluster, not CL1)
+    over = "a cluster topic of CL1 at S" if rp.links is None else "; ".join(
+        "over the hierarchy link, any topic" if via == "" else f"a cluster topic of {via} at S"
+        for via in sorted(rp.links))
     return {
         "002 §Publication scope, §Proxy subscriptions: P forwards a publication to S when its effective PUBSCOPE "
-        "is ALL, no MQPMO_SCOPE_QMGR, and some subscription at S sent a matching proxy subscription (a cluster "
-        "topic of CL1 at S, effective scope ALL) that WILDCARD does not block at P":
+        "is ALL, no MQPMO_SCOPE_QMGR, and some subscription at S sent a matching proxy subscription "
+        f"({over}, effective scope ALL) that WILDCARD does not block at P":
             sent == z3.And(rp.forwardable(), z3.Or([rp.pulled(s) for s in rp.subs])),
         "002 §Subscription scope, §Controlling wildcard usage with the WILDCARD property: a publication that "
         "arrived reaches a matching, unblocked subscription whose effective scope is ALL":
