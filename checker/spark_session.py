@@ -39,12 +39,23 @@ DEFAULT_CONF: dict[str, str] = {
 
 # Only errors from the JVM mqcheck starts (Spark's bundled log4j2-defaults.properties logs
 # at INFO and prints some eight lines of start-up warnings on every run). Applies when this
-# process starts the JVM; under spark-submit, pass --driver-java-options the same way.
+# process starts the JVM (with JVM_OPTIONS, below), unless the user sets
+# spark.driver.extraJavaOptions; under spark-submit, pass --driver-java-options the same way.
 LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 
+# The JVM's compiler and collector, for the JVM mqcheck starts (as LOG4J2_CONFIG): C1 alone
+# (no C2 compiler threads) and the serial collector (no parallel or concurrent GC threads).
+# The JVM's own work here is moving Arrow batches and shuffling bytes for Python workers that
+# do the exploring; on two cores C2's and G1's threads took CPU from those workers for little
+# return. A short run's JVM uses half the CPU; fr-join k=4's 284,694 states on local[2] took
+# the same time (326 s against 328 s) with a quarter less CPU and a peak resident size of
+# 3.2 GB against 5.4 GB (benchmarks/RESULTS.md, "Session 37: the JVM's compiler and collector").
+JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+
 def _java_options() -> str:
-    return f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}"
+    return " ".join((f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}", *JVM_OPTIONS))
 
 
 def parse_conf(pairs: Iterable[str]) -> dict[str, str]:

@@ -20,15 +20,14 @@ from hypothesis import HealthCheck, settings
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# Every Spark JVM the suite starts (a SparkSession's, spark-submit's, the standalone
-# cluster's master and workers and their executors) lives for seconds, not hours: C2's
-# compiler threads and the parallel collector's threads then cost more CPU than they save.
-# C1 alone and the serial collector halve a JVM's CPU time on the 2-core machine
-# (test_spark_resume_bounds.py: 235 CPU s to 121; benchmarks/RESULTS.md, "Session 37"),
-# which the other pytest worker gets back. Launcher variables, read by spark-class for the
-# JVMs it starts (SUBMIT: SparkSubmit, so also a SparkSession's gateway; DAEMON: Master,
-# Worker); executors take spark.executor.extraJavaOptions (test_spark_standalone.py).
-# A value already in the environment wins. mqcheck itself sets none of them.
+# Every Spark JVM the suite starts lives for seconds: C1 alone and the serial collector
+# halve its CPU time on the 2-core machine (test_spark_resume_bounds.py: 235 CPU s to 121;
+# benchmarks/RESULTS.md, "Session 37"), which the other pytest worker gets back. mqcheck
+# gives the JVM it launches these options itself (checker.spark_session.JVM_OPTIONS); the
+# JVMs it does not launch take them here: spark-submit's (SPARK_SUBMIT_OPTS, read by
+# spark-class), the standalone cluster's master and workers (SPARK_DAEMON_JAVA_OPTS) and
+# its executors (spark.executor.extraJavaOptions, test_spark_standalone.py). A value
+# already in the environment wins.
 SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 os.environ.setdefault("SPARK_SUBMIT_OPTS", SHORT_LIVED_JVM)
 os.environ.setdefault("SPARK_DAEMON_JAVA_OPTS", SHORT_LIVED_JVM)

@@ -25,7 +25,7 @@ from checker.explore import explore
 from checker.model import Property, Result, Status, format_verdict
 from checker.spark import explore_spark
 from checker.spark_rundir import RunDirError
-from checker.spark_session import make_session, parse_conf
+from checker.spark_session import JVM_OPTIONS, make_session, parse_conf
 from checker.test_util import (
     BoundedCounters,
     DirectedGraph,
@@ -69,6 +69,17 @@ def spark():
     session.sparkContext.addPyFile(str(ROOT / "benchmarks" / "ff_model.py"))
     yield session
     session.stop()
+
+
+def test_the_jvm_mqcheck_starts_runs_c1_and_the_serial_collector(spark):
+    """checker.spark_session.JVM_OPTIONS reach the JVM mqcheck launches, right after its
+    log4j2 configuration (spark.driver.extraJavaOptions, split in order by Spark's launcher;
+    the suite's SPARK_SUBMIT_OPTS, tests/conftest.py, come before them)."""
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    args = [str(a) for a in runtime.getInputArguments()]
+    log4j = next(i for i, a in enumerate(args) if a.startswith("-Dlog4j2.configurationFile="))
+    assert JVM_OPTIONS == ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+    assert tuple(args[log4j + 1:log4j + 3]) == JVM_OPTIONS, args
 
 
 # ---------------------------------------------------------------------------------------
