@@ -692,9 +692,12 @@ def hierarchy(cfg: LintConfig) -> Iterator[Finding]:
 def cluster_and_hierarchy(cfg: LintConfig) -> Iterator[Finding]:
     """002 §Combine the topic spaces of multiple clusters: a hierarchy joins *different*
     clusters. Two members of one publish/subscribe cluster that a hierarchy also connects
-    (directly, or through queue managers outside the cluster) give publications a second
-    route beside the cluster's direct one: a loop, and subscribers receive duplicates
-    (002 §How loop detection works)."""
+    (directly, or through queue managers outside the cluster) are told so, as information:
+    002 §Topic spaces says of such a queue manager that "proxy subscriptions are propagated
+    by both mechanisms without delivering duplicate publications to the subscriber", and
+    the model delivers once (tests/test_pubsub_audit.py). The rule used to call it a loop
+    with duplicates, which neither the seed nor the model bears out (a user trial, session
+    37); for the cluster's topics the link only adds a second path for proxy subscriptions."""
     by_name = _parents(cfg)
     root = {q.name: q.name for q in cfg.qmgrs}
 
@@ -718,11 +721,13 @@ def cluster_and_hierarchy(cfg: LintConfig) -> Iterator[Finding]:
                 continue
             linked = next((m for m in group if m.defs.parent in by_name), group[0])
             names = ", ".join(m.name for m in group)
-            yield Finding("", WARNING, f"{names} are members of the publish/subscribe cluster {cluster} and are "
-                          "also connected by a hierarchy: publications reach them both through the cluster and "
-                          "through the hierarchy (duplicates)", linked.at_qmgr("PARENT"),
-                          f"link different clusters with the hierarchy, or drop the PARENT link between members of "
-                          f"{cluster}", confirm="mqcheck check {file} --property PS-EXACTLY-ONCE-ACYCLIC")
+            yield Finding("", INFO, f"{names} are members of the publish/subscribe cluster {cluster} and are "
+                          "also connected by a hierarchy: for the cluster's topics the hierarchy only adds a "
+                          "second path for proxy subscriptions, and each publication is still delivered once "
+                          "(002: \"propagated by both mechanisms without delivering duplicate publications\")",
+                          linked.at_qmgr("PARENT"),
+                          f"keep the PARENT link for topics outside {cluster}, or use a hierarchy to join "
+                          f"different clusters, as 002 does", confirm="mqcheck check {file} --property PS-EXACTLY-ONCE-ACYCLIC")
 
 
 def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
@@ -1071,7 +1076,7 @@ RULES: tuple[Rule, ...] = (
          "002 §Publish everywhere", proxysub_force),
     Rule("HIERARCHY", "a hierarchy loop or a PARENT that cannot connect", WARNING,
          "002 §How loop detection works", hierarchy),
-    Rule("CLUSTER-AND-HIERARCHY", "a hierarchy link inside one publish/subscribe cluster", WARNING,
+    Rule("CLUSTER-AND-HIERARCHY", "a hierarchy link inside one publish/subscribe cluster", INFO,
          "002 §Combine the topic spaces of multiple clusters", cluster_and_hierarchy),
     Rule("TOPICSTR-TEXT", "a TOPICSTR that runmqsc folds to upper case (unquoted) or that starts or ends with a "
          "blank", WARNING, "002 §Topics", topicstr_text, "mqcheck run {file}  (cluster topics and deliveries)"),

@@ -12,7 +12,7 @@ import pytest
 
 from checker import lint
 from checker.cli import main
-from properties.lint import RULE_IDS, RULES, config_of_scenario
+from properties.lint import INFO, RULE_IDS, RULES, config_of_scenario
 from spec.scenario import parse_scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -313,6 +313,18 @@ def test_every_rule_has_a_case_a_citation_and_a_seed_number():
 
 def test_the_good_pair_is_clean():
     assert findings({**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2", via="FR2")}) == []
+
+
+def test_a_hierarchy_inside_a_cluster_is_information_not_a_loop():
+    """002 §Topic spaces: a queue manager in a cluster and a hierarchy gets proxy
+    subscriptions "by both mechanisms without delivering duplicate publications", and the
+    model delivers once (test_pubsub_audit.py): the rule says so, as INFO (it used to warn of
+    duplicates; a user trial, session 37)."""
+    sport = "DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"
+    (f,) = findings({**GOOD_PAIR, "PR1": pr("PR1", extra=sport), "PR2": pr("PR2", extra="ALTER QMGR PARENT(PR1)")},
+                    "CLUSTER-AND-HIERARCHY")
+    assert f.severity is INFO
+    assert "delivered once" in f.message and "duplicates" not in f.message.replace("duplicate publications", "")
 
 
 def test_an_mqsc_file_alone_is_an_open_world(tmp_path, capsys):
