@@ -50,7 +50,7 @@ LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 # do the exploring; on two cores C2's and G1's threads took CPU from those workers for little
 # return. A short run's JVM uses half the CPU; fr-join k=4's 284,694 states on local[2] took
 # the same time (326 s against 328 s) with a quarter less CPU and a peak resident size of
-# 3.2 GB against 5.4 GB (benchmarks/RESULTS.md, "Session 37: the JVM's compiler and collector").
+# 3.1 GiB against 5.2 GiB (benchmarks/RESULTS.md, "Session 37: the JVM's compiler and collector").
 JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 
