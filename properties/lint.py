@@ -691,14 +691,61 @@ def hierarchy(cfg: LintConfig) -> Iterator[Finding]:
 
 def cluster_and_hierarchy(cfg: LintConfig) -> Iterator[Finding]:
     """002 §Combine the topic spaces of multiple clusters: a hierarchy joins *different*
-    clusters. Two members of one publish/subscribe cluster that a hierarchy also connects
-    (directly, or through queue managers outside the cluster) are told so, as information:
-    002 §Topic spaces says of such a queue manager that "proxy subscriptions are propagated
-    by both mechanisms without delivering duplicate publications to the subscriber", and
-    the model delivers once (tests/test_pubsub_audit.py). The rule used to call it a loop
-    with duplicates, which neither the seed nor the model bears out (a user trial, session
-    37); for the cluster's topics the link only adds a second path for proxy subscriptions."""
+    clusters. Members of one publish/subscribe cluster that a hierarchy also connects:
+    - through queue managers outside the cluster (TOP the parent of two members): a
+      warning. A queue manager in a cluster and a hierarchy relays between them
+      (``spec.pubsub.forward_targets``), so a publication reaches the other member both
+      directly and through the outside one: a loop, and its subscribers receive duplicates
+      (002 §How loop detection works; ``mqcheck run`` shows two deliveries);
+    - only through PARENT links between members: information. 002 §Topic spaces: a queue
+      manager in a cluster and a hierarchy gets proxy subscriptions "by both mechanisms
+      without delivering duplicate publications to the subscriber", and the model delivers
+      once (tests/test_pubsub_audit.py): for the cluster's topics the links only add a
+      second path for proxy subscriptions.
+    (The rule called both a loop with duplicates until a user trial, session 37, found the
+    second delivered once.)"""
     by_name = _parents(cfg)
+    links = [(q.name, q.defs.parent) for q in cfg.qmgrs if q.defs.parent in by_name and q.defs.parent != q.name]
+    pubsub = sorted({t.cluster for _, t in _cluster_topics(cfg)})
+    members = _members(cfg)
+    for cluster in pubsub:
+        inside = {m.name for m in members.get(cluster, [])}
+        every = _components(cfg, links)
+        # what still connects two members once the links between members are left out:
+        # a path through a queue manager outside the cluster
+        outside = _components(cfg, [(a, b) for a, b in links if not (a in inside and b in inside)])
+        groups: dict[str, list[LintQmgr]] = defaultdict(list)
+        for m in members.get(cluster, []):
+            groups[every[m.name]].append(m)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            linked = next((m for m in group if m.defs.parent in by_name), group[0])
+            names = ", ".join(m.name for m in group)
+            looped: dict[str, list[str]] = defaultdict(list)
+            for m in group:
+                looped[outside[m.name]].append(m.name)
+            loop = next((g for g in looped.values() if len(g) > 1), None)
+            if loop:
+                yield Finding("", WARNING, f"{', '.join(loop)} are members of the publish/subscribe cluster {cluster} "
+                              "and are also connected by a hierarchy through queue managers outside it, which "
+                              "relay between the two: publications reach them both through the cluster and "
+                              "through the hierarchy (a loop: duplicates)", linked.at_qmgr("PARENT"),
+                              f"link different clusters with the hierarchy, or connect members of {cluster} by "
+                              "PARENT links between members only", confirm="mqcheck run {file}  (the deliveries)")
+            else:
+                yield Finding("", INFO, f"{names} are members of the publish/subscribe cluster {cluster} and are "
+                              "also connected by PARENT links between them: for the cluster's topics these only "
+                              "add a second path for proxy subscriptions, and each publication is delivered once "
+                              "(002: \"propagated by both mechanisms without delivering duplicate publications\")",
+                              linked.at_qmgr("PARENT"),
+                              f"keep the PARENT links for topics outside {cluster}, or use a hierarchy to join "
+                              "different clusters, as 002 does",
+                              confirm="mqcheck check {file} --property PS-EXACTLY-ONCE-ACYCLIC")
+
+
+def _components(cfg: LintConfig, links: list[tuple[str, str]]) -> dict[str, str]:
+    """Each queue manager's component (a representative's name) in the graph of ``links``."""
     root = {q.name: q.name for q in cfg.qmgrs}
 
     def find(n: str) -> str:
@@ -707,27 +754,9 @@ def cluster_and_hierarchy(cfg: LintConfig) -> Iterator[Finding]:
             n = root[n]
         return n
 
-    for q in cfg.qmgrs:
-        if q.defs.parent in by_name and q.defs.parent != q.name:
-            root[find(q.name)] = find(q.defs.parent)
-    pubsub = sorted({t.cluster for _, t in _cluster_topics(cfg)})
-    members = _members(cfg)
-    for cluster in pubsub:
-        groups: dict[str, list[LintQmgr]] = defaultdict(list)
-        for m in members.get(cluster, []):
-            groups[find(m.name)].append(m)
-        for group in groups.values():
-            if len(group) < 2:
-                continue
-            linked = next((m for m in group if m.defs.parent in by_name), group[0])
-            names = ", ".join(m.name for m in group)
-            yield Finding("", INFO, f"{names} are members of the publish/subscribe cluster {cluster} and are "
-                          "also connected by a hierarchy: for the cluster's topics the hierarchy only adds a "
-                          "second path for proxy subscriptions, and each publication is still delivered once "
-                          "(002: \"propagated by both mechanisms without delivering duplicate publications\")",
-                          linked.at_qmgr("PARENT"),
-                          f"keep the PARENT link for topics outside {cluster}, or use a hierarchy to join "
-                          f"different clusters, as 002 does", confirm="mqcheck check {file} --property PS-EXACTLY-ONCE-ACYCLIC")
+    for a, b in links:
+        root[find(a)] = find(b)
+    return {n: find(n) for n in root}
 
 
 def psclus_disabled(cfg: LintConfig) -> Iterator[Finding]:
@@ -1076,7 +1105,7 @@ RULES: tuple[Rule, ...] = (
          "002 §Publish everywhere", proxysub_force),
     Rule("HIERARCHY", "a hierarchy loop or a PARENT that cannot connect", WARNING,
          "002 §How loop detection works", hierarchy),
-    Rule("CLUSTER-AND-HIERARCHY", "a hierarchy link inside one publish/subscribe cluster", INFO,
+    Rule("CLUSTER-AND-HIERARCHY", "a hierarchy link inside one publish/subscribe cluster", WARNING,
          "002 §Combine the topic spaces of multiple clusters", cluster_and_hierarchy),
     Rule("TOPICSTR-TEXT", "a TOPICSTR that runmqsc folds to upper case (unquoted) or that starts or ends with a "
          "blank", WARNING, "002 §Topics", topicstr_text, "mqcheck run {file}  (cluster topics and deliveries)"),

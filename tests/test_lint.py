@@ -12,7 +12,8 @@ import pytest
 
 from checker import lint
 from checker.cli import main
-from properties.lint import INFO, RULE_IDS, RULES, config_of_scenario
+from properties.lint import INFO, RULE_IDS, RULES, WARNING, config_of_scenario
+from spec.network import deliveries_of, run_scenario
 from spec.scenario import parse_scenario
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -315,16 +316,25 @@ def test_the_good_pair_is_clean():
     assert findings({**GOOD_PAIR, "PR1": pr("PR1"), "PR2": pr("PR2", via="FR2")}) == []
 
 
-def test_a_hierarchy_inside_a_cluster_is_information_not_a_loop():
-    """002 §Topic spaces: a queue manager in a cluster and a hierarchy gets proxy
-    subscriptions "by both mechanisms without delivering duplicate publications", and the
-    model delivers once (test_pubsub_audit.py): the rule says so, as INFO (it used to warn of
-    duplicates; a user trial, session 37)."""
+def test_a_hierarchy_inside_a_cluster_loops_only_through_outside_queue_managers():
+    """Members linked by PARENT links between members: 002 §Topic spaces, "propagated by
+    both mechanisms without delivering duplicate publications", and the model delivers
+    once — INFO. Members linked through a parent outside the cluster, which relays between
+    hierarchy and cluster: two deliveries, a loop — WARNING. The rule called both a loop
+    until a user trial (session 37); each verdict is checked against ``mqcheck run``."""
     sport = "DEFINE TOPIC(SPORT) TOPICSTR('Sport') CLUSTER(DEMO)"
-    (f,) = findings({**GOOD_PAIR, "PR1": pr("PR1", extra=sport), "PR2": pr("PR2", extra="ALTER QMGR PARENT(PR1)")},
-                    "CLUSTER-AND-HIERARCHY")
-    assert f.severity is INFO
-    assert "delivered once" in f.message and "duplicates" not in f.message.replace("duplicate publications", "")
+    steps = ('[[steps]]\nsubscribe = { qmgr = "PR2", name = "S2", topic = "Sport/Soccer" }\n'
+             '[[steps]]\npublish = { qmgr = "PR1", topic = "Sport/Soccer" }\n')
+    direct = {**GOOD_PAIR, "PR1": pr("PR1", extra=sport), "PR2": pr("PR2", extra="ALTER QMGR PARENT(PR3)"),
+              "PR3": pr("PR3", extra="ALTER QMGR PARENT(PR1)")}
+    through = {**GOOD_PAIR, "PR1": pr("PR1", extra=sport + "\nALTER QMGR PARENT(TOP)"),
+               "PR2": pr("PR2", extra="ALTER QMGR PARENT(TOP)"), "TOP": ""}
+    for qmgrs, severity, copies in ((direct, INFO, 1), (through, WARNING, 2)):
+        (f,) = findings(qmgrs, "CLUSTER-AND-HIERARCHY")
+        assert f.severity is severity, f.message
+        assert ("duplicates" in f.message) == (copies > 1), f.message
+        got = deliveries_of(run_scenario(parse_scenario(scenario_text(qmgrs, steps), file="case.toml")).final)
+        assert got["PR2"] == {"S2": ["Sport/Soccer"] * copies}
 
 
 def test_an_mqsc_file_alone_is_an_open_world(tmp_path, capsys):
