@@ -100,6 +100,24 @@ def test_unknown_reasons_say_which_it_was():
     assert _unknown_reason("canceled", 30.0, deadline=now + 20) == "terminated (SIGTERM)"
 
 
+def test_an_error_the_proving_thread_left_does_not_escape_the_interrupt(monkeypatch):
+    """A CI run (session 37): SIGTERM during `prove examples/prove-sports.toml --bound 50`
+    ended in a traceback, `Z3Exception: b'push canceled'` raised by ``ctx.interrupt()`` in
+    the handler — the binding checks the context's last error after Z3_interrupt, and the
+    proving thread's cancelled push had set it. The stop is still recorded and said."""
+    class Cancelled:
+        def interrupt(self):
+            raise z3.Z3Exception(b"push canceled")
+
+    monkeypatch.setattr(z3.z3, "_main_ctx", Cancelled())
+    prove_mod.reset_interrupt()
+    try:
+        prove_mod.interrupt("terminated (SIGTERM)")
+        assert prove_mod.stopped() == "terminated (SIGTERM)"
+    finally:
+        prove_mod.reset_interrupt()
+
+
 def test_a_stop_signal_is_said_once():
     """`terminated (SIGTERM) (not proved); not proved` said it twice."""
     claim = BY_ID["RP-CFG-FR-MESH"].predicate
